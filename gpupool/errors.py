@@ -1,0 +1,53 @@
+"""Operational errors: things that went wrong while *doing* something.
+
+Problems in a stack file are never exceptions; they are ``Diagnostic`` values (see
+``gpupool.spec.diagnostics``). Exceptions are for operations: a file that cannot be read, an engine
+that failed, a stack that is locked. ``gpupool.cli`` turns each into one line and an exit code.
+
+    GpupoolError                 base; exit code 1
+    ├── InputError               a file or directory argument that cannot be used
+    ├── StateError               the applied-graph record cannot be read or written
+    └── EngineError              the Pulumi engine failed; carries the useful tail of its output
+        ├── EngineNotInstalledError   no (or too old a) ``pulumi`` CLI
+        ├── StackLockedError          another update holds the stack's lock
+        ├── CredentialsError          cloud or passphrase credentials missing
+        └── ProgramError              the rendered program raised
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class GpupoolError(Exception):
+    """Base for operational failures. The message is one sentence a user can act on."""
+
+    exit_code: ClassVar[int] = 1
+
+
+class InputError(GpupoolError):
+    """A path given on the command line is missing, unreadable or the wrong kind of file."""
+
+
+class StateError(GpupoolError):
+    """The record of the last applied stack cannot be read or written."""
+
+
+class EngineError(GpupoolError):
+    """The Pulumi engine failed."""
+
+
+class EngineNotInstalledError(EngineError):
+    """The Pulumi CLI is missing or older than the Automation API needs."""
+
+
+class StackLockedError(EngineError):
+    """Another update holds the stack's lock."""
+
+
+class CredentialsError(EngineError):
+    """Cloud credentials or the state passphrase are missing."""
+
+
+class ProgramError(EngineError):
+    """The rendered Pulumi program raised an exception."""
