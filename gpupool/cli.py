@@ -1,0 +1,171 @@
+"""The ``gpupool`` command line: parse flags, call one use case, map the result to an exit code.
+
+This module owns argument parsing, where output goes (results on stdout; diagnostics, progress and
+errors on stderr) and the exit codes of SPEC section 5. It holds no logic of its own and imports
+each command's machinery only when that command runs, so ``gpupool --help`` stays fast.
+
+Exit codes: 0 ok / no changes, 1 error, 2 changes or drift, 64 usage, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn, TextIO
+
+from gpupool import __version__
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_CHANGES = 2
+EXIT_USAGE = 64
+EXIT_INTERRUPTED = 130
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class _UsageError(Exception):
+    """Bad flags or arguments."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that reports usage errors with exit code 64 instead of 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{self.prog}: {message}")
+
+
+def _formats(p: argparse.ArgumentParser, *extra: str) -> None:
+    p.add_argument(
+        "--format",
+        choices=("text", "json", *extra),
+        default="text",
+        help="output format (default: text)",
+    )
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from gpupool import report_validate
+    from gpupool.spec.validate import validate_file
+
+    results = [validate_file(_path(f), f) for f in args.files]
+    out = report_validate.render(results, args.format)
+    if args.format == "text":
+        sys.stderr.write(out.diagnostics)
+    sys.stdout.write(out.result)
+    return EXIT_OK if all(r.valid for r in results) else EXIT_ERROR
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from gpupool.resources import schema_path
+
+    sys.stdout.write(schema_path().read_text(encoding="utf-8"))
+    return EXIT_OK
+
+
+def _cmd_catalog(args: argparse.Namespace) -> int:
+    from gpupool import catalog
+    from gpupool.catalog import report
+    from gpupool.errors import InputError
+
+    if args.what == "gpus":
+        gpus = catalog.gpus()
+        if args.gpu:
+            hit = catalog.gpu(args.gpu)
+            if hit is None:
+                close = ", ".join(catalog.closest(args.gpu, [g.name for g in gpus]))
+                raise InputError(f"unknown GPU model '{args.gpu}'; closest: {close}")
+            gpus = (hit,)
+        sys.stdout.write(report.format_gpus(gpus, args.format))
+        return EXIT_OK
+    if args.gpu and catalog.gpu(args.gpu) is None:
+        close = ", ".join(catalog.closest(args.gpu, [g.name for g in catalog.gpus()]))
+        raise InputError(f"unknown GPU model '{args.gpu}'; closest: {close}")
+    sys.stdout.write(report.format_instances(catalog.instances(args.cloud, args.gpu), args.format))
+    return EXIT_OK
+
+
+def _path(name: str) -> os.PathLike[str]:
+    from pathlib import Path
+
+    return Path(name)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser for every command."""
+    parser = _Parser(
+        prog="gpupool",
+        description="GPU pools as code: validate, plan, render and apply GPU node pools and "
+        "GPU sharing from one YAML file.",
+    )
+    parser.add_argument("--version", action="version", version=f"gpupool {__version__}")
+    parser.add_argument(
+        "--debug", action="store_true", help="show tracebacks (also GPUPOOL_DEBUG=1)"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("validate", help="check stack files against the schema and GPU facts")
+    p.add_argument("files", nargs="+", metavar="FILE", help="stack files")
+    _formats(p)
+    p.set_defaults(handler=_cmd_validate)
+
+    p = sub.add_parser("schema", help="print the stack JSON Schema")
+    p.set_defaults(handler=_cmd_schema)
+
+    p = sub.add_parser("catalog", help="list known GPUs or instance types with prices")
+    p.add_argument("what", choices=("gpus", "instances"))
+    p.add_argument("--cloud", choices=("aws", "gcp", "azure", "volcengine"), help="one cloud")
+    p.add_argument("--gpu", metavar="MODEL", help="only this GPU model (aliases accepted)")
+    _formats(p)
+    p.set_defaults(handler=_cmd_catalog)
+    return parser
+
+
+def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
+    """Run the command line and return its exit code (never raises, never exits)."""
+    err = stderr or sys.stderr
+    debug = os.environ.get("GPUPOOL_DEBUG") == "1"
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        debug = debug or args.debug
+        handler: Handler | None = getattr(args, "handler", None)
+        if handler is None:
+            parser.print_help(err)
+            return EXIT_USAGE
+        return handler(args)
+    except _UsageError as exc:
+        err.write(f"{exc}\nRun 'gpupool --help' for usage.\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        err.write("gpupool: interrupted\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - every failure becomes one line
+        from gpupool.errors import GpupoolError
+
+        if debug:
+            import traceback
+
+            traceback.print_exc(file=err)
+        if isinstance(exc, GpupoolError):
+            err.write(f"error: {exc}\n")
+            return exc.exit_code
+        err.write(
+            f"error: internal error: {type(exc).__name__}: {exc}\n"
+            "This is a bug in gpupool; rerun with --debug and report the traceback.\n"
+        )
+        return EXIT_ERROR
+
+
+def main() -> None:
+    """Console-script entry point."""
+    code = run()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    sys.exit(code)

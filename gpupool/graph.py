@@ -1,0 +1,223 @@
+"""The resource graph: every cloud and Kubernetes resource a stack needs, as plain data.
+
+This module owns the graph's types and the one function that builds it. The graph is the single
+source of truth: ``render`` writes it as a Pulumi program, ``plan`` diffs two of them, ``drift``
+compares it with what runs. Cloud specifics come from ``gpupool.providers`` (one module per
+cloud); in-cluster sharing from ``gpupool.sharing`` (one module per mechanism).
+
+Inputs are the provider SDK's keyword arguments (snake_case at the top level; nested dicts may use
+the SDK's snake_case names or the wire names, which the SDK passes through), made of plain JSON
+values and ``Ref`` (another resource's output). A graph round-trips through JSON so that ``up``
+can record what it applied and ``plan`` can diff against it offline.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpupool.model import Stack
+
+GRAPH_FORMAT = "1"
+
+
+@dataclass(frozen=True)
+class Ref:
+    """Another resource's output, rendered as ``<that resource's variable>.<attr>``."""
+
+    address: str
+    attr: str = "id"
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One resource of the program.
+
+    Attributes:
+        address: stable identity across runs, e.g. ``pool.infer-l4.node_group``,
+            ``k8s.namespace.search``, ``helm.gpu-operator``. Plans match resources by it.
+        type: the Pulumi type token, e.g. ``aws:eks/nodeGroup:NodeGroup``.
+        name: the Pulumi logical name (unique per type within the stack).
+        inputs: SDK keyword arguments as plain data (see the module docstring).
+        depends_on: addresses that must exist first (beyond ``Ref``s in the inputs).
+        provider: address of an explicit provider resource (the Kubernetes provider), if any.
+        replace_on: dotted input paths whose change forces replacement (from the provider schema).
+        owner: what the resource belongs to, for grouping: ``pool:<name>``, ``tenant:<name>``
+            or ``cluster``.
+        facts: semantic facts the plan explains changes with (GPU model, GPU memory, counts,
+            sharing); not rendered.
+        manifest: for Kubernetes objects, the manifest as the API server sees it (camelCase),
+            used to validate and to compare with what the cluster reports.
+    """
+
+    address: str
+    type: str
+    name: str
+    inputs: Mapping[str, Any]
+    depends_on: tuple[str, ...] = ()
+    provider: str | None = None
+    replace_on: tuple[str, ...] = ()
+    owner: str = "cluster"
+    facts: Mapping[str, Any] = field(default_factory=dict)
+    manifest: Mapping[str, Any] | None = None
+
+    def refs(self) -> Iterator[Ref]:
+        """Yield every ``Ref`` inside the inputs."""
+        stack: list[Any] = [self.inputs]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, Ref):
+                yield v
+            elif isinstance(v, Mapping):
+                stack.extend(v.values())
+            elif isinstance(v, (list, tuple)):
+                stack.extend(v)
+
+
+@dataclass(frozen=True)
+class ResourceGraph:
+    """All resources of one stack, in an order where dependencies come first."""
+
+    stack: str
+    cloud: str
+    resources: tuple[Resource, ...]
+
+    def get(self, address: str) -> Resource | None:
+        """Return the resource at ``address``."""
+        return next((r for r in self.resources if r.address == address), None)
+
+    def by_address(self) -> dict[str, Resource]:
+        """Return the resources keyed by address."""
+        return {r.address: r for r in self.resources}
+
+    def to_json(self) -> dict[str, Any]:
+        """Return a JSON-serialisable form (see ``from_json``)."""
+        return {
+            "graph_format": GRAPH_FORMAT,
+            "stack": self.stack,
+            "cloud": self.cloud,
+            "resources": [
+                {
+                    "address": r.address,
+                    "type": r.type,
+                    "name": r.name,
+                    "inputs": _encode(r.inputs),
+                    "depends_on": list(r.depends_on),
+                    "provider": r.provider,
+                    "replace_on": list(r.replace_on),
+                    "owner": r.owner,
+                    "facts": _encode(r.facts),
+                    "manifest": _encode(r.manifest),
+                }
+                for r in self.resources
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ResourceGraph:
+        """Rebuild a graph written by ``to_json``.
+
+        Raises:
+            ValueError: the data is not a graph of a known format.
+        """
+        if not isinstance(data, Mapping) or data.get("graph_format") != GRAPH_FORMAT:
+            raise ValueError("not a gpupool resource graph of format " + GRAPH_FORMAT)
+        return cls(
+            stack=str(data["stack"]),
+            cloud=str(data["cloud"]),
+            resources=tuple(
+                Resource(
+                    address=r["address"],
+                    type=r["type"],
+                    name=r["name"],
+                    inputs=_decode(r["inputs"]),
+                    depends_on=tuple(r.get("depends_on", ())),
+                    provider=r.get("provider"),
+                    replace_on=tuple(r.get("replace_on", ())),
+                    owner=r.get("owner", "cluster"),
+                    facts=_decode(r.get("facts") or {}),
+                    manifest=_decode(r.get("manifest")),
+                )
+                for r in data["resources"]
+            ),
+        )
+
+    def dumps(self) -> str:
+        """Serialise deterministically (sorted keys, no timestamps)."""
+        return json.dumps(self.to_json(), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+
+
+_REF_KEY = "$ref"
+
+
+def _encode(v: Any) -> Any:
+    if isinstance(v, Ref):
+        return {_REF_KEY: [v.address, v.attr]}
+    if isinstance(v, Mapping):
+        return {str(k): _encode(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_encode(x) for x in v]
+    return v
+
+
+def _decode(v: Any) -> Any:
+    if isinstance(v, Mapping):
+        if set(v) == {_REF_KEY}:
+            address, attr = v[_REF_KEY]
+            return Ref(address, attr)
+        return {k: _decode(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_decode(x) for x in v]
+    return v
+
+
+def order(resources: list[Resource]) -> tuple[Resource, ...]:
+    """Order resources so each comes after what it depends on (stable otherwise).
+
+    Raises:
+        ValueError: a dependency cycle or a dependency on an unknown address.
+    """
+    by_addr = {r.address: r for r in resources}
+    done: set[str] = set()
+    out: list[Resource] = []
+    for root in resources:
+        if root.address in done:
+            continue
+        # iterative depth-first walk; "visiting" marks catch cycles
+        visiting: set[str] = set()
+        work: list[tuple[Resource, bool]] = [(root, False)]
+        while work:
+            res, expanded = work.pop()
+            if res.address in done:
+                continue
+            if expanded:
+                visiting.discard(res.address)
+                done.add(res.address)
+                out.append(res)
+                continue
+            if res.address in visiting:
+                raise ValueError(f"dependency cycle through {res.address}")
+            visiting.add(res.address)
+            work.append((res, True))
+            deps = [*res.depends_on, *(x.address for x in res.refs())]
+            if res.provider:
+                deps.append(res.provider)
+            for dep in reversed(deps):
+                if dep not in by_addr:
+                    raise ValueError(f"{res.address} depends on unknown {dep}")
+                if dep not in done:
+                    if dep in visiting:
+                        raise ValueError(f"dependency cycle through {dep}")
+                    work.append((by_addr[dep], False))
+    return tuple(out)
+
+
+def build(stack: Stack) -> ResourceGraph:
+    """Build the resource graph of a valid stack: cloud node pools, then in-cluster objects."""
+    from gpupool import providers, sharing
+
+    cloud = providers.build(stack)
+    in_cluster = sharing.build(stack, cloud)
+    return ResourceGraph(stack.name, stack.provider.cloud, order([*cloud.resources, *in_cluster]))

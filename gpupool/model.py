@@ -1,0 +1,369 @@
+"""The stack model: frozen dataclasses with every default applied.
+
+This module owns the shape gpupool reasons about after validation. ``build`` turns schema-valid
+data into a ``Stack``; nothing downstream reads raw dicts. Each object keeps the JSON path it came
+from so later checks can point at the right line. GPU facts are looked up in the catalog on demand
+(``Pool.instance``, ``Pool.gpu``); the model itself does no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gpupool.catalog import GpuModel, InstanceType
+
+JsonPath = tuple[str | int, ...]
+
+PRIORITIES = ("critical", "high", "normal", "low", "preemptible")
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """Cloud-specific settings (SPEC 4.1)."""
+
+    subnet_ids: tuple[str, ...] = ()
+    node_role_arn: str | None = None
+    project: str | None = None
+    resource_group: str | None = None
+    security_group_ids: tuple[str, ...] = ()
+    context: str | None = None
+
+
+@dataclass(frozen=True)
+class Provider:
+    """Where the pools live."""
+
+    cloud: str
+    region: str | None
+    cluster: str | None
+    settings: ProviderSettings
+
+
+@dataclass(frozen=True)
+class GpuOperator:
+    """NVIDIA GPU Operator installation."""
+
+    install: bool
+    version: str | None
+    driver: str  # operator | preinstalled
+
+
+@dataclass(frozen=True)
+class Monitoring:
+    """DCGM exporter and alerts."""
+
+    dcgm_exporter: bool
+    gpu_memory_alert_percent: int | None
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """What gpupool installs inside the cluster."""
+
+    gpu_operator: GpuOperator
+    scheduler: str  # default | kai | hami
+    monitoring: Monitoring
+
+
+@dataclass(frozen=True)
+class NodeRange:
+    """Node counts of a pool."""
+
+    min: int
+    max: int
+    desired: int
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """On-demand or spot capacity."""
+
+    type: str  # on-demand | spot
+    on_demand_base: int
+    max_price_per_hour: float | None
+    fallback_to_on_demand: bool
+
+    @property
+    def spot(self) -> bool:
+        """True for spot pools."""
+        return self.type == "spot"
+
+
+@dataclass(frozen=True)
+class Interruption:
+    """How a spot pool handles interruption."""
+
+    drain_seconds: int | None
+    checkpoint: str
+
+
+@dataclass(frozen=True)
+class Fractional:
+    """Scheduler-enforced fractional slots."""
+
+    slots_per_gpu: int
+    memory_gib: float | None
+    memory_percent: int | None
+    cores_percent: int | None
+    memory_overcommit: float
+
+
+@dataclass(frozen=True)
+class Sharing:
+    """How one GPU is split."""
+
+    mode: str  # exclusive | time-slicing | mps | mig | fractional
+    replicas: int | None = None
+    mig_layout: tuple[tuple[str, int], ...] = ()
+    fractional: Fractional | None = None
+
+    @property
+    def slots_per_gpu(self) -> int:
+        """Schedulable units one GPU offers (MIG: instances per GPU)."""
+        if self.mode in ("time-slicing", "mps"):
+            return self.replicas or 1
+        if self.mode == "mig":
+            return sum(count for _, count in self.mig_layout) or 1
+        if self.mode == "fractional" and self.fractional is not None:
+            return self.fractional.slots_per_gpu
+        return 1
+
+
+@dataclass(frozen=True)
+class Taint:
+    """A Kubernetes node taint."""
+
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A GPU pool."""
+
+    name: str
+    path: JsonPath
+    instance_type: str | None
+    node_names: tuple[str, ...]
+    gpu_model: str | None  # declared model (cloud kubernetes); else from the instance type
+    declared_gpu_count: int | None
+    host_memory_gib: float | None
+    workload: str
+    nodes: NodeRange
+    capacity: Capacity
+    interruption: Interruption
+    sharing: Sharing
+    policy: str
+    qos: str
+    qos_declared: bool
+    zones: tuple[str, ...]
+    topology: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    cloud: str = ""
+
+    @property
+    def instance(self) -> InstanceType | None:
+        """The catalog instance type, when the pool names one the catalog knows."""
+        if self.instance_type is None:
+            return None
+        from gpupool import catalog
+
+        return catalog.instance(self.cloud, self.instance_type)
+
+    @property
+    def gpu(self) -> GpuModel | None:
+        """The GPU model each node carries, when known."""
+        from gpupool import catalog
+
+        if self.gpu_model is not None:
+            return catalog.gpu(self.gpu_model)
+        inst = self.instance
+        return catalog.gpu(inst.gpu) if inst is not None else None
+
+    @property
+    def gpus_per_node(self) -> int:
+        """GPUs on each node (0 when unknown)."""
+        if self.declared_gpu_count is not None:
+            return self.declared_gpu_count
+        inst = self.instance
+        return inst.gpu_count if inst is not None else 0
+
+
+@dataclass(frozen=True)
+class Tenant:
+    """A tenant of the pools."""
+
+    name: str
+    path: JsonPath
+    namespace: str
+    pools: tuple[str, ...]
+    priority: str
+    quota_gpus: float | None
+    fair_share_weight: float | None
+    limit_gpus: float | None
+
+
+@dataclass(frozen=True)
+class Stack:
+    """One stack file, fully defaulted."""
+
+    name: str
+    environment: str
+    labels: Mapping[str, str]
+    provider: Provider
+    backend: str
+    cluster: ClusterConfig
+    pools: tuple[Pool, ...]
+    tenants: tuple[Tenant, ...]
+    source: str = ""
+
+    def pool(self, name: str) -> Pool | None:
+        """Return the pool called ``name``."""
+        return next((p for p in self.pools if p.name == name), None)
+
+
+def derive_qos(sharing: Sharing) -> str:
+    """Return the QoS tier a sharing mode gives when the file does not say (SPEC 2.3)."""
+    if sharing.mode == "exclusive":
+        return "exclusive"
+    if sharing.mode in ("mig", "mps"):
+        return "guaranteed"
+    if sharing.mode == "fractional" and sharing.fractional and sharing.fractional.cores_percent:
+        return "guaranteed"
+    return "shared"
+
+
+def _sharing(raw: Mapping[str, Any]) -> Sharing:
+    mode = raw.get("mode", "exclusive")
+    frac = raw.get("fractional")
+    fractional = None
+    if isinstance(frac, Mapping):
+        fractional = Fractional(
+            slots_per_gpu=int(frac.get("slotsPerGpu", 2)),
+            memory_gib=frac.get("memoryGiB"),
+            memory_percent=frac.get("memoryPercent"),
+            cores_percent=frac.get("coresPercent"),
+            memory_overcommit=float(frac.get("memoryOvercommit", 1.0)),
+        )
+    layout = raw.get("mig", {}).get("layout", {}) if isinstance(raw.get("mig"), Mapping) else {}
+    return Sharing(
+        mode=mode,
+        replicas=raw.get("replicas"),
+        mig_layout=tuple(sorted(layout.items())),
+        fractional=fractional,
+    )
+
+
+def _pool(raw: Mapping[str, Any], index: int, cloud: str) -> Pool:
+    sharing = _sharing(raw.get("sharing", {}))
+    node_names = tuple(raw.get("nodeNames", ()))
+    if cloud == "kubernetes" and node_names:
+        count = len(node_names)
+        nodes = NodeRange(count, count, count)
+    else:
+        n = raw.get("nodes", {})
+        lo, hi = int(n.get("min", 0)), int(n.get("max", max(1, int(n.get("min", 0)))))
+        nodes = NodeRange(lo, hi, int(n.get("desired", lo)))
+    cap = raw.get("capacity", {})
+    intr = raw.get("interruption", {})
+    gpu = raw.get("gpu", {})
+    placement = raw.get("placement", {})
+    qos = raw.get("qos")
+    return Pool(
+        name=raw["name"],
+        path=("pools", index),
+        instance_type=raw.get("instanceType"),
+        node_names=node_names,
+        gpu_model=gpu.get("model"),
+        declared_gpu_count=gpu.get("count"),
+        host_memory_gib=raw.get("host", {}).get("memoryGiB"),
+        workload=raw.get("workload", "mixed"),
+        nodes=nodes,
+        capacity=Capacity(
+            type=cap.get("type", "on-demand"),
+            on_demand_base=int(cap.get("onDemandBase", 0)),
+            max_price_per_hour=cap.get("maxPricePerHour"),
+            fallback_to_on_demand=bool(cap.get("fallbackToOnDemand", False)),
+        ),
+        interruption=Interruption(
+            drain_seconds=intr.get("drainSeconds"),
+            checkpoint=intr.get("checkpoint", "recommended"),
+        ),
+        sharing=sharing,
+        policy=raw.get("compute", {}).get("policy", "fair"),
+        qos=qos or derive_qos(sharing),
+        qos_declared=qos is not None,
+        zones=tuple(placement.get("zones", ())),
+        topology=placement.get("topology", "any"),
+        labels=dict(raw.get("labels", {})),
+        taints=tuple(
+            Taint(t["key"], t.get("value", ""), t["effect"]) for t in raw.get("taints", ())
+        ),
+        cloud=cloud,
+    )
+
+
+def _tenant(raw: Mapping[str, Any], index: int) -> Tenant:
+    return Tenant(
+        name=raw["name"],
+        path=("tenants", index),
+        namespace=raw.get("namespace", raw["name"]),
+        pools=tuple(raw.get("pools", ())),
+        priority=raw.get("priority", "normal"),
+        quota_gpus=raw.get("quota", {}).get("gpus"),
+        fair_share_weight=raw.get("fairShare", {}).get("weight"),
+        limit_gpus=raw.get("limit", {}).get("gpus"),
+    )
+
+
+def build(data: Mapping[str, Any], source: str = "") -> Stack:
+    """Build a ``Stack`` from data that passed the JSON Schema, applying every default."""
+    meta = data["metadata"]
+    prov = data["provider"]
+    cloud = prov["cloud"]
+    s = prov.get("settings", {})
+    clus = data.get("cluster", {})
+    op = clus.get("gpuOperator", {})
+    mon = clus.get("monitoring", {})
+    # Managed GPU node images (EKS NVIDIA AMIs, GKE, AKS, VKE) carry the driver already; on
+    # existing clusters the operator installs it unless the file says otherwise.
+    default_driver = "operator" if cloud == "kubernetes" else "preinstalled"
+    return Stack(
+        name=meta["name"],
+        environment=meta.get("environment", "development"),
+        labels=dict(meta.get("labels", {})),
+        provider=Provider(
+            cloud=cloud,
+            region=prov.get("region"),
+            cluster=prov.get("cluster"),
+            settings=ProviderSettings(
+                subnet_ids=tuple(s.get("subnetIds", ())),
+                node_role_arn=s.get("nodeRoleArn"),
+                project=s.get("project"),
+                resource_group=s.get("resourceGroup"),
+                security_group_ids=tuple(s.get("securityGroupIds", ())),
+                context=s.get("context"),
+            ),
+        ),
+        backend=data.get("state", {}).get("backend", "file://.gpupool/state"),
+        cluster=ClusterConfig(
+            gpu_operator=GpuOperator(
+                install=bool(op.get("install", True)),
+                version=op.get("version"),
+                driver=op.get("driver", default_driver),
+            ),
+            scheduler=clus.get("scheduler", "default"),
+            monitoring=Monitoring(
+                dcgm_exporter=bool(mon.get("dcgmExporter", True)),
+                gpu_memory_alert_percent=mon.get("alerts", {}).get("gpuMemoryPercent"),
+            ),
+        ),
+        pools=tuple(_pool(p, i, cloud) for i, p in enumerate(data["pools"])),
+        tenants=tuple(_tenant(t, i) for i, t in enumerate(data.get("tenants", ()))),
+        source=source,
+    )

@@ -1,0 +1,46 @@
+"""Output of ``gpupool validate``: text for people, JSON in the SPEC 5.1 shape for machines."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gpupool.spec import diagnostics
+from gpupool.spec.validate import ValidateResult
+
+FORMAT_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """Text for stdout (the result) and for stderr (diagnostics, text format only)."""
+
+    result: str
+    diagnostics: str
+
+
+def render(results: Sequence[ValidateResult], fmt: str) -> Rendered:
+    """Render validation results of one or more files."""
+    all_diags = diagnostics.sort(d for r in results for d in r.diagnostics)
+    if fmt == "json":
+        doc = {
+            "format_version": FORMAT_VERSION,
+            "valid": all(r.valid for r in results),
+            "diagnostics": [d.to_json() for d in all_diags],
+        }
+        return Rendered(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", "")
+    diag_text = "".join(diagnostics.format_text(d) + "\n" for d in all_diags)
+    lines = []
+    for r in results:
+        errors = sum(1 for d in r.diagnostics if d.is_error)
+        warnings = len(r.diagnostics) - errors
+        if r.valid:
+            extra = f" ({warnings} warning{'s' * (warnings != 1)})" if warnings else ""
+            lines.append(f"{r.filename}: valid{extra}")
+        else:
+            lines.append(
+                f"{r.filename}: invalid: {errors} error{'s' * (errors != 1)}"
+                + (f", {warnings} warning{'s' * (warnings != 1)}" if warnings else "")
+            )
+    return Rendered("\n".join(lines) + "\n", diag_text)

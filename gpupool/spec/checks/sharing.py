@@ -1,0 +1,223 @@
+"""Rules on how GPUs are shared: replica limits, fractional arithmetic, the scheduler each mode
+needs, compute policy against mode and scheduler (SPEC 2.2) and QoS against mode (SPEC 2.3)."""
+
+from __future__ import annotations
+
+from gpupool.model import Pool, Stack
+from gpupool.spec.diagnostics import Diagnostic, error, warning
+
+MPS_MAX = 48
+MPS_MAX_BEFORE_TURING = 16
+
+
+def _replicas(pool: Pool) -> list[Diagnostic]:
+    s = pool.sharing
+    if s.replicas is None or s.mode not in ("time-slicing", "mps"):
+        return []
+    path = (*pool.path, "sharing", "replicas")
+    if s.replicas < 2:
+        return [
+            error(
+                "sharing.replicas-too-low",
+                "replicas must be at least 2",
+                f"The device plugin rejects fewer than 2 replicas; for whole GPUs use mode "
+                f"exclusive. ({s.mode} replicas: {s.replicas})",
+                path,
+            )
+        ]
+    if s.mode == "mps":
+        gpu = pool.gpu
+        cap = MPS_MAX
+        why = ""
+        if gpu is not None and not gpu.cc_at_least("7.5"):
+            cap, why = MPS_MAX_BEFORE_TURING, f" ({gpu.name} has compute capability " \
+                f"{gpu.compute_capability}, below 7.5)"
+        if s.replicas > cap:
+            return [
+                error(
+                    "sharing.mps-too-many",
+                    f"MPS allows at most {cap} clients per GPU",
+                    f"replicas {s.replicas} exceeds the MPS client limit of {cap}{why}.",
+                    path,
+                )
+            ]
+    return []
+
+
+def _fractional(pool: Pool, scheduler: str) -> list[Diagnostic]:
+    f = pool.sharing.fractional
+    if pool.sharing.mode != "fractional" or f is None:
+        return []
+    fp = (*pool.path, "sharing", "fractional")
+    out = []
+    if scheduler not in ("hami", "kai"):
+        out.append(
+            error(
+                "fractional.needs-scheduler",
+                "Fractional GPUs need scheduler hami or kai",
+                "Nothing enforces fractional slots under the default scheduler. Set "
+                "cluster.scheduler: hami (memory and core limits) or kai (gpu-fraction), or use "
+                "time-slicing.",
+                (*pool.path, "sharing", "mode"),
+            )
+        )
+    if f.memory_overcommit != 1.0 and scheduler != "hami":
+        out.append(
+            error(
+                "fractional.overcommit-needs-hami",
+                "memoryOvercommit needs scheduler hami",
+                "Only HAMi virtualises GPU memory (deviceMemoryScaling); remove memoryOvercommit "
+                "or set cluster.scheduler: hami.",
+                (*fp, "memoryOvercommit"),
+            )
+        )
+    if f.cores_percent is not None and scheduler == "kai":
+        out.append(
+            warning(
+                "fractional.cores-not-enforced",
+                "coresPercent is not enforced by kai",
+                "KAI shares GPU memory by fraction but does not cap compute per slot; use "
+                "scheduler hami to enforce coresPercent.",
+                (*fp, "coresPercent"),
+            )
+        )
+    gpu = pool.gpu
+    if gpu is None:
+        return out
+    total = gpu.memory_gib * f.memory_overcommit
+    if f.memory_gib is not None:
+        per_slot, key = f.memory_gib, "memoryGiB"
+    elif f.memory_percent is not None:
+        per_slot, key = gpu.memory_gib * f.memory_percent / 100, "memoryPercent"
+    else:
+        per_slot, key = total / f.slots_per_gpu, "slotsPerGpu"
+    if per_slot * f.slots_per_gpu > total + 1e-9:
+        out.append(
+            error(
+                "fractional.memory-overflow",
+                "Slots need more memory than the GPU has",
+                f"{f.slots_per_gpu} slots x {per_slot:g} GiB = {per_slot * f.slots_per_gpu:g} GiB "
+                f"> {gpu.name}'s {gpu.memory_gib:g} GiB x overcommit {f.memory_overcommit:g}. "
+                "Lower the slots or the memory per slot.",
+                (*fp, key),
+            )
+        )
+    elif per_slot < 1.0:
+        out.append(
+            error(
+                "fractional.slot-too-small",
+                "Each slot needs at least 1 GiB",
+                f"{f.slots_per_gpu} slots on {gpu.name} leave {per_slot:.2f} GiB per slot; use "
+                "fewer slots.",
+                (*fp, key),
+            )
+        )
+    return out
+
+
+def _policy(pool: Pool, stack: Stack) -> list[Diagnostic]:
+    mode, sched, policy = pool.sharing.mode, stack.cluster.scheduler, pool.policy
+    path = (*pool.path, "compute", "policy")
+    if policy == "priority" and sched not in ("kai", "hami"):
+        return [
+            error(
+                "policy.unachievable",
+                "policy priority needs scheduler kai or hami",
+                "Preemption by tenant priority on shared GPUs is done by KAI (PriorityClasses and "
+                "preemption) or HAMi (nvidia.com/priority); set cluster.scheduler.",
+                path,
+            )
+        ]
+    if policy == "strict":
+        ok = (
+            mode in ("exclusive", "mig", "mps")
+            or (mode == "fractional" and sched == "hami")
+        )
+        if not ok:
+            return [
+                error(
+                    "policy.unachievable",
+                    f"policy strict on {mode}: use mps, mig, or fractional with scheduler hami",
+                    "strict caps each slot's compute; "
+                    + (
+                        "time-slicing shares time with no caps."
+                        if mode == "time-slicing"
+                        else "kai's gpu-fraction caps memory, not compute."
+                    ),
+                    path,
+                )
+            ]
+        f = pool.sharing.fractional
+        if mode == "fractional" and f is not None and f.cores_percent is None:
+            return [
+                error(
+                    "policy.strict-needs-cores",
+                    "policy strict needs fractional.coresPercent",
+                    "HAMi caps a slot's compute only when coresPercent is set (e.g. "
+                    f"{100 // f.slots_per_gpu} for {f.slots_per_gpu} slots).",
+                    path,
+                )
+            ]
+    if policy == "fair" and sched != "kai":
+        weighted = [
+            t for t in stack.tenants if pool.name in t.pools and t.fair_share_weight is not None
+        ]
+        if weighted:
+            t = weighted[0]
+            return [
+                error(
+                    "policy.weights-need-kai",
+                    "fairShare weights need scheduler kai",
+                    f"Tenant {t.name} sets fairShare.weight on pool {pool.name}; only KAI divides "
+                    "capacity beyond quotas by weight (queue overQuotaWeight). Set "
+                    "cluster.scheduler: kai or drop the weights.",
+                    (*t.path, "fairShare", "weight"),
+                )
+            ]
+    return []
+
+
+def _qos(pool: Pool) -> list[Diagnostic]:
+    if not pool.qos_declared:
+        return []
+    mode, f = pool.sharing.mode, pool.sharing.fractional
+    path = (*pool.path, "qos")
+    if pool.qos == "exclusive" and mode != "exclusive":
+        return [
+            error(
+                "qos.mismatch",
+                f"qos exclusive needs mode exclusive, not {mode}",
+                "A shared GPU cannot be exclusive; use qos guaranteed (mig, mps) or shared.",
+                path,
+            )
+        ]
+    if pool.qos == "guaranteed":
+        ok = mode in ("mig", "mps") or (mode == "fractional" and f is not None and f.cores_percent)
+        if not ok:
+            why = (
+                "set fractional.coresPercent so each slot's compute is capped"
+                if mode == "fractional"
+                else "it gives no memory or fault isolation"
+                if mode == "time-slicing"
+                else "use qos exclusive for whole GPUs"
+            )
+            return [
+                error(
+                    "qos.mismatch",
+                    f"qos guaranteed is not possible with {mode}",
+                    f"guaranteed needs mig, mps, or fractional with coresPercent; {why}.",
+                    path,
+                )
+            ]
+    return []
+
+
+def run(stack: Stack) -> list[Diagnostic]:
+    """Check sharing limits, fractional arithmetic, compute policy and QoS for every pool."""
+    out: list[Diagnostic] = []
+    for pool in stack.pools:
+        out += _replicas(pool)
+        out += _fractional(pool, stack.cluster.scheduler)
+        out += _policy(pool, stack)
+        out += _qos(pool)
+    return out

@@ -1,0 +1,126 @@
+"""Diagnostics: every problem found in a stack file, as a value.
+
+A diagnostic is found first (with a JSON path into the document) and placed later (the source map
+turns the path into ``file:line:col``). This module owns the value types and their ordering; it
+imports nothing else from gpupool.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+Path = tuple[str | int, ...]
+
+
+class Severity(str, enum.Enum):
+    """How bad a diagnostic is: errors fail validation, warnings do not."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Pos:
+    """A 1-based line and column (in characters)."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Range:
+    """A span of one file."""
+
+    filename: str
+    start: Pos
+    end: Pos
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem: what, why, how to fix, and where."""
+
+    severity: Severity
+    code: str
+    summary: str
+    detail: str = ""
+    path: Path = ()
+    range: Range | None = None
+    #: Where to point in the source for ``path``: "value", "key" (unknown keys) or "parent".
+    anchor: str = "value"
+
+    @property
+    def is_error(self) -> bool:
+        """True for errors."""
+        return self.severity is Severity.ERROR
+
+    def placed(self, where: Range | None) -> Diagnostic:
+        """Return a copy with its source range set."""
+        return replace(self, range=where)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the SPEC 5.1 JSON shape of this diagnostic."""
+        out: dict[str, Any] = {
+            "severity": self.severity.value,
+            "code": self.code,
+            "summary": self.summary,
+            "detail": self.detail,
+            "path": list(self.path),
+        }
+        if self.range is not None:
+            out["range"] = {
+                "filename": self.range.filename,
+                "start": {"line": self.range.start.line, "column": self.range.start.column},
+                "end": {"line": self.range.end.line, "column": self.range.end.column},
+            }
+        else:
+            out["range"] = None
+        return out
+
+
+def error(code: str, summary: str, detail: str = "", path: Path = (), **kw: Any) -> Diagnostic:
+    """Build an error diagnostic."""
+    return Diagnostic(Severity.ERROR, code, summary, detail, tuple(path), **kw)
+
+
+def warning(code: str, summary: str, detail: str = "", path: Path = (), **kw: Any) -> Diagnostic:
+    """Build a warning diagnostic."""
+    return Diagnostic(Severity.WARNING, code, summary, detail, tuple(path), **kw)
+
+
+def _sort_key(d: Diagnostic) -> tuple[str, int, int, int, str, str]:
+    if d.range is None:
+        return ("", 0, 0, 0 if d.is_error else 1, d.code, d.summary)
+    r = d.range
+    return (r.filename, r.start.line, r.start.column, 0 if d.is_error else 1, d.code, d.summary)
+
+
+def sort(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Sort by file, line, column (sourceless first), errors before warnings; drop repeats."""
+    seen: set[Diagnostic] = set()
+    out = []
+    for d in diags:
+        if d not in seen:
+            seen.add(d)
+            out.append(d)
+    return sorted(out, key=_sort_key)
+
+
+def has_errors(diags: Iterable[Diagnostic]) -> bool:
+    """True when any diagnostic is an error."""
+    return any(d.is_error for d in diags)
+
+
+def format_text(d: Diagnostic) -> str:
+    """Render one diagnostic the way compilers do: ``file:line:col: severity: summary [code]``."""
+    where = ""
+    if d.range is not None:
+        where = f"{d.range.filename}:{d.range.start.line}:{d.range.start.column}: "
+    head = f"{where}{d.severity.value}: {d.summary} [{d.code}]"
+    if d.detail:
+        body = "\n".join("  " + line for line in d.detail.splitlines())
+        return f"{head}\n{body}"
+    return head

@@ -1,0 +1,157 @@
+"""JSON Schema validation of a loaded stack, turned into placed-ready diagnostics.
+
+This module owns the compiled validator (built once, on first use) and the translation of
+``jsonschema`` errors into diagnostics that point at the right token: unknown keys at the key,
+missing keys at the parent mapping, bad values at the value, with "did you mean" suggestions for
+near-miss keys and enum values.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import cache
+from typing import Any
+
+from gpupool.resources import schema_path
+from gpupool.spec.diagnostics import Diagnostic, Path, error
+
+_TYPE_WORDS = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """Return the published stack JSON Schema."""
+    with open(schema_path(), encoding="utf-8") as fh:
+        data: dict[str, Any] = json.load(fh)
+    return data
+
+
+@cache
+def _validator() -> Any:
+    import jsonschema  # imported lazily: only validation needs it
+
+    cls = jsonschema.validators.validator_for(schema())
+    return cls(schema())
+
+
+def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
+    """Return the closest of ``choices`` to ``word`` when one is close, else None."""
+    lowered = {c.lower(): c for c in choices}
+    if word.lower() in lowered:
+        return lowered[word.lower()]
+    hits = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    if not hits:
+        hits = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
+        hits = [lowered[h] for h in hits]
+    return hits[0] if hits else None
+
+
+def _field(path: Path) -> str:
+    for part in reversed(path):
+        if isinstance(part, str):
+            return part
+    return "stack"
+
+
+def _did_you_mean(word: str, choices: list[str]) -> str:
+    hit = suggest(word, choices)
+    return f" Did you mean '{hit}'?" if hit else ""
+
+
+def _describe(value: Any) -> str:
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _translate(err: Any) -> list[Diagnostic]:
+    path: Path = tuple(err.absolute_path)
+    v, sch, inst = err.validator, err.schema, err.instance
+    name = _field(path)
+    if v == "additionalProperties" and isinstance(inst, dict):
+        known = list(sch.get("properties", {}))
+        out = []
+        for key in inst:
+            if key in sch.get("properties", {}):
+                continue
+            if isinstance(sch.get("additionalProperties"), dict):
+                continue
+            allowed = ", ".join(known) if known else "no keys"
+            out.append(
+                error(
+                    "schema.unknown-key",
+                    f"Unknown key '{key}'",
+                    f"'{key}' is not a field of {name}.{_did_you_mean(str(key), known)} "
+                    f"Allowed: {allowed}.",
+                    (*path, key),
+                    anchor="key",
+                )
+            )
+        return out
+    if v == "required" and isinstance(inst, dict):
+        return [
+            error(
+                "schema.required",
+                f"Missing key '{key}'",
+                f"{name} needs '{key}'. {sch.get('properties', {}).get(key, {}).get('description', '')}"
+                .strip(),
+                path,
+                anchor="parent",
+            )
+            for key in err.validator_value
+            if key not in inst
+        ]
+    if v in ("enum", "const"):
+        allowed = list(err.validator_value) if v == "enum" else [err.validator_value]
+        hint = _did_you_mean(str(inst), [str(a) for a in allowed]) if isinstance(inst, str) else ""
+        choices = ", ".join(str(a) for a in allowed)
+        return [
+            error(
+                "schema.enum",
+                f"Invalid value for '{name}'",
+                f"{_describe(inst)} is not one of: {choices}.{hint}",
+                path,
+            )
+        ]
+    if v == "type":
+        want = err.validator_value
+        wants = [want] if isinstance(want, str) else list(want)
+        words = " or ".join(_TYPE_WORDS.get(w, w) for w in wants)
+        return [
+            error(
+                "schema.type",
+                f"Wrong type for '{name}'",
+                f"{name} must be {words}; got {_describe(inst)}.",
+                path,
+            )
+        ]
+    if v == "propertyNames":
+        return [
+            error(
+                "schema.bad-key",
+                f"Invalid key in '{name}'",
+                f"{_describe(inst)}: {err.message}.",
+                path,
+            )
+        ]
+    desc = sch.get("description", "")
+    detail = f"{err.message}." + (f" {desc}" if desc else "")
+    return [error(f"schema.{v}", f"Invalid value for '{name}'", detail, path)]
+
+
+def validate(data: Any) -> list[Diagnostic]:
+    """Validate stack data against the JSON Schema and return its diagnostics (unplaced)."""
+    out: list[Diagnostic] = []
+    for err in _validator().iter_errors(data):
+        if err.validator in ("allOf", "if", "then"):
+            continue
+        out.extend(_translate(err))
+    return out
