@@ -10,6 +10,7 @@ Exit codes: 0 ok / no changes, 1 error, 2 changes or drift, 64 usage, 130 interr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -136,6 +137,8 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
             parser.print_help(err)
             return EXIT_USAGE
         return handler(args)
+    except SystemExit as exc:  # --help and --version end this way
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
     except _UsageError as exc:
         err.write(f"{exc}\nRun 'gpupool --help' for usage.\n")
         return EXIT_USAGE
@@ -144,7 +147,7 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
-    except Exception as exc:  # noqa: BLE001 - every failure becomes one line
+    except Exception as exc:
         from gpupool.errors import GpupoolError
 
         if debug:
@@ -164,8 +167,6 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
 def main() -> None:
     """Console-script entry point."""
     code = run()
-    try:
+    with contextlib.suppress(BrokenPipeError):
         sys.stdout.flush()
-    except BrokenPipeError:
-        pass
     sys.exit(code)

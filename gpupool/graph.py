@@ -50,6 +50,7 @@ class Resource:
             sharing); not rendered.
         manifest: for Kubernetes objects, the manifest as the API server sees it (camelCase),
             used to validate and to compare with what the cluster reports.
+
     """
 
     address: str
@@ -121,6 +122,7 @@ class ResourceGraph:
 
         Raises:
             ValueError: the data is not a graph of a known format.
+
         """
         if not isinstance(data, Mapping) or data.get("graph_format") != GRAPH_FORMAT:
             raise ValueError("not a gpupool resource graph of format " + GRAPH_FORMAT)
@@ -178,6 +180,7 @@ def order(resources: list[Resource]) -> tuple[Resource, ...]:
 
     Raises:
         ValueError: a dependency cycle or a dependency on an unknown address.
+
     """
     by_addr = {r.address: r for r in resources}
     done: set[str] = set()

@@ -1,0 +1,1 @@
+"""Stack files: loading, the JSON Schema, semantic checks and diagnostics."""

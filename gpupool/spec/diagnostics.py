@@ -110,7 +110,7 @@ def sort(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
 
 
 def has_errors(diags: Iterable[Diagnostic]) -> bool:
-    """True when any diagnostic is an error."""
+    """Return True when any diagnostic is an error."""
     return any(d.is_error for d in diags)
 
 

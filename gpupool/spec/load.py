@@ -194,7 +194,9 @@ class _Composer:
                 where,
             )
         container: Any = {} if isinstance(ev, yaml.MappingStartEvent) else []
-        self.stack.append(_Frame(self.child_path(), container, ev.start_mark, ev.anchor, self.nodes))
+        self.stack.append(
+            _Frame(self.child_path(), container, ev.start_mark, ev.anchor, self.nodes)
+        )
 
     def end(self, ev: yaml.CollectionEndEvent) -> None:
         frame = self.stack.pop()
@@ -256,7 +258,9 @@ class _Composer:
             top.has_key, top.key, top.key_range, top.bad_key = True, value, where, False
             if not isinstance(value, (str, _MergeKey)):
                 top.bad_key = True
-                top.key = str(value) if isinstance(value, (int, float, bool)) or value is None else "?"
+                top.key = (
+                    str(value) if isinstance(value, (int, float, bool)) or value is None else "?"
+                )
                 self.diags.append(
                     error(
                         "yaml.non-string-key",
@@ -309,6 +313,7 @@ def read_text(path: FsPath, name: str | None = None) -> tuple[str | None, list[D
 
     Raises:
         InputError: the path is missing, unreadable, or not a regular file.
+
     """
     name = name or str(path)
     try:
@@ -397,6 +402,15 @@ def parse(text: str, filename: str) -> tuple[Document | None, list[Diagnostic]]:
         )
         return None, composer.diags
     doc = Document(filename, composer.root, composer.values, composer.keys)
+    if doc.data is None and not composer.diags:
+        return None, [
+            error(
+                "file.empty",
+                "File is empty",
+                "The file holds no YAML content, only comments or blank lines.",
+                range=Range(filename, Pos(1, 1), Pos(1, 1)),
+            )
+        ]
     if not isinstance(doc.data, dict):
         kind = "empty" if doc.data is None else type(doc.data).__name__
         composer.diags.append(

@@ -67,6 +67,10 @@ def _did_you_mean(word: str, choices: list[str]) -> str:
     return f" Did you mean '{hit}'?" if hit else ""
 
 
+def _description(sch: dict[str, Any], key: str) -> str:
+    return str(sch.get("properties", {}).get(key, {}).get("description", ""))
+
+
 def _describe(value: Any) -> str:
     text = json.dumps(value, default=str, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -101,8 +105,7 @@ def _translate(err: Any) -> list[Diagnostic]:
             error(
                 "schema.required",
                 f"Missing key '{key}'",
-                f"{name} needs '{key}'. {sch.get('properties', {}).get(key, {}).get('description', '')}"
-                .strip(),
+                f"{name} needs '{key}'. {_description(sch, key)}".strip(),
                 path,
                 anchor="parent",
             )

@@ -36,7 +36,9 @@ def _place(doc: load.Document, diags: list[Diagnostic]) -> list[Diagnostic]:
         if d.range is not None:
             out.append(d)
             continue
-        anchor = "key" if d.anchor == "key" else "value"
+        # A missing key is reported on its parent; where the parent has a key of its own
+        # ("sharing:"), that line is where a reader looks for it.
+        anchor = "key" if d.anchor in ("key", "parent") else "value"
         out.append(d.placed(doc.locate(d.path, anchor)))
     return out
 
@@ -71,6 +73,7 @@ def validate_file(path: Path, display_name: str | None = None) -> ValidateResult
 
     Raises:
         InputError: the path cannot be read as a file.
+
     """
     name = display_name or str(path)
     text, diags = load.read_text(path, name)

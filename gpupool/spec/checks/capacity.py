@@ -1,8 +1,11 @@
-"""Tenant quotas against pool capacity (SPEC 3): the quotas of the tenants sharing a set of
-pools must fit what those pools hold at nodes.max (error) and should at nodes.min (warning).
+"""Tenant quotas against pool capacity (SPEC 3).
+
+The quotas of the tenants sharing a set of pools must fit what those pools hold at nodes.max
+(error) and should at nodes.min (warning).
 
 Pools are grouped by the tenants that span them, so a tenant allowed on two pools is checked
-against both together; when every tenant names one pool this is exactly the per-pool rule."""
+against both together; when every tenant names one pool this is exactly the per-pool rule.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Rules that need GPU facts: catalog names, MIG geometry and placement, host memory ratio and
-interconnect for compact placement."""
+"""Rules that need GPU facts.
+
+Catalog names, MIG geometry and placement, host memory ratio and interconnect for compact
+placement.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ _RATIO = {"training": 2.0, "inference": 1.0}
 
 def _names(pool: Pool, stack: Stack) -> list[Diagnostic]:
     cloud = stack.provider.cloud
-    if pool.instance_type is not None and pool.instance is None:
+    if cloud != "kubernetes" and pool.instance_type is not None and pool.instance is None:
         known = [i.name for i in catalog.instances(cloud)]
         close = catalog.closest(pool.instance_type, known)
         return [

@@ -1,5 +1,8 @@
-"""Rules on how GPUs are shared: replica limits, fractional arithmetic, the scheduler each mode
-needs, compute policy against mode and scheduler (SPEC 2.2) and QoS against mode (SPEC 2.3)."""
+"""Rules on how GPUs are shared.
+
+Replica limits, fractional arithmetic, the scheduler each mode needs, compute policy against mode
+and scheduler (SPEC 2.2) and QoS against mode (SPEC 2.3).
+"""
 
 from __future__ import annotations
 
@@ -30,8 +33,10 @@ def _replicas(pool: Pool) -> list[Diagnostic]:
         cap = MPS_MAX
         why = ""
         if gpu is not None and not gpu.cc_at_least("7.5"):
-            cap, why = MPS_MAX_BEFORE_TURING, f" ({gpu.name} has compute capability " \
-                f"{gpu.compute_capability}, below 7.5)"
+            cap, why = (
+                MPS_MAX_BEFORE_TURING,
+                f" ({gpu.name} has compute capability {gpu.compute_capability}, below 7.5)",
+            )
         if s.replicas > cap:
             return [
                 error(
@@ -129,10 +134,7 @@ def _policy(pool: Pool, stack: Stack) -> list[Diagnostic]:
             )
         ]
     if policy == "strict":
-        ok = (
-            mode in ("exclusive", "mig", "mps")
-            or (mode == "fractional" and sched == "hami")
-        )
+        ok = mode in ("exclusive", "mig", "mps") or (mode == "fractional" and sched == "hami")
         if not ok:
             return [
                 error(

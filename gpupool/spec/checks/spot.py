@@ -1,5 +1,8 @@
-"""Spot and preemptible rules: which clouds offer spot node pools and bids, drain time against
-the cloud's notice, checkpointing for training, and all-spot production pools."""
+"""Spot and preemptible rules.
+
+Which clouds offer spot node pools and bids, drain time against the cloud's notice, checkpointing
+for training, and all-spot production pools.
+"""
 
 from __future__ import annotations
 

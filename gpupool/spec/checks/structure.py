@@ -1,5 +1,8 @@
-"""Structural rules that need no GPU facts: unique names, references, node ranges, and fields
-that only apply to one cloud, one sharing mode or spot pools."""
+"""Structural rules that need no GPU facts.
+
+Unique names, references, node ranges, and fields that only apply to one cloud, one sharing mode or
+spot pools.
+"""
 
 from __future__ import annotations
 
@@ -204,7 +207,9 @@ def _spot_fields(
             )
         return out
     out = []
-    for key in sorted(raw_capacity_keys & {"onDemandBase", "maxPricePerHour", "fallbackToOnDemand"}):
+    for key in sorted(
+        raw_capacity_keys & {"onDemandBase", "maxPricePerHour", "fallbackToOnDemand"}
+    ):
         out.append(
             error(
                 "spot.field-not-for-on-demand",
@@ -260,11 +265,14 @@ def _tenants(stack: Stack) -> list[Diagnostic]:
 def run(stack: Stack, raw: Mapping[str, Any] | None = None) -> list[Diagnostic]:
     """Check names, references, node ranges and fields that do not apply where they are used."""
     out = _duplicates(((p.name, (*p.path, "name")) for p in stack.pools), "pool", "pool.duplicate")
-    out += _duplicates(((t.name, (*t.path, "name")) for t in stack.tenants), "tenant",
-                       "tenant.duplicate")
     out += _duplicates(
-        ((t.namespace, (*t.path, "namespace" if t.namespace != t.name else "name"))
-         for t in stack.tenants),
+        ((t.name, (*t.path, "name")) for t in stack.tenants), "tenant", "tenant.duplicate"
+    )
+    out += _duplicates(
+        (
+            (t.namespace, (*t.path, "namespace" if t.namespace != t.name else "name"))
+            for t in stack.tenants
+        ),
         "namespace",
         "tenant.duplicate-namespace",
     )

@@ -1,0 +1,121 @@
+"""The loader: source positions, duplicate keys, and hostile input becoming diagnostics."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from gpupool.errors import InputError
+from gpupool.spec import load
+from gpupool.spec.validate import validate_file, validate_text
+
+
+def codes(text: str) -> list[str]:
+    return [d.code for d in validate_text(text, "f.yaml").diagnostics]
+
+
+def test_positions_are_one_based_and_point_at_values_and_keys() -> None:
+    """Every value and key is mapped to its 1-based line and column."""
+    doc, diags = load.parse("a: 1\nb:\n  c: [x, y]\n", "f.yaml")
+    assert doc is not None and not diags
+    assert doc.values[("b", "c")].start.line == 3
+    assert doc.values[("b", "c")].start.column == 6
+    assert doc.values[("b", "c", 1)].start.column == 10
+    assert doc.keys[("b", "c")].start.column == 3
+
+
+def test_duplicate_key_is_an_error_on_the_second_occurrence() -> None:
+    """PyYAML keeps the last duplicate silently; gpupool reports it where it repeats."""
+    _doc, diags = load.parse("a: 1\nb: 2\na: 3\n", "f.yaml")
+    assert [d.code for d in diags] == ["yaml.duplicate-key"]
+    assert diags[0].range.start.line == 3
+    assert "first on line 1" in diags[0].detail
+
+
+def test_merge_keys_and_anchors_are_supported() -> None:
+    """Anchors, aliases and '<<' merges behave as in PyYAML, explicit keys winning."""
+    doc, diags = load.parse("x: &x {a: 1, b: 2}\ny:\n  <<: *x\n  b: 3\n", "f.yaml")
+    assert not diags and doc is not None
+    assert doc.data["y"] == {"a": 1, "b": 3}
+
+
+def test_alias_bomb_is_refused_quickly() -> None:
+    """A billion-laughs document is a diagnostic, found in well under a second."""
+    lines = ["a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"]
+    for i in range(1, 10):
+        prev, cur = chr(96 + i), chr(97 + i)
+        lines.append(f"{cur}: &{cur} [" + ", ".join([f"*{prev}"] * 10) + "]")
+    start = time.process_time()
+    assert codes("\n".join(lines)) == ["yaml.too-large"]
+    assert time.process_time() - start < 5
+
+
+def test_deep_nesting_is_refused_without_recursion_error() -> None:
+    """10,000 levels of nesting is a diagnostic, not a RecursionError."""
+    assert codes("a: " + "[" * 10_000 + "]" * 10_000) == ["yaml.too-deep"]
+    assert codes("a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 200))) == [
+        "yaml.too-deep"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("", "file.empty"),
+        ("   \n# only a comment\n", "file.empty"),
+        ("- a\n- b\n", "yaml.not-a-mapping"),
+        ("just a string\n", "yaml.not-a-mapping"),
+        ("a: [\n", "yaml.syntax"),
+        ("a: 1\n---\nb: 2\n", "yaml.multiple-documents"),
+        ("a: !!python/object:os.system x\n", "yaml.unsupported-tag"),
+        ("a: *nope\n", "yaml.unknown-alias"),
+        ("[a, b]: 1\n", "yaml.non-string-key"),
+        ("a: 1\x00\n", "yaml.syntax"),
+    ],
+)
+def test_bad_yaml_becomes_one_diagnostic(text: str, code: str) -> None:
+    """Broken or unsupported YAML is reported, never raised."""
+    assert code in codes(text)
+
+
+def test_non_utf8_bytes_are_located(tmp_path: Path) -> None:
+    """Invalid UTF-8 is reported with the line and column of the first bad byte."""
+    f = tmp_path / "s.yaml"
+    f.write_bytes(b"a: 1\nb: caf\xe9\n")
+    [d] = validate_file(f).diagnostics
+    assert d.code == "file.not-utf8"
+    assert (d.range.start.line, d.range.start.column) == (2, 7)
+
+
+def test_binary_file_is_a_diagnostic(tmp_path: Path) -> None:
+    """A binary file is not a crash."""
+    f = tmp_path / "s.yaml"
+    f.write_bytes(bytes(range(256)) * 4)
+    result = validate_file(f)
+    assert not result.valid
+
+
+def test_oversized_file_is_refused_without_reading_it_all(tmp_path: Path) -> None:
+    """Files over the limit get one diagnostic."""
+    f = tmp_path / "big.yaml"
+    f.write_bytes(b"# " + b"x" * (load.MAX_BYTES + 10))
+    assert [d.code for d in validate_file(f).diagnostics] == ["file.too-large"]
+
+
+def test_directory_fifo_missing_and_symlink_loop_are_input_errors(tmp_path: Path) -> None:
+    """Things that are not regular files are one clear error, and a FIFO never blocks."""
+    with pytest.raises(InputError, match="is a directory"):
+        validate_file(tmp_path)
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="not a regular file"):
+        validate_file(fifo)
+    with pytest.raises(InputError, match="no such file"):
+        validate_file(tmp_path / "missing.yaml")
+    loop = tmp_path / "loop.yaml"
+    loop.symlink_to(loop)
+    with pytest.raises(InputError, match="cannot be read"):
+        validate_file(loop)

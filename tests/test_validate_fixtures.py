@@ -1,0 +1,75 @@
+"""Every invalid fixture marks its expected diagnostics inline; validation must match exactly."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from gpupool.spec.validate import validate_file
+
+FIXTURES = Path(__file__).parent / "fixtures"
+MARK = re.compile(r"\b(ERROR|WARNING): ([^;]+?)\s*(?=;\s*(?:ERROR|WARNING):|$)")
+
+
+def expected(path: Path) -> set[tuple[int, str, str]]:
+    """Return (line, severity, summary) for every '# ERROR: ...' / '# WARNING: ...' marker."""
+    want = set()
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if "#" not in line:
+            continue
+        comment = line[line.index("#") + 1 :] if not line.lstrip().startswith("#") else line
+        for sev, summary in MARK.findall(comment):
+            want.add((n, sev.lower(), summary.strip()))
+    return want
+
+
+def got(path: Path) -> set[tuple[int, str, str]]:
+    """Return (line, severity, summary) of every diagnostic gpupool reports for the file."""
+    result = validate_file(path)
+    out = set()
+    for d in result.diagnostics:
+        assert d.range is not None, f"diagnostic without a position: {d}"
+        assert d.range.filename == str(path)
+        out.add((d.range.start.line, d.severity.value, d.summary))
+    return out
+
+
+INVALID = sorted((FIXTURES / "invalid").glob("*.yaml"))
+VALID = sorted((FIXTURES / "valid").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", INVALID, ids=lambda p: p.stem)
+def test_invalid_fixture_reports_exactly_its_marked_errors(path: Path) -> None:
+    """Each marked diagnostic appears on exactly its line, and no unmarked one appears."""
+    want = expected(path)
+    assert any(sev == "error" for _, sev, _ in want), "an invalid fixture must mark an error"
+    assert got(path) == want
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.stem)
+def test_valid_fixture_has_no_errors_and_only_marked_warnings(path: Path) -> None:
+    """Valid fixtures validate, with exactly the warnings they mark."""
+    assert got(path) == expected(path)
+    assert validate_file(path).valid
+
+
+EXAMPLES = sorted((Path(__file__).parent.parent / "stacks" / "examples").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_stack_is_valid(path: Path) -> None:
+    """Bundled examples are what newcomers copy: they must validate."""
+    result = validate_file(path)
+    assert result.valid, [d.summary for d in result.diagnostics]
+    assert result.stack is not None
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("# yaml-language-server: $schema=")
+
+
+def test_marker_parser_reads_several_markers_on_one_line(tmp_path: Path) -> None:
+    """The marker syntax itself: two markers separated by ';' are both read."""
+    f = tmp_path / "x.yaml"
+    f.write_text("a: 1  # ERROR: One thing; WARNING: Other thing\n", encoding="utf-8")
+    assert expected(f) == {(1, "error", "One thing"), (1, "warning", "Other thing")}
