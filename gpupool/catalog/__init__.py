@@ -1,0 +1,79 @@
+"""The GPU and instance catalog: the facts every check, plan and render leans on.
+
+What it holds (JSON files in ``gpupool/catalog/data/``, each with its sources, as-of date and
+notes on where sources disagreed):
+
+- GPU models: memory, compute capability, NVLink, dense BF16/FP16 TFLOPS, the GPU Feature
+  Discovery product label, the GKE accelerator type, and for MIG-capable parts the full profile
+  table with per-profile limits and allowed placements;
+- instance types per cloud (AWS, GCP, Azure; Volcengine has none yet): GPU model and count,
+  vCPU, host RAM, NVLink/NVSwitch/EFA/InfiniBand, and hourly prices in a reference region;
+- cloud facts: whether node pools take spot capacity, whether they take a spot bid, and how
+  much notice an interruption gives.
+
+Typical use::
+
+    from gpupool import catalog
+
+    model = catalog.gpu("a100-80gb")                 # aliases, any case
+    sizes = catalog.instances(cloud="aws", gpu="H100")
+    fit = catalog.fit_layout(model, {"3g.40gb": 2, "1g.10gb": 1})
+    fit.ok, fit.detail  # False, "3g.40gb x2 uses all 8 memory slots; 1g.10gb x1 has no slot left."
+
+Files are read lazily on the first lookup and cached for the life of the process.
+"""
+
+from __future__ import annotations
+
+from gpupool.catalog.mig import MigFit, PlacedInstance, fit_layout, mig_resource_name
+from gpupool.catalog.models import (
+    CloudFacts,
+    Dataset,
+    GpuModel,
+    InstanceType,
+    Interconnect,
+    MigGeometry,
+    MigProfile,
+    Price,
+)
+from gpupool.catalog.store import (
+    INSTANCE_CLOUDS,
+    CatalogDataError,
+    closest,
+    cloud,
+    clouds,
+    dataset,
+    datasets,
+    gpu,
+    gpu_names,
+    gpus,
+    instance,
+    instances,
+)
+
+__all__ = [
+    "INSTANCE_CLOUDS",
+    "CatalogDataError",
+    "CloudFacts",
+    "Dataset",
+    "GpuModel",
+    "InstanceType",
+    "Interconnect",
+    "MigFit",
+    "MigGeometry",
+    "MigProfile",
+    "PlacedInstance",
+    "Price",
+    "closest",
+    "cloud",
+    "clouds",
+    "dataset",
+    "datasets",
+    "fit_layout",
+    "gpu",
+    "gpu_names",
+    "gpus",
+    "instance",
+    "instances",
+    "mig_resource_name",
+]

@@ -1,0 +1,240 @@
+"""Text and JSON views of the catalog, behind ``gpupool catalog gpus|instances``.
+
+This module owns the catalog's two output formats. ``text`` is an aligned table for people,
+ending with the as-of date and sources of the data shown, so a price is never read without
+its date. ``json`` is stable for scripts: ``{"format_version": "1", "gpus": [...]}`` or
+``{"format_version": "1", "instances": [...]}`` with every catalog field, plus a ``datasets``
+list carrying the same provenance. Filtering (by cloud or GPU) is the caller's job; these
+functions format whatever they are given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+from typing import Any
+
+from gpupool.catalog.models import Dataset, GpuModel, InstanceType
+from gpupool.catalog.store import dataset
+
+FORMAT_VERSION = "1"
+FORMATS = ("text", "json")
+
+
+def _check_format(fmt: str) -> None:
+    """Raise ValueError for an output format this module does not write."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; use one of: {', '.join(FORMATS)}")
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> list[str]:
+    """Lay out rows under headers, right-aligning the columns in ``right``."""
+    widths = [len(h) for h in headers]
+    for row in rows:
+        widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [
+            cell.rjust(width) if i in right else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "  ".join(parts).rstrip()
+
+    return [line(headers), *(line(row) for row in rows)]
+
+
+def _number(value: float | None, digits: int = 4) -> str:
+    """Format a number without trailing zeros, or ``-`` when unknown."""
+    if value is None:
+        return "-"
+    return f"{value:.{digits}f}".rstrip("0").rstrip(".")
+
+
+def _money(value: float | None) -> str:
+    """Format a price with 2 to 4 decimals (``3.20``, ``0.8048``), or ``-`` when unknown."""
+    if value is None:
+        return "-"
+    text = f"{value:.4f}"
+    while text.endswith("0") and len(text.partition(".")[2]) > 2:
+        text = text[:-1]
+    return text
+
+
+def _provenance(names: Iterable[str]) -> list[Dataset]:
+    """Return the datasets behind what is shown, each once, in first-seen order."""
+    return [dataset(name) for name in dict.fromkeys(names)]
+
+
+def _provenance_lines(sets: Sequence[Dataset]) -> list[str]:
+    """Footer lines naming each dataset's as-of date and sources."""
+    lines: list[str] = []
+    for data in sets:
+        lines.append(f"Data: {data.name} as of {data.as_of}; sources:")
+        lines.extend(f"  - {source}" for source in data.source)
+    return lines
+
+
+def _dataset_dict(data: Dataset) -> dict[str, Any]:
+    """Return a dataset as JSON-ready data."""
+    return {
+        "name": data.name,
+        "as_of": data.as_of,
+        "source": list(data.source),
+        "notes": list(data.notes),
+    }
+
+
+def gpu_to_dict(model: GpuModel) -> dict[str, Any]:
+    """Return every field of a GPU model as JSON-ready data (tuples become lists)."""
+    raw = dataclasses.asdict(model)
+    raw["mig_capable"] = model.mig_capable
+    if model.mig is not None:
+        raw["mig"]["profiles_known"] = model.mig.profiles_known
+    return json.loads(json.dumps(raw))
+
+
+def instance_to_dict(entry: InstanceType) -> dict[str, Any]:
+    """Return every field of an instance type as JSON-ready data, plus derived totals."""
+    raw = dataclasses.asdict(entry)
+    raw["gpus"] = entry.gpus
+    raw["total_gpu_memory_gib"] = entry.total_gpu_memory_gib
+    return json.loads(json.dumps(raw))
+
+
+def _mig_cell(model: GpuModel) -> str:
+    """Summarize MIG support for the GPU table."""
+    if model.mig is None:
+        return "-"
+    if not model.mig.profiles_known:
+        return "unknown profiles"
+    return f"{len(model.mig.profiles)} profiles ({model.mig.compute_slices} slices)"
+
+
+def format_gpus(gpus: Iterable[GpuModel], fmt: str) -> str:
+    """Format GPU models as a text table or JSON.
+
+    Args:
+        gpus: The models to show, in the order to show them.
+        fmt: ``"text"`` or ``"json"``.
+
+    Returns:
+        The formatted output, ending with a newline.
+
+    Raises:
+        ValueError: ``fmt`` is not a known format.
+
+    """
+    _check_format(fmt)
+    models = list(gpus)
+    sets = _provenance(["gpus"])
+    if fmt == "json":
+        doc = {
+            "format_version": FORMAT_VERSION,
+            "gpus": [gpu_to_dict(m) for m in models],
+            "datasets": [_dataset_dict(d) for d in sets],
+        }
+        return json.dumps(doc, indent=2) + "\n"
+    if not models:
+        return "No GPU models match.\n"
+    headers = ("GPU", "MEMORY GiB", "CC", "NVLINK", "BF16 TFLOPS", "FP16 TFLOPS", "MIG", "GKE")
+    rows = [
+        (
+            m.name,
+            _number(m.memory_gib, 1),
+            m.compute_capability,
+            "yes" if m.nvlink else "no",
+            _number(m.bf16_tflops, 1),
+            _number(m.fp16_tflops, 1),
+            _mig_cell(m),
+            m.gke_accelerator or "-",
+        )
+        for m in models
+    ]
+    lines = _table(headers, rows, right={1, 2, 4, 5})
+    lines.append("")
+    lines.append(
+        f"{len(models)} GPU model(s). TFLOPS are dense tensor-core figures; '-' = unknown."
+    )
+    lines.extend(_provenance_lines(sets))
+    return "\n".join(lines) + "\n"
+
+
+def _gpus_cell(entry: InstanceType) -> str:
+    """GPU count, as a fraction for vGPU slices (``1/6``)."""
+    if entry.gpu_fraction >= 1.0:
+        return str(entry.gpu_count)
+    share = Fraction(entry.gpu_fraction).limit_denominator(64) * entry.gpu_count
+    return f"{share.numerator}/{share.denominator}"
+
+
+def _interconnect_cell(entry: InstanceType) -> str:
+    """NVLink / NVSwitch / EFA / InfiniBand, the strongest GPU link first."""
+    link = entry.interconnect
+    parts = ["nvswitch" if link.nvswitch else "nvlink" if link.nvlink else ""]
+    parts += ["efa" if link.efa else "", "infiniband" if link.infiniband else ""]
+    return ", ".join(p for p in parts if p) or "-"
+
+
+def _per_gpu(entry: InstanceType) -> float | None:
+    """On-demand price per whole-GPU hour."""
+    price = entry.price.on_demand_hourly
+    return None if price is None or entry.gpus == 0 else price / entry.gpus
+
+
+def format_instances(instances: Iterable[InstanceType], fmt: str) -> str:
+    """Format instance types as a text table (with prices) or JSON.
+
+    Args:
+        instances: The instance types to show, in the order to show them.
+        fmt: ``"text"`` or ``"json"``.
+
+    Returns:
+        The formatted output, ending with a newline.
+
+    Raises:
+        ValueError: ``fmt`` is not a known format.
+
+    """
+    _check_format(fmt)
+    entries = list(instances)
+    sets = _provenance(["gpus", *(f"instances-{e.cloud}" for e in entries)])
+    if fmt == "json":
+        doc = {
+            "format_version": FORMAT_VERSION,
+            "instances": [instance_to_dict(e) for e in entries],
+            "datasets": [_dataset_dict(d) for d in sets],
+        }
+        return json.dumps(doc, indent=2) + "\n"
+    if not entries:
+        return "No instance types match.\n"
+    headers = (
+        "CLOUD", "INSTANCE", "GPU", "GPUS", "GPU MEM GiB", "VCPU", "RAM GiB", "INTERCONNECT",
+        "REGION", "ON-DEMAND $/H", "SPOT $/H", "$/GPU-H",
+    )  # fmt: skip
+    rows = [
+        (
+            e.cloud,
+            e.name,
+            e.gpu,
+            _gpus_cell(e),
+            _number(e.total_gpu_memory_gib, 1),
+            str(e.vcpus),
+            _number(e.memory_gib, 1),
+            _interconnect_cell(e),
+            e.price.region,
+            _money(e.price.on_demand_hourly),
+            _money(e.price.spot_hourly),
+            _money(_per_gpu(e)),
+        )
+        for e in entries
+    ]
+    lines = _table(headers, rows, right={3, 4, 5, 6, 9, 10, 11})
+    lines.append("")
+    lines.append(
+        f"{len(entries)} instance type(s). Prices are USD per hour in the row's region; "
+        "spot is a sampled price, not a quote; '-' = unknown."
+    )
+    lines.extend(_provenance_lines(sets[1:]))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,373 @@
+"""Reading the catalog's JSON files and answering lookups.
+
+This module owns the data files in ``gpupool/catalog/data/``: it reads each one lazily on first
+use (once per process), checks every row's shape and cross-references (an instance's GPU must
+exist, a MIG placement must fit the GPU), builds the frozen types of ``gpupool.catalog.models``,
+and serves the lookups that ``gpupool.catalog`` re-exports. A malformed file raises
+``CatalogDataError`` naming the file and the entry; that is a packaging bug, not a user error.
+
+Names: GPU lookups ignore case and treat spaces, underscores and dashes alike, and accept a
+model's canonical name, aliases, GPU Feature Discovery product label and GKE accelerator type.
+Instance names are exact, as the clouds' APIs are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+from collections.abc import Iterable, Mapping
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from gpupool.catalog.models import (
+    CloudFacts,
+    Dataset,
+    GpuModel,
+    InstanceType,
+    Interconnect,
+    MigGeometry,
+    MigProfile,
+    Price,
+)
+
+INSTANCE_CLOUDS: tuple[str, ...] = ("aws", "gcp", "azure", "volcengine")
+"""Clouds with an ``instances-<cloud>.json`` file, in report order."""
+
+_FILES: tuple[str, ...] = ("gpus", *(f"instances-{c}" for c in INSTANCE_CLOUDS), "clouds")
+
+
+class CatalogDataError(Exception):
+    """A catalog data file is malformed or inconsistent (a bug in the shipped data)."""
+
+
+@cache
+def _load(name: str) -> tuple[Dataset, Mapping[str, Any]]:
+    """Read ``data/<name>.json`` once and return its provenance and payload."""
+    text = (resources.files("gpupool.catalog") / "data" / f"{name}.json").read_text("utf-8")
+    payload = json.loads(text)
+    where = f"{name}.json"
+    if "source" not in payload or "as_of" not in payload:
+        raise CatalogDataError(f"{where}: missing source or as_of")
+    dataset = Dataset(
+        name=name,
+        source=tuple(str(s) for s in payload["source"]),
+        as_of=str(payload["as_of"]),
+        notes=tuple(str(n) for n in payload.get("notes", ())),
+    )
+    return dataset, payload
+
+
+def _keys(row: Mapping[str, Any], required: Iterable[str], where: str, *optional: str) -> None:
+    """Raise CatalogDataError when ``row`` lacks a required key or has an unknown one."""
+    required = tuple(required)
+    missing = [k for k in required if k not in row]
+    extra = sorted(set(row) - {*required, *optional})
+    if missing or extra:
+        raise CatalogDataError(f"{where}: missing {missing}, unexpected {extra}")
+
+
+def _names(kind: type) -> tuple[str, ...]:
+    """Field names of a catalog dataclass: the keys its JSON rows carry."""
+    return tuple(f.name for f in dataclasses.fields(kind))
+
+
+def _positive(value: Any, where: str) -> float:
+    """Check that ``value`` is a positive number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise CatalogDataError(f"{where}: expected a positive number, got {value!r}")
+    return float(value)
+
+
+def _optional_positive(value: Any, where: str) -> float | None:
+    """Check that ``value`` is a positive number or null."""
+    return None if value is None else _positive(value, where)
+
+
+def _integer(value: Any, where: str) -> int:
+    """Check that ``value`` is a non-negative integer."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise CatalogDataError(f"{where}: expected a non-negative integer, got {value!r}")
+    return value
+
+
+def _mig(raw: Mapping[str, Any] | None, where: str) -> MigGeometry | None:
+    """Build a model's MIG geometry, checking every placement fits the memory axis."""
+    if raw is None:
+        return None
+    _keys(raw, _names(MigGeometry), where, "note")
+    compute = _integer(raw["compute_slices"], f"{where}.compute_slices")
+    slots = _integer(raw["memory_slots"], f"{where}.memory_slots")
+    profiles: list[MigProfile] = []
+    for row in raw["profiles"] or ():
+        at = f"{where} profile {row.get('name')}"
+        _keys(row, _names(MigProfile), at)
+        profile = MigProfile(
+            name=str(row["name"]),
+            compute_slices=_integer(row["compute_slices"], at),
+            memory_slots=_integer(row["memory_slots"], at),
+            memory_gib=_positive(row["memory_gib"], at),
+            max_count=_integer(row["max_count"], at),
+            placements=tuple(_integer(p, at) for p in row["placements"]),
+        )
+        if (
+            profile.compute_slices > compute
+            or not profile.placements
+            or any(start + profile.memory_slots > slots for start in profile.placements)
+        ):
+            raise CatalogDataError(f"{at}: does not fit {compute} slices / {slots} memory slots")
+        profiles.append(profile)
+    return MigGeometry(compute_slices=compute, memory_slots=slots, profiles=tuple(profiles))
+
+
+@cache
+def _gpu_catalog() -> tuple[GpuModel, ...]:
+    """All GPU models, in file order."""
+    _, payload = _load("gpus")
+    models: list[GpuModel] = []
+    for row in payload["gpus"]:
+        where = f"gpus.json {row.get('name')}"
+        _keys(row, _names(GpuModel), where, "note")
+        models.append(
+            GpuModel(
+                name=str(row["name"]),
+                aliases=tuple(str(a) for a in row["aliases"]),
+                memory_gib=_positive(row["memory_gib"], where),
+                compute_capability=str(row["compute_capability"]),
+                nvlink=bool(row["nvlink"]),
+                bf16_tflops=_optional_positive(row["bf16_tflops"], where),
+                fp16_tflops=_optional_positive(row["fp16_tflops"], where),
+                product_label=str(row["product_label"]),
+                gke_accelerator=row["gke_accelerator"],
+                mig=_mig(row["mig"], f"{where} mig"),
+            )
+        )
+    return tuple(models)
+
+
+def _normalize(name: str) -> str:
+    """Fold case and separators so ``nvidia a100_80gb`` matches ``NVIDIA-A100-80GB``."""
+    return "-".join(name.strip().lower().replace("_", " ").replace("-", " ").split())
+
+
+@cache
+def _gpu_index() -> dict[str, GpuModel]:
+    """Every accepted spelling of every GPU model, normalized, to its model."""
+    index: dict[str, GpuModel] = {}
+    for model in _gpu_catalog():
+        keys = (model.name, *model.aliases, model.product_label, model.gke_accelerator)
+        for key in filter(None, keys):
+            normal = _normalize(key)
+            other = index.setdefault(normal, model)
+            if other is not model:
+                raise CatalogDataError(f"gpus.json: {key!r} names {other.name} and {model.name}")
+    return index
+
+
+def gpu(name: str) -> GpuModel | None:
+    """Return the GPU model called ``name``, or None.
+
+    Args:
+        name: A canonical name, alias, product label or GKE accelerator type, in any case.
+
+    Returns:
+        The model, or None when no model goes by that name.
+
+    """
+    return _gpu_index().get(_normalize(name))
+
+
+def gpus() -> tuple[GpuModel, ...]:
+    """Return every GPU model in the catalog, in catalog order."""
+    return _gpu_catalog()
+
+
+def gpu_names() -> tuple[str, ...]:
+    """Return every canonical GPU model name and alias (for "did you mean" suggestions)."""
+    return tuple(name for m in _gpu_catalog() for name in (m.name, *m.aliases))
+
+
+def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceType:
+    """Build one instance type from its JSON row."""
+    required = [n for n in _names(InstanceType) if n not in ("gpu_fraction", "accelerator")]
+    _keys(row, required, where, "gpu_fraction", "accelerator", "note")
+    if row["cloud"] != cloud_name:
+        raise CatalogDataError(f"{where}: cloud {row['cloud']!r} in the {cloud_name} file")
+    model = gpu(str(row["gpu"]))
+    if model is None or model.name != row["gpu"]:
+        raise CatalogDataError(f"{where}: gpu {row['gpu']!r} is not a canonical GPU model name")
+    link, price = row["interconnect"], row["price"]
+    _keys(link, ("nvlink", "nvswitch", "efa"), f"{where} interconnect", "infiniband")
+    _keys(price, _names(Price), f"{where} price")
+    fraction = _positive(row.get("gpu_fraction", 1.0), where)
+    if fraction > 1.0:
+        raise CatalogDataError(f"{where}: gpu_fraction above 1")
+    return InstanceType(
+        cloud=cloud_name,
+        name=str(row["name"]),
+        machine_type=str(row["machine_type"]),
+        gpu=model.name,
+        gpu_count=_integer(row["gpu_count"], where),
+        vcpus=_integer(row["vcpus"], where),
+        memory_gib=_positive(row["memory_gib"], where),
+        interconnect=Interconnect(
+            nvlink=bool(link["nvlink"]),
+            nvswitch=bool(link["nvswitch"]),
+            efa=bool(link["efa"]),
+            infiniband=bool(link.get("infiniband", False)),
+        ),
+        price=Price(
+            region=str(price["region"]),
+            currency=str(price["currency"]),
+            on_demand_hourly=_optional_positive(price["on_demand_hourly"], f"{where} price"),
+            spot_hourly=_optional_positive(price["spot_hourly"], f"{where} price"),
+        ),
+        gpu_fraction=fraction,
+        accelerator=row.get("accelerator"),
+    )
+
+
+@cache
+def _instance_catalog(cloud_name: str) -> tuple[InstanceType, ...]:
+    """All instance types of one cloud, in file order."""
+    if cloud_name not in INSTANCE_CLOUDS:
+        return ()
+    name = f"instances-{cloud_name}"
+    _, payload = _load(name)
+    built: dict[str, InstanceType] = {}
+    for row in payload["instances"]:
+        entry = _instance(cloud_name, row, f"{name}.json {row.get('name')}")
+        if entry.name in built:
+            raise CatalogDataError(f"{name}.json: {entry.name} listed twice")
+        built[entry.name] = entry
+    return tuple(built.values())
+
+
+def instance(cloud: str, name: str) -> InstanceType | None:
+    """Return the instance type ``name`` of ``cloud``, or None.
+
+    Args:
+        cloud: ``aws``, ``gcp``, ``azure`` or ``volcengine``.
+        name: The exact name (case-sensitive, as the clouds' APIs are).
+
+    Returns:
+        The instance type, or None when the cloud has no such entry in the catalog.
+
+    """
+    for entry in _instance_catalog(cloud):
+        if entry.name == name:
+            return entry
+    return None
+
+
+def instances(cloud: str | None = None, gpu: str | None = None) -> tuple[InstanceType, ...]:
+    """Return instance types, optionally only one cloud's or only those with one GPU model.
+
+    Args:
+        cloud: Keep only this cloud's instances; an unknown cloud gives an empty result.
+        gpu: Keep only instances carrying this GPU model (any accepted spelling); an unknown
+            model gives an empty result.
+
+    Returns:
+        Matching instance types, clouds in ``INSTANCE_CLOUDS`` order, then catalog order.
+
+    """
+    clouds_wanted = INSTANCE_CLOUDS if cloud is None else (cloud,)
+    found = [entry for c in clouds_wanted for entry in _instance_catalog(c)]
+    if gpu is not None:
+        model = _gpu_index().get(_normalize(gpu))
+        found = [e for e in found if model is not None and e.gpu == model.name]
+    return tuple(found)
+
+
+@cache
+def _cloud_catalog() -> dict[str, CloudFacts]:
+    """Cloud facts by cloud name."""
+    _, payload = _load("clouds")
+    facts: dict[str, CloudFacts] = {}
+    for row in payload["clouds"]:
+        where = f"clouds.json {row.get('name')}"
+        _keys(row, [n for n in _names(CloudFacts) if n != "display_name"], where, "display_name")
+        notice = row["spot_notice_seconds"]
+        facts[str(row["name"])] = CloudFacts(
+            name=str(row["name"]),
+            spot_node_pools=bool(row["spot_node_pools"]),
+            spot_bid=bool(row["spot_bid"]),
+            spot_notice_seconds=None if notice is None else _integer(notice, where),
+            reference_region=row["reference_region"],
+            display_name=str(row.get("display_name", row["name"])),
+        )
+    return facts
+
+
+def cloud(name: str) -> CloudFacts:
+    """Return the spot and pricing facts of cloud ``name``.
+
+    Args:
+        name: ``aws``, ``gcp``, ``azure``, ``volcengine`` or ``kubernetes``.
+
+    Returns:
+        The cloud's facts.
+
+    Raises:
+        LookupError: ``name`` is not a cloud gpupool knows.
+
+    """
+    facts = _cloud_catalog()
+    if name not in facts:
+        raise LookupError(f"unknown cloud {name!r}; known clouds: {', '.join(facts)}")
+    return facts[name]
+
+
+def clouds() -> tuple[CloudFacts, ...]:
+    """Return the facts of every cloud gpupool knows."""
+    return tuple(_cloud_catalog().values())
+
+
+def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
+    """Return up to ``n`` of ``candidates`` most similar to ``name``, best first.
+
+    Similarity is difflib's ratio on lower-cased strings, raised by 0.5 when the candidate
+    contains what was written (so ``A100`` suggests ``A100-80GB`` before ``A10``). There is no
+    cutoff: something is always suggested when there are candidates. Ties go alphabetically.
+
+    Args:
+        name: What the user wrote.
+        candidates: Known names.
+        n: How many suggestions at most.
+
+    Returns:
+        Up to ``n`` distinct candidates, most similar first.
+
+    """
+    wanted = name.strip().lower()
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(wanted)
+    scored: dict[str, float] = {}
+    for candidate in candidates:
+        if candidate in scored:
+            continue
+        folded = candidate.lower()
+        matcher.set_seq1(folded)
+        contained = bool(wanted) and wanted in folded
+        scored[candidate] = matcher.ratio() + (0.5 if contained else 0.0)
+    ranked = sorted(scored, key=lambda c: (-scored[c], c))
+    return ranked[: max(n, 0)]
+
+
+def datasets() -> tuple[Dataset, ...]:
+    """Return the provenance (sources, as-of date, notes) of every catalog data file."""
+    return tuple(_load(name)[0] for name in _FILES)
+
+
+def dataset(name: str) -> Dataset:
+    """Return the provenance of one data file, e.g. ``gpus`` or ``instances-aws``.
+
+    Raises:
+        LookupError: There is no data file called ``name``.
+
+    """
+    if name not in _FILES:
+        raise LookupError(f"unknown catalog dataset {name!r}")
+    return _load(name)[0]

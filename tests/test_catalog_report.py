@@ -1,0 +1,85 @@
+"""Text and JSON output of the catalog (``gpupool catalog gpus|instances``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpupool import catalog
+from gpupool.catalog.report import format_gpus, format_instances
+
+
+def test_instances_text_answers_h100_on_aws() -> None:
+    """One call lists the AWS H100 sizes with prices, per-GPU price and the data's date."""
+    text = format_instances(catalog.instances(cloud="aws", gpu="H100"), "text")
+    lines = text.splitlines()
+    assert lines[0].split()[:4] == ["CLOUD", "INSTANCE", "GPU", "GPUS"]
+    assert "ON-DEMAND $/H" in lines[0] and "SPOT $/H" in lines[0]
+    row = next(line for line in lines if "p5.48xlarge" in line).split()
+    assert row[:4] == ["aws", "p5.48xlarge", "H100-SXM5-80GB", "8"]
+    assert row[-3:] == ["55.04", "30.33", "6.88"]
+    assert "Data: instances-aws as of 2026-07-20; sources:" in text
+    assert text.endswith("\n")
+
+
+def test_instances_text_columns_align() -> None:
+    """Every row of the table starts its columns where the header does."""
+    lines = format_instances(catalog.instances(cloud="azure"), "text").splitlines()
+    header = lines[0]
+    column = header.index("INSTANCE")
+    for line in lines[1 : 1 + len(catalog.instances(cloud="azure"))]:
+        assert line[column - 2 : column] == "  " and line[column] != " "
+
+
+def test_fractional_and_unknown_prices_in_text() -> None:
+    """vGPU slices show as fractions and unknown prices as '-'."""
+    text = format_instances([catalog.instance("azure", "Standard_NV6ads_A10_v5")], "text")
+    row = text.splitlines()[1].split()
+    assert row[3] == "1/6"
+    assert row[-3:] == ["-", "-", "-"]
+
+
+def test_instances_json_shape() -> None:
+    """JSON carries format_version 1, every field, derived totals and the datasets."""
+    doc = json.loads(format_instances(catalog.instances(cloud="aws", gpu="L4"), "json"))
+    assert doc["format_version"] == "1"
+    first = doc["instances"][0]
+    assert set(first) >= {
+        "cloud", "name", "machine_type", "gpu", "gpu_count", "vcpus", "memory_gib",
+        "interconnect", "price", "gpu_fraction", "accelerator", "total_gpu_memory_gib",
+    }  # fmt: skip
+    assert first["name"] == "g6.xlarge" and first["total_gpu_memory_gib"] == 24
+    assert first["interconnect"] == {"nvlink": False, "nvswitch": False, "efa": False,
+                                     "infiniband": False}  # fmt: skip
+    assert first["price"]["currency"] == "USD"
+    assert {d["name"] for d in doc["datasets"]} == {"gpus", "instances-aws"}
+
+
+def test_gpus_json_shape() -> None:
+    """GPU JSON lists every model with MIG profiles as plain lists."""
+    doc = json.loads(format_gpus(catalog.gpus(), "json"))
+    assert doc["format_version"] == "1"
+    by_name = {g["name"]: g for g in doc["gpus"]}
+    assert len(by_name) == len(catalog.gpus())
+    a30 = by_name["A30"]
+    assert a30["mig_capable"] and a30["mig"]["compute_slices"] == 4
+    assert a30["mig"]["profiles"][0]["placements"] == [0, 1, 2, 3]
+    assert by_name["T4"]["mig"] is None and by_name["T4"]["bf16_tflops"] is None
+
+
+def test_gpus_text_lists_models_and_source() -> None:
+    """The GPU table shows memory, compute capability, MIG and the dataset note."""
+    text = format_gpus(catalog.gpus(), "text")
+    row = next(line for line in text.splitlines() if line.startswith("A100-SXM4-80GB")).split()
+    assert row[1:3] == ["80", "8.0"]
+    assert "7 profiles" in text and "unknown profiles" in text
+    assert "Data: gpus as of" in text
+
+
+def test_empty_and_bad_format() -> None:
+    """Empty selections say so; unknown formats raise ValueError."""
+    assert format_instances([], "text") == "No instance types match.\n"
+    assert json.loads(format_instances([], "json"))["instances"] == []
+    with pytest.raises(ValueError, match="unknown format"):
+        format_gpus(catalog.gpus(), "yaml")
