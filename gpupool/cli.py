@@ -88,6 +88,19 @@ def _cmd_catalog(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_node_inspect(args: argparse.Namespace) -> int:
+    import json
+
+    from gpupool import node
+
+    report = node.inspect()
+    if args.format == "json":
+        sys.stdout.write(json.dumps(report.to_json(), indent=2, sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(node.format_text(report))
+    return EXIT_OK
+
+
 def _path(name: str) -> os.PathLike[str]:
     from pathlib import Path
 
@@ -121,6 +134,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gpu", metavar="MODEL", help="only this GPU model (aliases accepted)")
     _formats(p)
     p.set_defaults(handler=_cmd_catalog)
+
+    p = sub.add_parser("node", help="this node's GPUs")
+    node_sub = p.add_subparsers(dest="node_command", metavar="ACTION", parser_class=_Parser)
+    p.set_defaults(handler=None)
+    q = node_sub.add_parser(
+        "inspect", help="inventory of the local GPUs through NVML (read only; JSON for drift)"
+    )
+    _formats(q)
+    q.set_defaults(handler=_cmd_node_inspect)
     return parser
 
 

@@ -16,7 +16,23 @@ _RATIO = {"training": 2.0, "inference": 1.0}
 
 def _names(pool: Pool, stack: Stack) -> list[Diagnostic]:
     cloud = stack.provider.cloud
-    if cloud != "kubernetes" and pool.instance_type is not None and pool.instance is None:
+    if cloud == "volcengine" and pool.instance is None and pool.gpu_model is None:
+        return [
+            error(
+                "catalog.volcengine-needs-gpu",
+                f"Declare the GPUs of '{pool.instance_type}'",
+                "gpupool's catalog lists no Volcengine instance types (Volcengine publishes no "
+                "static catalog), so say what each node carries: gpu: {model: A10, count: 1} and "
+                "optionally host: {memoryGiB: 120}.",
+                pool.path,
+                anchor="parent",
+            )
+        ]
+    if (
+        cloud not in ("kubernetes", "volcengine")
+        and pool.instance_type is not None
+        and pool.instance is None
+    ):
         known = [i.name for i in catalog.instances(cloud)]
         close = catalog.closest(pool.instance_type, known)
         return [
@@ -151,14 +167,14 @@ def _compact(pool: Pool) -> list[Diagnostic]:
     if pool.topology != "compact" or inst is None:
         return []
     ic = inst.interconnect
-    if ic.nvlink or ic.nvswitch or ic.efa:
+    if ic.nvlink or ic.nvswitch or ic.efa or ic.infiniband:
         return []
     return [
         warning(
             "placement.compact-without-interconnect",
             "Compact placement gains little here",
-            f"{inst.name} has no NVLink, NVSwitch or EFA, so packing nodes together does not "
-            "speed up multi-node work and makes capacity harder to find.",
+            f"{inst.name} has no NVLink, NVSwitch, EFA or InfiniBand, so packing nodes together "
+            "does not speed up multi-node work and makes capacity harder to find.",
             (*pool.path, "placement", "topology"),
         )
     ]

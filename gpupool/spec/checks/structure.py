@@ -81,16 +81,19 @@ def _pool_fields(stack: Stack, pool: Pool) -> list[Diagnostic]:
                 )
             )
     else:
+        # Volcengine publishes no static instance catalog, so its pools may declare their GPUs.
+        explicit_gpus = stack.provider.cloud == "volcengine"
         for key, present in (
             ("nodeNames", bool(pool.node_names)),
-            ("gpu", pool.gpu_model is not None),
-            ("host", pool.host_memory_gib is not None),
+            ("gpu", pool.gpu_model is not None and not explicit_gpus),
+            ("host", pool.host_memory_gib is not None and not explicit_gpus),
         ):
             if present:
                 out.append(
                     error(
                         "pool.field-not-for-cloud",
-                        f"{key} only applies to cloud kubernetes",
+                        f"{key} only applies to cloud kubernetes"
+                        + ("" if key == "nodeNames" else " and volcengine"),
                         f"On {stack.provider.cloud} the instance type decides the GPUs and host "
                         f"memory; remove {key}.",
                         (*p, key),
