@@ -1,0 +1,273 @@
+"""Live node state read from a Kubernetes API server: what the cluster says its GPU nodes are.
+
+Owns: the only import of the official ``kubernetes`` client (imported lazily inside functions,
+so ``import gpupool.cluster`` works without it), listing every node with its labels,
+annotations, allocatable and capacity, readiness and cordon state, turning client failures
+(no kubeconfig, unknown context, unreachable server, rejected credentials) into one
+:class:`ClusterUnavailableError` sentence, and parsing Kubernetes resource quantities.
+
+Does not own: deciding which nodes belong to a pool (the caller filters on the
+``gpupool.io/pool`` label), what the GPU Feature Discovery labels mean for a pool, or drift
+rules (``gpupool.drift``). Nothing here writes to the cluster.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from types import MappingProxyType
+from typing import Any
+
+from gpupool.errors import GpupoolError
+
+POOL_LABEL = "gpupool.io/pool"
+"""The node label that names the gpupool pool a node belongs to."""
+
+_PAGE_SIZE = 500
+_REQUEST_TIMEOUT = (10, 60)  # (connect, read) seconds for each list call
+
+_EMPTY: Mapping[str, str] = MappingProxyType({})
+
+
+class ClusterUnavailableError(GpupoolError):
+    """The Kubernetes API cannot be used: no configuration, unknown context, unreachable, denied."""
+
+
+@dataclass(frozen=True)
+class ObservedNode:
+    """One node as the API server reports it. Mappings are read-only; values stay strings."""
+
+    name: str
+    labels: Mapping[str, str]
+    allocatable: Mapping[str, str]
+    capacity: Mapping[str, str]
+    unschedulable: bool
+    ready: bool
+    annotations: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+
+    @property
+    def pool(self) -> str | None:
+        """The node's ``gpupool.io/pool`` label, if any."""
+        return self.labels.get(POOL_LABEL)
+
+    def allocatable_amount(self, resource: str) -> float:
+        """Return the allocatable amount of ``resource`` (e.g. ``nvidia.com/gpu``); 0 if absent."""
+        value = self.allocatable.get(resource)
+        return parse_quantity(value) if value is not None else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """Return a plain, JSON-serialisable dict (keys sorted)."""
+        return {
+            "name": self.name,
+            "labels": dict(sorted(self.labels.items())),
+            "annotations": dict(sorted(self.annotations.items())),
+            "allocatable": dict(sorted(self.allocatable.items())),
+            "capacity": dict(sorted(self.capacity.items())),
+            "unschedulable": self.unschedulable,
+            "ready": self.ready,
+        }
+
+
+def read_gpu_nodes(context: str | None = None, api: Any | None = None) -> list[ObservedNode]:
+    """List every node of the cluster, in the order the API server returns them.
+
+    All nodes are returned, GPU or not; callers select a pool's nodes by ``gpupool.io/pool``.
+    Large clusters are read in pages of 500.
+
+    Args:
+        context: kubeconfig context to use; ``None`` uses the current context, or the pod's
+            service account when running inside a cluster without a kubeconfig.
+        api: An object with ``CoreV1Api.list_node``'s signature, returning ``V1NodeList``
+            objects; tests pass one that serves recorded responses. ``None`` builds a real
+            client from the kubeconfig.
+
+    Returns:
+        The observed nodes.
+
+    Raises:
+        ClusterUnavailableError: the client is not installed, there is no usable
+            configuration or context, the server cannot be reached, or it refuses the request.
+
+    """
+    k8s = _import_kubernetes()
+    core = api if api is not None else _core_api(k8s, context)
+    return [_observe(item) for item in _list_all(k8s, core, context)]
+
+
+def _import_kubernetes() -> Any:
+    try:
+        # The one import of the Kubernetes client in gpupool, deferred so the module loads
+        # without it.
+        import kubernetes
+        import kubernetes.client
+        import kubernetes.config
+    except ImportError as exc:
+        raise ClusterUnavailableError(
+            "The Kubernetes client is not installed: run pip install 'gpupool[node]' "
+            "(it brings the kubernetes package)."
+        ) from exc
+    return kubernetes
+
+
+def _core_api(k8s: Any, context: str | None) -> Any:
+    config_error = k8s.config.ConfigException
+    kubeconfig = os.environ.get("KUBECONFIG") or None
+    try:
+        api_client = k8s.config.new_client_from_config(config_file=kubeconfig, context=context)
+    except config_error as exc:
+        if context is not None:
+            raise ClusterUnavailableError(
+                f"Kubernetes context {context!r} cannot be used from the kubeconfig: {exc}."
+            ) from exc
+        api_client = _in_cluster_client(k8s)
+        if api_client is None:
+            where = f"KUBECONFIG={kubeconfig}" if kubeconfig else "~/.kube/config"
+            raise ClusterUnavailableError(
+                f"No Kubernetes configuration found in {where} and not running inside a "
+                "cluster: point KUBECONFIG at a kubeconfig file or create ~/.kube/config."
+            ) from exc
+    return k8s.client.CoreV1Api(api_client)
+
+
+def _in_cluster_client(k8s: Any) -> Any | None:
+    configuration = k8s.client.Configuration()
+    try:
+        k8s.config.load_incluster_config(client_configuration=configuration)
+    except k8s.config.ConfigException:
+        return None
+    return k8s.client.ApiClient(configuration)
+
+
+def _list_all(k8s: Any, core: Any, context: str | None) -> Iterator[Any]:
+    token: str | None = None
+    while True:
+        kwargs: dict[str, Any] = {"limit": _PAGE_SIZE, "_request_timeout": _REQUEST_TIMEOUT}
+        if token:
+            kwargs["_continue"] = token
+        try:
+            page = core.list_node(**kwargs)
+        except Exception as exc:
+            mapped = _unavailable(k8s, core, context, exc)
+            if mapped is None:
+                raise
+            raise mapped from exc
+        yield from page.items or ()
+        metadata = page.metadata
+        token = getattr(metadata, "_continue", None) if metadata is not None else None
+        if not token:
+            return
+
+
+def _unavailable(
+    k8s: Any, core: Any, context: str | None, exc: Exception
+) -> ClusterUnavailableError | None:
+    """Turn a client failure into one sentence; ``None`` for anything unrecognised."""
+    import urllib3  # a dependency of the kubernetes client
+
+    where = _server(core)
+    named = f" for context {context!r}" if context else ""
+    if isinstance(exc, k8s.client.exceptions.ApiException):
+        status = exc.status
+        if status == 401:
+            return ClusterUnavailableError(
+                f"The Kubernetes API server{where} rejected the credentials{named} "
+                "(401 Unauthorized): refresh or re-create them in the kubeconfig."
+            )
+        if status == 403:
+            return ClusterUnavailableError(
+                f"The Kubernetes API server{where} forbids listing nodes{named} (403 Forbidden): "
+                "the identity needs get/list on nodes through a ClusterRole."
+            )
+        return ClusterUnavailableError(
+            f"Listing nodes on the Kubernetes API server{where} failed{named}: "
+            f"HTTP {status} {exc.reason}."
+        )
+    if isinstance(exc, urllib3.exceptions.HTTPError):
+        reason = getattr(exc, "reason", None) or exc
+        return ClusterUnavailableError(
+            f"Cannot reach the Kubernetes API server{where}{named}: {reason}."
+        )
+    if isinstance(exc, k8s.config.ConfigException):
+        return ClusterUnavailableError(f"The kubeconfig{named} cannot be used: {exc}.")
+    return None
+
+
+def _server(core: Any) -> str:
+    host = getattr(getattr(getattr(core, "api_client", None), "configuration", None), "host", None)
+    return f" at {host}" if isinstance(host, str) and host else ""
+
+
+def _observe(node: Any) -> ObservedNode:
+    """Convert a ``kubernetes.client.V1Node`` into an :class:`ObservedNode`."""
+    metadata = node.metadata
+    spec = node.spec
+    status = node.status
+    conditions = (status.conditions if status is not None else None) or ()
+    ready = any(c.type == "Ready" and c.status == "True" for c in conditions)
+    return ObservedNode(
+        name=metadata.name,
+        labels=_frozen(metadata.labels),
+        allocatable=_frozen(status.allocatable if status is not None else None),
+        capacity=_frozen(status.capacity if status is not None else None),
+        unschedulable=bool(spec.unschedulable) if spec is not None else False,
+        ready=ready,
+        annotations=_frozen(metadata.annotations),
+    )
+
+
+def _frozen(values: Mapping[str, str] | None) -> Mapping[str, str]:
+    return MappingProxyType({str(k): str(v) for k, v in (values or {}).items()})
+
+
+# --------------------------------------------------------------------------- quantities
+
+_QUANTITY = re.compile(
+    r"^(?P<number>[+-]?(?:\d+(?:\.\d*)?|\.\d+))"
+    r"(?:(?P<exponent>[eE][+-]?\d+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$"
+)
+_SUFFIX = {
+    "": Decimal(1),
+    "n": Decimal("1e-9"),
+    "u": Decimal("1e-6"),
+    "m": Decimal("1e-3"),
+    "k": Decimal("1e3"),
+    "M": Decimal("1e6"),
+    "G": Decimal("1e9"),
+    "T": Decimal("1e12"),
+    "P": Decimal("1e15"),
+    "E": Decimal("1e18"),
+    "Ki": Decimal(2**10),
+    "Mi": Decimal(2**20),
+    "Gi": Decimal(2**30),
+    "Ti": Decimal(2**40),
+    "Pi": Decimal(2**50),
+    "Ei": Decimal(2**60),
+}
+
+
+def parse_quantity(text: str) -> float:
+    """Parse a Kubernetes resource quantity such as ``"8"``, ``"500m"``, ``"16Gi"``, ``"1e3"``.
+
+    Args:
+        text: The quantity string, as found in ``allocatable`` or ``capacity``.
+
+    Returns:
+        The value in base units (cores, bytes, devices).
+
+    Raises:
+        ValueError: ``text`` is not a Kubernetes quantity.
+
+    """
+    match = _QUANTITY.match(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        raise ValueError(f"not a Kubernetes quantity: {text!r}")
+    try:
+        number = Decimal(match["number"])
+        if match["exponent"]:
+            number = number.scaleb(int(match["exponent"][1:]))
+        return float(number * _SUFFIX[match["suffix"] or ""])
+    except InvalidOperation as exc:  # pragma: no cover - the pattern admits only valid numbers
+        raise ValueError(f"not a Kubernetes quantity: {text!r}") from exc

@@ -1,0 +1,572 @@
+"""gpupool.node against a stand-in NVML.
+
+The stand-in implements the pynvml functions gpupool.node calls, with the constants and the
+NVMLError classes of the real pynvml module, so every failure goes through the real error
+classes (``NVMLError(code)`` maps to ``NVMLError_NotSupported`` and friends).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from gpupool import node
+from gpupool.errors import GpupoolError
+from gpupool.node import NodeUnavailableError, format_text, inspect
+
+pynvml = pytest.importorskip("pynvml")
+
+MIB = 1024 * 1024
+NOT_SUPPORTED = pynvml.NVML_ERROR_NOT_SUPPORTED
+
+
+# --------------------------------------------------------------------------- stand-in
+
+
+@dataclass
+class FakeMig:
+    gi_id: int
+    ci_id: int
+    gi_profile_id: int
+    uuid: str
+    gi_slices: int
+    ci_slices: int
+    memory_mib: int
+    used_mib: int = 0
+    multiprocessors: int = 14
+
+
+@dataclass
+class FakeGpu:
+    name: str = "NVIDIA A100-SXM4-80GB"
+    uuid: str = "GPU-5b3c7a52-1d7e-2f4a-9c3e-0a1b2c3d4e5f"
+    total_mib: int = 81920
+    used_mib: int = 512
+    capability: tuple[int, int] | int = (8, 0)
+    mig: tuple[int, int] | int = (0, 0)  # (current, pending) or an NVML error code
+    migs: list[FakeMig] = field(default_factory=list)
+    max_mig_devices: int = 7
+    ecc_mode: tuple[int, int] | int = (1, 1)
+    # {(error_type, counter_type): count}; a missing key raises NOT_SUPPORTED
+    ecc: dict[tuple[int, int], int] = field(
+        default_factory=lambda: {(0, 0): 0, (1, 0): 0, (0, 1): 0, (1, 1): 0}
+    )
+    temperature: int = 41
+    slowdown: int | None = 87
+    shutdown: int | None = 92
+    power_mw: int | None = 63_250
+    limit_mw: int | None = 400_000
+    persistence: int | None = 1
+    lost: bool = False
+    gi_by_id_error: int | None = None  # e.g. NO_PERMISSION for an unprivileged user
+
+
+# A100-SXM4-80GB GPU-instance profiles: enum index -> (profile id, name, memorySizeMB, slices).
+A100_80GB_PROFILES = {
+    pynvml.NVML_GPU_INSTANCE_PROFILE_1_SLICE: (19, b"MIG 1g.10gb", 9728, 1),
+    pynvml.NVML_GPU_INSTANCE_PROFILE_2_SLICE: (14, b"MIG 2g.20gb", 19968, 2),
+    pynvml.NVML_GPU_INSTANCE_PROFILE_3_SLICE: (9, b"MIG 3g.40gb", 40192, 3),
+    pynvml.NVML_GPU_INSTANCE_PROFILE_4_SLICE: (5, b"MIG 4g.40gb", 40192, 4),
+    pynvml.NVML_GPU_INSTANCE_PROFILE_7_SLICE: (0, b"MIG 7g.80gb", 81152, 7),
+    pynvml.NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1: (20, b"MIG 1g.10gb+me", 9728, 1),
+    pynvml.NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2: (15, b"MIG 1g.20gb", 19968, 1),
+}
+
+READ_ONLY_CALL = re.compile(
+    r"^nvml(Init|Shutdown|SystemGet\w+|DeviceGet\w+|GpuInstanceGet\w+|DeviceIsMigDeviceHandle)$"
+)
+
+
+class FakeNVML:
+    """Enough of pynvml for gpupool.node, recording every nvml* attribute it looks up."""
+
+    def __init__(
+        self,
+        gpus: list[FakeGpu],
+        *,
+        init_error: int | None = None,
+        count_error: int | None = None,
+        driver: str | None = "550.54.15",
+    ) -> None:
+        for name in dir(pynvml):
+            if name.startswith(("NVML_", "NVMLError")):
+                setattr(self, name, getattr(pynvml, name))
+        self.gpus = gpus
+        self.init_error = init_error
+        self.count_error = count_error
+        self.driver = driver
+        self.looked_up: list[str] = []
+        self.initialised = False
+        self.shutdowns = 0
+
+    def __getattribute__(self, name: str) -> Any:
+        if name.startswith("nvml"):
+            object.__getattribute__(self, "looked_up").append(name)
+        return object.__getattribute__(self, name)
+
+    @staticmethod
+    def _fail(code: int) -> None:
+        raise pynvml.NVMLError(code)
+
+    # -- system
+    def nvmlInit(self) -> None:
+        if self.init_error is not None:
+            self._fail(self.init_error)
+        self.initialised = True
+
+    def nvmlShutdown(self) -> None:
+        self.shutdowns += 1
+
+    def nvmlSystemGetDriverVersion(self) -> str:
+        if self.driver is None:
+            self._fail(NOT_SUPPORTED)
+        return self.driver
+
+    def nvmlSystemGetCudaDriverVersion(self) -> int:
+        return 12040
+
+    def nvmlSystemGetNVMLVersion(self) -> str:
+        return "12.550.54.15"
+
+    def nvmlDeviceGetCount(self) -> int:
+        if self.count_error is not None:
+            self._fail(self.count_error)
+        return len(self.gpus)
+
+    def nvmlDeviceGetHandleByIndex(self, index: int) -> FakeGpu:
+        gpu = self.gpus[index]
+        if gpu.lost:
+            self._fail(pynvml.NVML_ERROR_GPU_IS_LOST)
+        return gpu
+
+    # -- device (full GPU or MIG device)
+    def nvmlDeviceGetName(self, handle: FakeGpu) -> str:
+        return handle.name
+
+    def nvmlDeviceGetUUID(self, handle: FakeGpu | FakeMig) -> str:
+        return handle.uuid
+
+    def nvmlDeviceGetMemoryInfo(self, handle: FakeGpu | FakeMig) -> SimpleNamespace:
+        if isinstance(handle, FakeMig):
+            total, used = handle.memory_mib, handle.used_mib
+        else:
+            total, used = handle.total_mib, handle.used_mib
+        return SimpleNamespace(total=total * MIB, used=used * MIB, free=(total - used) * MIB)
+
+    def nvmlDeviceGetCudaComputeCapability(self, handle: FakeGpu) -> tuple[int, int]:
+        if isinstance(handle.capability, int):
+            self._fail(handle.capability)
+        return handle.capability
+
+    def nvmlDeviceGetMigMode(self, handle: FakeGpu) -> list[int]:
+        if isinstance(handle.mig, int):
+            self._fail(handle.mig)
+        return list(handle.mig)
+
+    def nvmlDeviceGetMaxMigDeviceCount(self, handle: FakeGpu) -> int:
+        return handle.max_mig_devices
+
+    def nvmlDeviceGetMigDeviceHandleByIndex(self, handle: FakeGpu, index: int) -> FakeMig:
+        if index >= len(handle.migs):
+            self._fail(pynvml.NVML_ERROR_NOT_FOUND)
+        return handle.migs[index]
+
+    def nvmlDeviceGetGpuInstanceId(self, mig: FakeMig) -> int:
+        return mig.gi_id
+
+    def nvmlDeviceGetComputeInstanceId(self, mig: FakeMig) -> int:
+        return mig.ci_id
+
+    def nvmlDeviceGetAttributes(self, mig: FakeMig) -> SimpleNamespace:
+        return SimpleNamespace(
+            multiprocessorCount=mig.multiprocessors,
+            sharedCopyEngineCount=1,
+            sharedDecoderCount=0,
+            sharedEncoderCount=0,
+            sharedJpegCount=0,
+            sharedOfaCount=0,
+            gpuInstanceSliceCount=mig.gi_slices,
+            computeInstanceSliceCount=mig.ci_slices,
+            memorySizeMB=mig.memory_mib,
+        )
+
+    def nvmlDeviceGetGpuInstanceById(self, handle: FakeGpu, gi_id: int) -> tuple[FakeGpu, int]:
+        if handle.gi_by_id_error is not None:
+            self._fail(handle.gi_by_id_error)
+        return (handle, gi_id)
+
+    def nvmlGpuInstanceGetInfo(self, gi: tuple[FakeGpu, int]) -> SimpleNamespace:
+        gpu, gi_id = gi
+        mig = next(m for m in gpu.migs if m.gi_id == gi_id)
+        return SimpleNamespace(device=gpu, id=gi_id, profileId=mig.gi_profile_id)
+
+    def nvmlDeviceGetGpuInstanceProfileInfo(self, handle: FakeGpu, profile: int) -> Any:
+        if profile not in A100_80GB_PROFILES:
+            self._fail(NOT_SUPPORTED)
+        profile_id, name, memory, slices = A100_80GB_PROFILES[profile]
+        return SimpleNamespace(id=profile_id, name=name, memorySizeMB=memory, sliceCount=slices)
+
+    def nvmlDeviceGetEccMode(self, handle: FakeGpu) -> list[int]:
+        if isinstance(handle.ecc_mode, int):
+            self._fail(handle.ecc_mode)
+        return list(handle.ecc_mode)
+
+    def nvmlDeviceGetTotalEccErrors(self, handle: FakeGpu, error_type: int, counter: int) -> int:
+        if (error_type, counter) not in handle.ecc:
+            self._fail(NOT_SUPPORTED)
+        return handle.ecc[(error_type, counter)]
+
+    def nvmlDeviceGetTemperature(self, handle: FakeGpu, sensor: int) -> int:
+        assert sensor == pynvml.NVML_TEMPERATURE_GPU
+        return handle.temperature
+
+    def nvmlDeviceGetTemperatureThreshold(self, handle: FakeGpu, threshold: int) -> int:
+        value = {
+            pynvml.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN: handle.slowdown,
+            pynvml.NVML_TEMPERATURE_THRESHOLD_SHUTDOWN: handle.shutdown,
+        }[threshold]
+        if value is None:
+            self._fail(NOT_SUPPORTED)
+        return value
+
+    def nvmlDeviceGetPowerUsage(self, handle: FakeGpu) -> int:
+        if handle.power_mw is None:
+            self._fail(NOT_SUPPORTED)
+        return handle.power_mw
+
+    def nvmlDeviceGetEnforcedPowerLimit(self, handle: FakeGpu) -> int:
+        if handle.limit_mw is None:
+            self._fail(NOT_SUPPORTED)
+        return handle.limit_mw
+
+    def nvmlDeviceGetPersistenceMode(self, handle: FakeGpu) -> int:
+        if handle.persistence is None:
+            self._fail(NOT_SUPPORTED)
+        return handle.persistence
+
+
+def mig_a100(**overrides: Any) -> FakeGpu:
+    """An A100-80GB in MIG mode: 3g.40gb, 2g.20gb split into two 1-slice CIs, 1g.10gb."""
+    migs = [
+        FakeMig(1, 0, 9, "MIG-aaaa1111-0000-0000-0000-000000000001", 3, 3, 40192, 1200, 42),
+        FakeMig(5, 0, 14, "MIG-bbbb2222-0000-0000-0000-000000000002", 2, 1, 19968, 0, 14),
+        FakeMig(5, 1, 14, "MIG-bbbb2222-0000-0000-0000-000000000003", 2, 1, 19968, 0, 14),
+        FakeMig(13, 0, 19, "MIG-cccc3333-0000-0000-0000-000000000004", 1, 1, 9728, 300, 14),
+    ]
+    return FakeGpu(mig=(1, 1), migs=migs, **overrides)
+
+
+def t4(**overrides: Any) -> FakeGpu:
+    defaults: dict[str, Any] = {
+        "name": "Tesla T4",
+        "uuid": "GPU-1f2e3d4c-0000-0000-0000-00000000007a",
+        "total_mib": 15360,
+        "used_mib": 0,
+        "capability": (7, 5),
+        "mig": NOT_SUPPORTED,
+        "max_mig_devices": 0,
+        "slowdown": 94,
+        "shutdown": 96,
+        "limit_mw": 70_000,
+        "power_mw": 27_000,
+    }
+    defaults.update(overrides)
+    return FakeGpu(**defaults)
+
+
+@pytest.fixture(autouse=True)
+def _hostname(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(node.socket, "gethostname", lambda: "gpu-node-01")
+
+
+def assert_read_only(fake: FakeNVML) -> None:
+    """Every NVML entry point gpupool looked up is a getter (or init/shutdown)."""
+    bad = sorted({name for name in fake.looked_up if not READ_ONLY_CALL.match(name)})
+    assert bad == []
+
+
+# --------------------------------------------------------------------------- tests
+
+
+def test_mig_enabled_lists_gpu_and_compute_instances_with_profile_names() -> None:
+    fake = FakeNVML([mig_a100()])
+    report = inspect(fake)
+    data = report.to_json()
+
+    assert data["format_version"] == "1"
+    assert data["hostname"] == "gpu-node-01"
+    assert data["driver_version"] == "550.54.15"
+    assert data["cuda_driver_version"] == "12.4"
+    assert data["nvml_version"] == "12.550.54.15"
+    gpu = data["gpus"][0]
+    assert gpu["name"] == "NVIDIA A100-SXM4-80GB"
+    assert gpu["compute_capability"] == "8.0"
+    assert gpu["memory"] == {"total_mib": 81920, "used_mib": 512}
+    mig = gpu["mig"]
+    assert (mig["supported"], mig["current"], mig["pending"]) == (True, "enabled", "enabled")
+    assert [
+        (gi["id"], gi["profile"], gi["memory_mib"], gi["slices"]) for gi in mig["gpu_instances"]
+    ] == [
+        (1, "3g.40gb", 40192, 3),
+        (5, "2g.20gb", 19968, 2),
+        (13, "1g.10gb", 9728, 1),
+    ]
+    split = mig["gpu_instances"][1]["compute_instances"]
+    assert [(ci["id"], ci["profile"]) for ci in split] == [(0, "1c.2g.20gb"), (1, "1c.2g.20gb")]
+    first = mig["gpu_instances"][0]["compute_instances"][0]
+    assert first == {
+        "id": 0,
+        "profile": "3g.40gb",
+        "uuid": "MIG-aaaa1111-0000-0000-0000-000000000001",
+        "memory_total_mib": 40192,
+        "memory_used_mib": 1200,
+        "multiprocessors": 42,
+    }
+    assert data["faults"] == []
+    assert json.loads(json.dumps(data)) == data
+    assert fake.shutdowns == 1
+    assert_read_only(fake)
+
+
+def test_unprivileged_user_gets_profile_names_derived_from_mig_attributes() -> None:
+    fake = FakeNVML([mig_a100(gi_by_id_error=pynvml.NVML_ERROR_NO_PERMISSION)])
+    gis = inspect(fake).to_json()["gpus"][0]["mig"]["gpu_instances"]
+    assert [gi["profile"] for gi in gis] == ["3g.40gb", "2g.20gb", "1g.10gb"]
+    assert [ci["profile"] for ci in gis[1]["compute_instances"]] == ["1c.2g.20gb"] * 2
+    # memory comes from the MIG device's attributes when the profile table is out of reach
+    assert [gi["memory_mib"] for gi in gis] == [40192, 19968, 9728]
+
+
+@pytest.mark.parametrize(
+    ("total_mib", "memory_mb", "slices", "expected"),
+    [
+        (81920, 9728, 1, "1g.10gb"),  # A100-SXM4-80GB
+        (81920, 40192, 3, "3g.40gb"),
+        (81920, 81152, 7, "7g.80gb"),
+        (40960, 4864, 1, "1g.5gb"),  # A100-SXM4-40GB
+        (143771, 16384, 1, "1g.18gb"),  # H200
+        (24576, 5888, 1, "1g.6gb"),  # A30
+    ],
+)
+def test_derived_profile_name_follows_go_nvlib_rounding(
+    total_mib: int, memory_mb: int, slices: int, expected: str
+) -> None:
+    attrs = SimpleNamespace(gpuInstanceSliceCount=slices, memorySizeMB=memory_mb)
+    assert node._derived_profile(attrs, total_mib * MIB) == expected
+
+
+def test_mig_capable_but_disabled_reports_pending_change_and_no_instances() -> None:
+    fake = FakeNVML([FakeGpu(mig=(0, 1))])
+    report = inspect(fake)
+    mig = report.to_json()["gpus"][0]["mig"]
+    assert mig == {
+        "supported": True,
+        "current": "disabled",
+        "pending": "enabled",
+        "gpu_instances": [],
+    }
+    assert "pending enabled" in format_text(report)
+    assert "nvmlDeviceGetMigDeviceHandleByIndex" not in fake.looked_up
+
+
+def test_gpu_without_mig_reports_not_supported() -> None:
+    report = inspect(FakeNVML([t4()]))
+    gpu = report.to_json()["gpus"][0]
+    assert gpu["mig"] == {"supported": False, "current": None, "pending": None, "gpu_instances": []}
+    assert gpu["compute_capability"] == "7.5"
+    assert gpu["power"] == {"draw_w": 27.0, "limit_w": 70.0}
+    assert "MIG          not supported" in format_text(report)
+
+
+def test_uncorrected_ecc_errors_are_faults() -> None:
+    ecc = {(0, 0): 12, (1, 0): 2, (0, 1): 40, (1, 1): 5}
+    report = inspect(FakeNVML([FakeGpu(), FakeGpu(ecc=ecc)]))
+    data = report.to_json()
+    assert data["gpus"][1]["ecc"] == {
+        "mode": "enabled",
+        "volatile": {"corrected": 12, "uncorrected": 2},
+        "aggregate": {"corrected": 40, "uncorrected": 5},
+    }
+    assert data["faults"] == [
+        {
+            "gpu": 1,
+            "kind": "ecc",
+            "detail": "2 uncorrected ECC errors since the driver loaded, 5 over the GPU's lifetime",
+        }
+    ]
+
+
+def test_lifetime_uncorrected_ecc_alone_is_a_fault_and_corrected_errors_are_not() -> None:
+    only_aggregate = {(0, 0): 0, (1, 0): 0, (0, 1): 3, (1, 1): 1}
+    only_corrected = {(0, 0): 900, (1, 0): 0, (0, 1): 9000, (1, 1): 0}
+    faults = inspect(FakeNVML([FakeGpu(ecc=only_aggregate), FakeGpu(ecc=only_corrected)])).faults
+    assert [(f.gpu, f.kind) for f in faults] == [(0, "ecc")]
+
+
+def test_overheating_against_slowdown_threshold_or_85_c_when_unknown() -> None:
+    gpus = [
+        FakeGpu(temperature=87, slowdown=87),  # at the threshold: fault
+        FakeGpu(temperature=86, slowdown=None),  # no threshold, >= 85: fault
+        FakeGpu(temperature=84, slowdown=None),  # no threshold, < 85: fine
+        FakeGpu(temperature=86, slowdown=90),  # below its own threshold: fine
+    ]
+    faults = inspect(FakeNVML(gpus)).to_json()["faults"]
+    assert [(f["gpu"], f["kind"]) for f in faults] == [(0, "overheat"), (1, "overheat")]
+    assert "slowdown threshold of 87 C" in faults[0]["detail"]
+    assert "default limit" in faults[1]["detail"] and "85 C" in faults[1]["detail"]
+
+
+def test_unsupported_fields_degrade_to_none_without_crashing() -> None:
+    gpu = t4(
+        capability=NOT_SUPPORTED,
+        ecc_mode=NOT_SUPPORTED,
+        ecc={},
+        slowdown=None,
+        shutdown=None,
+        power_mw=None,
+        limit_mw=None,
+        persistence=None,
+        temperature=40,
+    )
+    fake = FakeNVML([gpu], driver=None)
+    report = inspect(fake)
+    data = report.to_json()
+    assert data["driver_version"] is None
+    got = data["gpus"][0]
+    assert got["compute_capability"] is None
+    assert got["ecc"] == {
+        "mode": None,
+        "volatile": {"corrected": None, "uncorrected": None},
+        "aggregate": {"corrected": None, "uncorrected": None},
+    }
+    assert got["temperature"] == {"gpu_c": 40, "slowdown_c": None, "shutdown_c": None}
+    assert got["power"] == {"draw_w": None, "limit_w": None}
+    assert got["persistence_mode"] is None
+    assert data["faults"] == []
+    text = format_text(report)
+    assert "n/a" in text and "driver n/a" in text
+
+
+def test_functions_missing_from_an_old_binding_degrade_to_none() -> None:
+    fake = FakeNVML([mig_a100()])
+    # an nvidia-ml-py too old for MIG and for the GPU-instance calls
+    for name in ("nvmlDeviceGetMaxMigDeviceCount", "nvmlDeviceGetGpuInstanceById"):
+        setattr(fake, name, None)
+    gpu = inspect(fake).to_json()["gpus"][0]
+    assert gpu["mig"]["current"] == "enabled"
+    assert gpu["mig"]["gpu_instances"] == []
+
+
+def test_lost_gpu_is_reported_as_unreachable_and_others_still_read() -> None:
+    report = inspect(FakeNVML([FakeGpu(lost=True), t4()]))
+    data = report.to_json()
+    assert data["gpus"][0]["error"] == "GPU is lost"
+    assert data["gpus"][0]["name"] is None
+    assert data["gpus"][1]["name"] == "Tesla T4"
+    assert data["faults"] == [
+        {"gpu": 0, "kind": "unreachable", "detail": "NVML cannot open the GPU: GPU is lost"}
+    ]
+    assert "GPU 0  unreachable: GPU is lost" in format_text(report)
+
+
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        (pynvml.NVML_ERROR_LIBRARY_NOT_FOUND, "libnvidia-ml.so.1 was not found"),
+        (pynvml.NVML_ERROR_DRIVER_NOT_LOADED, "kernel driver is not loaded"),
+        (pynvml.NVML_ERROR_NO_PERMISSION, "permission denied"),
+        (pynvml.NVML_ERROR_LIB_RM_VERSION_MISMATCH, "versions differ"),
+        (pynvml.NVML_ERROR_UNKNOWN, "nvmlInit failed (Unknown Error)"),
+    ],
+)
+def test_nvml_that_cannot_start_raises_node_unavailable(code: int, words: str) -> None:
+    fake = FakeNVML([FakeGpu()], init_error=code)
+    with pytest.raises(NodeUnavailableError) as caught:
+        inspect(fake)
+    message = str(caught.value)
+    assert words in message
+    assert message.startswith("NVML is unavailable: ") and message.endswith(".")
+    assert "\n" not in message
+    assert isinstance(caught.value, GpupoolError) and caught.value.exit_code == 1
+    assert isinstance(caught.value.__cause__, pynvml.NVMLError)
+    assert fake.shutdowns == 0
+
+
+def test_failing_gpu_count_raises_and_still_shuts_nvml_down() -> None:
+    fake = FakeNVML([], count_error=pynvml.NVML_ERROR_UNKNOWN)
+    with pytest.raises(NodeUnavailableError, match="could not count the GPUs"):
+        inspect(fake)
+    assert fake.shutdowns == 1
+
+
+def test_real_pynvml_without_a_driver_raises_node_unavailable() -> None:
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError:
+        pass
+    else:  # pragma: no cover - only on a machine with a working driver
+        pynvml.nvmlShutdown()
+        pytest.skip("this machine has a working NVIDIA driver")
+    with pytest.raises(NodeUnavailableError, match=r"^NVML is unavailable: "):
+        inspect()
+
+
+def test_missing_pynvml_raises_node_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # makes `import pynvml` fail
+    with pytest.raises(NodeUnavailableError, match=r"pip install 'gpupool\[node\]'"):
+        inspect()
+
+
+def test_no_gpus_is_an_empty_report() -> None:
+    report = inspect(FakeNVML([]))
+    assert report.to_json()["gpus"] == [] and report.faults == ()
+    assert format_text(report).startswith("Node gpu-node-01: 0 GPU(s), driver 550.54.15")
+
+
+def test_text_report_shows_instances_and_faults() -> None:
+    hot = FakeGpu(temperature=95, slowdown=87, ecc={(0, 0): 0, (1, 0): 1, (0, 1): 0, (1, 1): 1})
+    text = format_text(inspect(FakeNVML([mig_a100(), hot])))
+    assert text.endswith("\n")
+    assert "GPU 0  NVIDIA A100-SXM4-80GB  GPU-5b3c7a52" in text
+    assert "MIG          enabled, 3 GPU instance(s)" in text
+    assert "    GI 1  3g.40gb  40192 MiB" in text
+    assert "      CI 1  1c.2g.20gb  MIG-bbbb2222-0000-0000-0000-000000000003" in text
+    assert "temperature  95 C (slowdown 87 C, shutdown 92 C)" in text
+    assert "power        63.2 W of 400.0 W limit" in text
+    assert "Faults: 2" in text
+    assert "  ! GPU 1 ecc: " in text and "  ! GPU 1 overheat: " in text
+
+
+def test_importing_gpupool_node_does_not_import_pynvml() -> None:
+    code = textwrap.dedent(
+        """
+        import sys
+        import gpupool.node
+        assert "pynvml" not in sys.modules, "gpupool.node imported pynvml at import time"
+        print("ok")
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
+def test_newer_temperature_call_is_preferred_when_the_binding_has_it() -> None:
+    fake = FakeNVML([FakeGpu(temperature=41)])
+    fake.nvmlDeviceGetTemperatureV = lambda handle, sensor: 77  # type: ignore[attr-defined]
+    assert inspect(fake).gpus[0].temperature_c == 77
+    older = FakeNVML([FakeGpu(temperature=41)])
+    older.nvmlDeviceGetTemperatureV = lambda handle, sensor: FakeNVML._fail(  # type: ignore[attr-defined]
+        pynvml.NVML_ERROR_FUNCTION_NOT_FOUND
+    )
+    assert inspect(older).gpus[0].temperature_c == 41
