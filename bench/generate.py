@@ -1,0 +1,89 @@
+"""Generate valid gpupool stacks of any size for benchmarks.
+
+``python bench/generate.py --pools 1000 --tenants-per-pool 4 > big.yaml`` writes one AWS stack
+whose pools cycle through every sharing mode (exclusive, time-slicing, MPS, MIG, fractional),
+spot and on-demand capacity, with tenants whose quotas fit their pools.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import yaml
+
+# (instance type, GPUs per node, sharing) — each valid on AWS with scheduler kai.
+_SHAPES: list[tuple[str, int, dict[str, Any]]] = [
+    ("g6.2xlarge", 1, {"mode": "exclusive"}),
+    ("g6.12xlarge", 4, {"mode": "time-slicing", "replicas": 4}),
+    ("g6e.2xlarge", 1, {"mode": "mps", "replicas": 8}),
+    ("p4de.24xlarge", 8, {"mode": "mig", "mig": {"layout": {"3g.40gb": 2}}}),
+    ("g5.12xlarge", 4, {"mode": "fractional", "fractional": {"slotsPerGpu": 4}}),
+]
+
+
+def stack(pools: int, tenants_per_pool: int, name: str = "bench") -> dict[str, Any]:
+    """Return a valid stack with ``pools`` pools and ``tenants_per_pool`` tenants on each."""
+    out_pools = []
+    tenants = []
+    for i in range(pools):
+        itype, gpus, sharing = _SHAPES[i % len(_SHAPES)]
+        pool: dict[str, Any] = {
+            "name": f"pool-{i:05d}",
+            "instanceType": itype,
+            "workload": "inference",
+            "nodes": {"min": 1, "max": 4},
+            "sharing": sharing,
+            "compute": {"policy": "fair"},
+            "labels": {"bench": "yes", "shard": str(i % 16)},
+        }
+        if i % 3 == 1:
+            pool["capacity"] = {"type": "spot", "onDemandBase": 1, "fallbackToOnDemand": True}
+            pool["interruption"] = {"drainSeconds": 90, "checkpoint": "recommended"}
+        out_pools.append(pool)
+        for j in range(tenants_per_pool):
+            tenants.append(
+                {
+                    "name": f"t-{i:05d}-{j}",
+                    "pools": [pool["name"]],
+                    "priority": ["high", "normal", "low", "preemptible"][j % 4],
+                    "quota": {"gpus": gpus / tenants_per_pool},
+                    "fairShare": {"weight": 1 + j},
+                }
+            )
+    return {
+        "apiVersion": "gpupool.io/v1",
+        "kind": "GpuPoolStack",
+        "metadata": {"name": name, "environment": "staging", "labels": {"team": "bench"}},
+        "provider": {
+            "cloud": "aws",
+            "region": "us-east-1",
+            "cluster": "bench",
+            "settings": {
+                "subnetIds": ["subnet-0a1b2c3d4e5f60718"],
+                "nodeRoleArn": "arn:aws:iam::123456789012:role/gpu-nodes",
+            },
+        },
+        "cluster": {"scheduler": "kai", "monitoring": {"dcgmExporter": True}},
+        "pools": out_pools,
+        "tenants": tenants,
+    }
+
+
+def dump(pools: int, tenants_per_pool: int) -> str:
+    """Return the stack as YAML text."""
+    return yaml.safe_dump(stack(pools, tenants_per_pool), sort_keys=False)
+
+
+def main() -> None:
+    """Write a generated stack to stdout."""
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--pools", type=int, default=10)
+    p.add_argument("--tenants-per-pool", type=int, default=4)
+    args = p.parse_args()
+    sys.stdout.write(dump(args.pools, args.tenants_per_pool))
+
+
+if __name__ == "__main__":
+    main()
