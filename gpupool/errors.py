@@ -34,7 +34,15 @@ class StateError(GpupoolError):
 
 
 class EngineError(GpupoolError):
-    """The Pulumi engine failed."""
+    """The Pulumi engine failed.
+
+    ``str(err)`` is one sentence; ``detail`` holds the useful tail of the engine's output for
+    ``--debug`` and logs.
+    """
+
+    def __init__(self, message: str = "", *args: object, detail: str = "") -> None:
+        super().__init__(message, *args)
+        self.detail = detail
 
 
 class EngineNotInstalledError(EngineError):

@@ -1,0 +1,7 @@
+"""The engine boundary: running rendered Pulumi programs and reading their results.
+
+``gpupool.engine.pulumi`` drives the Pulumi CLI through the Automation API (imported lazily, so
+importing this package never imports pulumi). ``gpupool.engine.results`` holds the typed values
+it returns; ``collector`` turns engine events into those values and ``failures`` turns a failed
+CLI run into one of ``gpupool.errors``'s classes.
+"""

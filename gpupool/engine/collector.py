@@ -1,0 +1,265 @@
+"""Turning the Pulumi engine's event stream into gpupool's typed steps and progress events.
+
+This module owns ``EventCollector``: it receives each ``pulumi.automation.EngineEvent`` (by
+duck typing; nothing here imports pulumi), keeps the resource steps, failures, diagnostics and
+summary, and forwards ``ProgressEvent`` values to the caller's callback. It does not run the
+engine (``gpupool.engine.pulumi``) nor decide what a failure means (``gpupool.engine.failures``).
+
+Events arrive on a thread owned by the SDK (a log-file watcher for CLI <= 3.205, a gRPC server
+thread after), so the collector guards its state with a lock, and a failing progress callback
+never stops the operation.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpupool.engine.results import EngineResult, ProgressEvent, ResourceStep
+
+__all__ = ["MIN_SECRET", "Diagnostic", "EventCollector", "clean_message", "urn_name"]
+
+_COLOR_TAG = re.compile(r"<\{%[^%]*%\}>")
+#: Shorter values are not scrubbed: replacing "test" would mangle names like "gpupool-test",
+#: and the CLI never echoes passphrases or keys anyway (scrubbing is a second line of defence).
+MIN_SECRET = 8
+_SEVERITIES = {"info#err": "info", "debug": "debug"}
+
+
+def clean_message(text: str) -> str:
+    """Strip Pulumi's ``<{%fg 1%}>`` colour tags and surrounding whitespace from a message."""
+    return _COLOR_TAG.sub("", text or "").strip()
+
+
+def urn_name(urn: str) -> str:
+    """Return the logical name in a URN (``urn:pulumi:stack::project::type::name``)."""
+    return urn.rsplit("::", 1)[-1] if "::" in urn else urn
+
+
+def _op(value: Any) -> str:
+    """Return an op as a plain string (the SDK gives ``OpType`` enums, summaries give str)."""
+    return str(getattr(value, "value", value) or "")
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One diagnostic message from the engine, program or a provider."""
+
+    urn: str
+    severity: str
+    message: str
+
+
+@dataclass
+class _OpenStep:
+    """A step whose pre-event arrived; ``done`` once its outputs event arrives."""
+
+    step: ResourceStep
+    done: bool = False
+    failed: bool = False
+
+
+class EventCollector:
+    """Collect one operation's engine events and forward progress.
+
+    Args:
+        kind: The ``EngineResult.kind`` being produced.
+        on_event: Optional progress callback.
+        clock: Monotonic clock (injectable for tests).
+        secrets: Values to scrub from messages (see ``failures.scrub``).
+
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        on_event: Callable[[ProgressEvent], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        secrets: Iterable[str] = (),
+    ) -> None:
+        self.kind = kind
+        self._secrets = sorted({s for s in secrets if len(s) >= MIN_SECRET}, key=len, reverse=True)
+        self._on_event = on_event
+        self._clock = clock
+        self._start = clock()
+        self._lock = threading.Lock()
+        self._steps: list[_OpenStep] = []
+        self._open: dict[str, list[_OpenStep]] = {}
+        self._failed: dict[str, str] = {}
+        self._types: dict[str, str] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self.summary: dict[str, int] | None = None
+        self._callback_failed = False
+
+    # -- receiving -------------------------------------------------------------------------
+
+    def handle(self, event: Any) -> None:
+        """Receive one SDK ``EngineEvent``; never raises."""
+        try:
+            progress = self._record(event)
+        except Exception as exc:  # a malformed event must not kill the SDK's watcher thread
+            warnings.warn(f"gpupool: ignored an engine event it could not read: {exc}",
+                          RuntimeWarning, stacklevel=2)
+            return
+        if progress is not None:
+            self._emit(progress)
+
+    def _record(self, event: Any) -> ProgressEvent | None:
+        with self._lock:
+            if getattr(event, "resource_pre_event", None) is not None:
+                return self._pre(event.resource_pre_event.metadata)
+            if getattr(event, "res_outputs_event", None) is not None:
+                return self._outputs(event.res_outputs_event.metadata)
+            if getattr(event, "res_op_failed_event", None) is not None:
+                return self._op_failed(event.res_op_failed_event.metadata)
+            if getattr(event, "diagnostic_event", None) is not None:
+                return self._diagnostic(event.diagnostic_event)
+            if getattr(event, "summary_event", None) is not None:
+                changes = event.summary_event.resource_changes or {}
+                self.summary = {_op(op): int(n) for op, n in changes.items()}
+                text = ", ".join(f"{op} {n}" for op, n in sorted(self.summary.items()))
+                return self._progress("summary", "", "", "", text)
+        return None
+
+    def _pre(self, meta: Any) -> ProgressEvent:
+        urn, type_ = str(meta.urn), str(meta.type)
+        self._types[urn] = type_
+        self._add(_OpenStep(_step(meta)))
+        return self._progress("resource-start", urn, type_, _op(meta.op), "")
+
+    def _outputs(self, meta: Any) -> ProgressEvent:
+        urn = str(meta.urn)
+        opened = self._find_open(urn, _op(meta.op))
+        if opened is None:  # outputs without a pre-event (e.g. RegisterResourceOutputs)
+            opened = _OpenStep(_step(meta))
+            self._add(opened)
+        elif opened.step.op == "refresh" and _op(meta.op) != "refresh":
+            # A refresh's outcome (same/update/delete) and its diff are only known afterwards.
+            opened.step = _step(meta)
+        self._close(opened, done=True)
+        return self._progress("resource-done", urn, str(meta.type), opened.step.op, "")
+
+    def _op_failed(self, meta: Any) -> ProgressEvent:
+        urn = str(meta.urn)
+        opened = self._find_open(urn, _op(meta.op))
+        if opened is not None:
+            self._close(opened, done=False)
+        reason = self._failed.get(urn) or self._last_error_for(urn) or "the operation failed"
+        self._failed[urn] = reason
+        return self._progress("resource-failed", urn, str(meta.type), _op(meta.op), reason,
+                              "error")
+
+    def _diagnostic(self, diag: Any) -> ProgressEvent | None:
+        severity = _SEVERITIES.get(str(diag.severity), str(diag.severity))
+        message = self._scrub(clean_message(str(diag.message)))
+        if severity == "debug" or getattr(diag, "ephemeral", False) or not message:
+            return None
+        urn = str(diag.urn or "")
+        self.diagnostics.append(Diagnostic(urn, severity, message))
+        if severity == "error" and urn and urn not in self._failed:
+            self._failed[urn] = message
+        return self._progress("diagnostic", urn, self._types.get(urn, ""), "", message,
+                              severity)
+
+    def _add(self, opened: _OpenStep) -> None:
+        self._steps.append(opened)
+        self._open.setdefault(opened.step.urn, []).append(opened)
+
+    def _close(self, opened: _OpenStep, *, done: bool) -> None:
+        opened.done, opened.failed = done, not done
+        self._open[opened.step.urn].remove(opened)
+
+    def _find_open(self, urn: str, op: str) -> _OpenStep | None:
+        """Find the unfinished step for ``urn``, preferring one with the same op."""
+        candidates = self._open.get(urn, [])
+        same_op = [o for o in candidates if o.step.op == op]
+        return (same_op or candidates or [None])[0]
+
+    def _scrub(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    def _last_error_for(self, urn: str) -> str:
+        for diag in reversed(self.diagnostics):
+            if diag.urn == urn and diag.severity == "error":
+                return diag.message
+        return ""
+
+    # -- forwarding ------------------------------------------------------------------------
+
+    def _progress(self, kind: str, urn: str, type_: str, op: str, message: str,
+                  severity: str = "") -> ProgressEvent:
+        return ProgressEvent(kind=kind, urn=urn, type=type_, op=op, message=message,
+                             elapsed_s=round(self._clock() - self._start, 3), severity=severity)
+
+    def _emit(self, progress: ProgressEvent) -> None:
+        if self._on_event is None or self._callback_failed:
+            return
+        try:
+            self._on_event(progress)
+        except Exception as exc:  # progress display must never break an apply
+            self._callback_failed = True
+            warnings.warn(f"gpupool: progress callback failed and was switched off: {exc!r}",
+                          RuntimeWarning, stacklevel=2)
+
+    # -- results ---------------------------------------------------------------------------
+
+    @property
+    def failed(self) -> tuple[tuple[str, str], ...]:
+        """``(urn, reason)`` for each resource that failed, in the order first seen."""
+        with self._lock:
+            return tuple(self._failed.items())
+
+    def error_diagnostics(self) -> tuple[Diagnostic, ...]:
+        """Return the error-severity diagnostics, in order."""
+        with self._lock:
+            return tuple(d for d in self.diagnostics if d.severity == "error")
+
+    def steps(self) -> tuple[ResourceStep, ...]:
+        """Return the planned steps (previews) or the completed ones (up, destroy)."""
+        with self._lock:
+            planned = self.kind in ("preview", "refresh-preview")
+            return tuple(o.step for o in self._steps if planned or o.done)
+
+    def applied_changes(self) -> int:
+        """How many completed steps changed something (for deciding 'failed part way')."""
+        with self._lock:
+            return sum(1 for o in self._steps if o.done and o.step.changed)
+
+    def result(self, outputs: Mapping[str, object] | None = None, stdout: str = "",
+               fallback_summary: Mapping[Any, int] | None = None) -> EngineResult:
+        """Build the ``EngineResult`` from what was collected."""
+        summary = self.summary
+        if summary is None:
+            summary = {_op(op): int(n) for op, n in (fallback_summary or {}).items()}
+        return EngineResult(kind=self.kind, steps=self.steps(), summary=dict(summary),
+                            outputs=dict(outputs or {}), failed=self.failed,
+                            stdout_tail=self._scrub(tail(stdout)))
+
+
+def _step(meta: Any) -> ResourceStep:
+    urn = str(meta.urn)
+    detailed = meta.detailed_diff or {}
+    return ResourceStep(
+        urn=urn,
+        type=str(meta.type),
+        name=urn_name(urn),
+        op=_op(meta.op),
+        diffs=tuple(str(k) for k in (meta.diffs or ())),
+        replace_keys=tuple(str(k) for k in (meta.keys or ())),
+        detailed_diff=tuple(sorted(
+            (str(path), _op(getattr(diff, "diff_kind", ""))) for path, diff in detailed.items()
+        )),
+    )
+
+
+def tail(text: str, lines: int = 30) -> str:
+    """Return the last ``lines`` non-blank-trimmed lines of ``text``."""
+    kept = (text or "").rstrip().splitlines()[-lines:]
+    return "\n".join(kept)

@@ -1,0 +1,267 @@
+"""Running a rendered Pulumi program through Pulumi's Automation API.
+
+This module is the only importer of ``pulumi.automation``, and imports it lazily inside the
+functions that need it, so ``import gpupool.engine.pulumi`` stays cheap and works without the
+SDK. It owns: finding and version-checking the ``pulumi`` CLI, selecting (or creating) the stack
+for an ``EngineTarget`` against its backend, and running preview, up, destroy, a read-only
+refresh preview and a state export. Results come back as ``gpupool.engine.results`` values;
+failures as ``gpupool.errors`` classes chosen by ``gpupool.engine.failures``.
+
+It does not render programs (``gpupool.render``), record applied state (``gpupool.state``) or
+print anything: progress goes to the caller's ``on_event`` callback.
+
+Protocol notes (pulumi SDK 3.272): every operation is a subprocess call to ``pulumi`` with
+``--non-interactive`` and ``--stack``; engine events come back over ``--event-log`` (a temporary
+file for CLI <= 3.205, a gRPC stream after). The backend is passed as ``PULUMI_BACKEND_URL``,
+never through ``pulumi login``. ``refresh_preview`` runs ``refresh --preview-only`` (never
+``--expect-no-changes``, which writes state before it fails).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from gpupool.engine.collector import EventCollector
+from gpupool.engine.failures import (
+    INSTALL_URL,
+    classify,
+    engine_error,
+    not_installed,
+    parse_command_error,
+)
+from gpupool.engine.results import EngineResult, EngineTarget, ProgressEvent
+from gpupool.errors import EngineError, EngineNotInstalledError
+
+__all__ = [
+    "MINIMUM_CLI_VERSION",
+    "destroy",
+    "export_state",
+    "preview",
+    "refresh_preview",
+    "up",
+]
+
+#: ``refresh --preview-only`` arrived in CLI 3.105.0; below that a drift check would have to
+#: write state, so gpupool refuses older CLIs.
+MINIMUM_CLI_VERSION = "3.105.0"
+
+OnEvent = Callable[[ProgressEvent], None]
+_Operation = Callable[[Any, Callable[[Any], None]], tuple[str, Mapping[str, object], Any]]
+
+_SKIP_VERSION_CHECK = "PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK"
+_SECRET_KEY = re.compile(r"PASSPHRASE|SECRET|TOKEN|PASSWORD|CREDENTIAL|PRIVATE|ACCESS_KEY|_KEY$")
+_SECRET_SIG = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
+_PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml", "Pulumi.json")
+
+
+def preview(target: EngineTarget, on_event: OnEvent | None = None) -> EngineResult:
+    """Preview the changes ``up`` would make (``pulumi preview``); creates the stack if new.
+
+    Raises:
+        EngineNotInstalledError: no usable ``pulumi`` CLI.
+        StackLockedError, CredentialsError, ProgramError, EngineError: the preview failed.
+
+    """
+    def run(stack: Any, handle: Callable[[Any], None]) -> tuple[str, Mapping[str, object], Any]:
+        result = stack.preview(on_event=handle)
+        return result.stdout, {}, result.change_summary
+
+    return _run("preview", target, on_event, run, create=True)
+
+
+def up(target: EngineTarget, on_event: OnEvent | None = None) -> EngineResult:
+    """Apply the program (``pulumi up --yes --skip-preview``); creates the stack if new.
+
+    Raises:
+        UpdateFailedError: a resource failed; ``err.partial`` holds the steps that applied.
+        EngineNotInstalledError, StackLockedError, CredentialsError, ProgramError, EngineError:
+            the update could not run.
+
+    """
+    def run(stack: Any, handle: Callable[[Any], None]) -> tuple[str, Mapping[str, object], Any]:
+        result = stack.up(on_event=handle)
+        outputs = {key: "[secret]" if value.secret else value.value
+                   for key, value in result.outputs.items()}
+        return result.stdout, outputs, result.summary.resource_changes
+
+    return _run("up", target, on_event, run, create=True)
+
+
+def destroy(target: EngineTarget, on_event: OnEvent | None = None) -> EngineResult:
+    """Delete the stack's resources (``pulumi destroy --yes --skip-preview``).
+
+    A stack that does not exist has nothing to destroy: the result is empty.
+
+    Raises:
+        UpdateFailedError: a deletion failed; ``err.partial`` holds the steps that applied.
+        EngineNotInstalledError, StackLockedError, CredentialsError, EngineError: as for ``up``.
+
+    """
+    def run(stack: Any, handle: Callable[[Any], None]) -> tuple[str, Mapping[str, object], Any]:
+        result = stack.destroy(on_event=handle)
+        return result.stdout, {}, result.summary.resource_changes
+
+    return _run("destroy", target, on_event, run, create=False)
+
+
+def refresh_preview(target: EngineTarget, on_event: OnEvent | None = None) -> EngineResult:
+    """Compare recorded state with the cloud without writing state (``refresh --preview-only``).
+
+    Steps carry the refresh outcome (``same``, ``update``, ``delete``); ``result.changed`` means
+    drift. A stack that does not exist has recorded nothing: the result is empty.
+    """
+    def run(stack: Any, handle: Callable[[Any], None]) -> tuple[str, Mapping[str, object], Any]:
+        result = stack.preview_refresh(on_event=handle)
+        return result.stdout, {}, result.change_summary
+
+    return _run("refresh-preview", target, on_event, run, create=False)
+
+
+def export_state(target: EngineTarget) -> dict[str, Any] | None:
+    """Return the stack's state (``pulumi stack export``) with secret values redacted.
+
+    Returns:
+        ``{"version": ..., "deployment": {...}}``, or ``None`` when the stack does not exist.
+        Every secret value is replaced by the string ``"[secret]"``.
+
+    """
+    auto = _automation()
+    secrets = _secret_values(target.env)
+    collector = EventCollector("export", secrets=secrets)
+    try:
+        stack = _open_stack(auto, target, create=False)
+        if stack is None:
+            return None
+        deployment = stack.export_stack()
+    except auto.CommandError as exc:
+        output = parse_command_error(str(exc))
+        raise classify("export", target.stack_name, output, collector, secrets) from exc
+    state = {"version": deployment.version, "deployment": deployment.deployment}
+    redacted: dict[str, Any] = _redact(state)
+    return redacted
+
+
+# -- running ---------------------------------------------------------------------------------
+
+
+def _automation() -> ModuleType:
+    """Import ``pulumi.automation`` on first use."""
+    try:
+        from pulumi import automation
+    except ImportError as exc:  # the SDK is a dependency, but say what to do if it is gone
+        raise engine_error(
+            EngineNotInstalledError,
+            f"The pulumi Python package is not installed ({exc}): pip install 'pulumi>=3.181,<4'."
+        ) from exc
+    return automation
+
+
+def _run(kind: str, target: EngineTarget, on_event: OnEvent | None, operation: _Operation,
+         *, create: bool) -> EngineResult:
+    auto = _automation()
+    secrets = _secret_values(target.env)
+    collector = EventCollector(kind, on_event, secrets=secrets)
+    try:
+        stack = _open_stack(auto, target, create=create)
+        if stack is None:
+            return collector.result()
+        stdout, outputs, summary = operation(stack, collector.handle)
+    except auto.CommandError as exc:
+        output = parse_command_error(str(exc))
+        raise classify(kind, target.stack_name, output, collector, secrets) from exc
+    except RuntimeError as exc:  # the SDK's "summary event never found": events were lost
+        raise engine_error(EngineError, f"Pulumi {kind} finished without reporting a summary "
+                           f"({exc}): retry, and check that the CLI and SDK versions match."
+                           ) from exc
+    return collector.result(outputs, stdout, summary)
+
+
+def _open_stack(auto: ModuleType, target: EngineTarget, *, create: bool) -> Any | None:
+    """Select (or create) the target's stack; ``None`` if ``create`` is false and it is absent."""
+    work_dir = Path(target.work_dir)
+    if not any((work_dir / name).is_file() for name in _PROJECT_FILES):
+        raise engine_error(EngineError, f"No Pulumi project (Pulumi.yaml) in {work_dir}: render "
+                           "the stack first (`gpupool render`).")
+    _ensure_backend(target.backend_url, work_dir)
+    options = auto.LocalWorkspaceOptions(
+        work_dir=str(work_dir),
+        env_vars=_environment(target),
+        pulumi_command=_pulumi_command(auto, target),
+    )
+    if create:
+        return auto.create_or_select_stack(target.stack_name, work_dir=str(work_dir),
+                                           opts=options)
+    try:
+        return auto.select_stack(target.stack_name, work_dir=str(work_dir), opts=options)
+    except auto.StackNotFoundError:
+        return None
+
+
+def _pulumi_command(auto: ModuleType, target: EngineTarget) -> Any:
+    """Find ``pulumi`` on PATH and check its version, or raise ``EngineNotInstalledError``."""
+    if shutil.which("pulumi") is None:
+        raise not_installed()
+    from semver import VersionInfo  # a dependency of the pulumi SDK
+
+    skip = _SKIP_VERSION_CHECK in target.env
+    try:
+        return auto.PulumiCommand(version=VersionInfo.parse(MINIMUM_CLI_VERSION),
+                                  skip_version_check=skip)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise not_installed() from exc
+    except auto.InvalidVersionError as exc:
+        text = str(exc)
+        found = re.search(r"current CLI version is (\S+?)\.?(?:\s|$)", text)
+        if found and "Minimum version" in text:
+            raise not_installed(found.group(1), MINIMUM_CLI_VERSION) from exc
+        first = text.split(". ")[0].rstrip(".")
+        raise engine_error(
+            EngineNotInstalledError,
+            f"Pulumi CLI version check failed ({first}): install a CLI matching the pulumi "
+            f"Python package ({INSTALL_URL}) — `gpupool plan` works without it.") from exc
+
+
+def _environment(target: EngineTarget) -> dict[str, str]:
+    """Environment for every CLI call: target env, the backend, no update check."""
+    env = {"PULUMI_SKIP_UPDATE_CHECK": "true"}
+    env.update(target.env)
+    env["PULUMI_BACKEND_URL"] = target.backend_url
+    return env
+
+
+def _ensure_backend(backend_url: str, work_dir: Path) -> None:
+    """Create a ``file://`` backend directory on first use (the CLI refuses a missing one)."""
+    if not backend_url.startswith("file://"):
+        return
+    path = Path(os.path.expanduser(backend_url[len("file://"):] or "."))
+    if not path.is_absolute():  # the CLI resolves relative paths from its cwd, the work dir
+        path = work_dir / path
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise engine_error(EngineError, f"Cannot create the state backend directory {path}: "
+                           f"{exc.strerror}.") from exc
+
+
+def _secret_values(env: Mapping[str, str]) -> list[str]:
+    """Values of secret-looking variables, to keep them out of error messages."""
+    merged = {**os.environ, **env}
+    return [value for key, value in merged.items() if value and _SECRET_KEY.search(key.upper())]
+
+
+def _redact(value: Any) -> Any:
+    """Replace Pulumi secret envelopes (``{sig: ..., plaintext|ciphertext: ...}``) by a marker."""
+    if isinstance(value, dict):
+        if value.get(_SECRET_SIG[0]) == _SECRET_SIG[1]:
+            return "[secret]"
+        return {key: _redact(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redact(item) for item in value]
+    return value

@@ -1,0 +1,175 @@
+"""Typed values that cross the engine boundary: targets, steps, results, progress, failures.
+
+This module owns the shapes that ``gpupool.engine.pulumi`` returns and raises, so that the rest of
+gpupool (plan, drift, report, cli) can use them without importing Pulumi. It imports nothing
+from ``pulumi``; converting the SDK's engine events into these values is
+``gpupool.engine.collector``'s job.
+
+Operation names are Pulumi's own ``StepOp`` strings (``create``, ``update``, ``delete``,
+``replace``, ``create-replacement``, ``delete-replaced``, ``same``, ``read``, ``refresh`` ...);
+translating them into Terraform's vocabulary is the report's job, not the engine's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpupool.errors import EngineError
+
+__all__ = [
+    "NO_CHANGE_OPS",
+    "EngineResult",
+    "EngineTarget",
+    "ProgressEvent",
+    "ResourceStep",
+    "UpdateFailedError",
+]
+
+#: Ops that are not changes. Mirrors the engine's ``ResourceChanges.HasChanges`` (pkg/engine):
+#: everything counts except same, read, read-discard (``discard``) and read-replacement.
+NO_CHANGE_OPS: frozenset[str] = frozenset({"same", "read", "discard", "read-replacement"})
+
+#: The kinds of operation an ``EngineResult`` can describe.
+RESULT_KINDS: frozenset[str] = frozenset({"preview", "up", "destroy", "refresh-preview"})
+
+#: The kinds of ``ProgressEvent``.
+PROGRESS_KINDS: frozenset[str] = frozenset(
+    {"resource-start", "resource-done", "resource-failed", "diagnostic", "summary"}
+)
+
+
+@dataclass(frozen=True)
+class EngineTarget:
+    """Where and how to run the engine.
+
+    Attributes:
+        work_dir: The rendered program directory (holds ``Pulumi.yaml`` and ``__main__.py``).
+        stack_name: The Pulumi stack name.
+        backend_url: The state backend, e.g. ``file:///home/me/.gpupool/state`` or ``s3://bucket``.
+            A ``file://`` directory is created on first use. Passed to the CLI as
+            ``PULUMI_BACKEND_URL``; gpupool never runs ``pulumi login``.
+        env: Extra environment variables for every CLI call (passphrase, cloud credentials ...).
+            They are layered over the process environment. The ``pulumi`` executable itself is
+            found on the process ``PATH``.
+
+    """
+
+    work_dir: Path
+    stack_name: str
+    backend_url: str
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ResourceStep:
+    """One step the engine planned (preview) or performed (up, destroy) on one resource.
+
+    Attributes:
+        urn: The resource's Pulumi URN.
+        type: The Pulumi type token, e.g. ``aws:eks/nodeGroup:NodeGroup``.
+        name: The logical name (the URN's last ``::`` segment).
+        op: Pulumi's step op. A replacement shows up as ``create-replacement``, ``replace`` and
+            ``delete-replaced`` steps for the same URN. For a refresh preview it is the result
+            of the refresh (``same``, ``update``, ``delete``), not ``refresh``.
+        diffs: Top-level input keys that changed.
+        replace_keys: Keys whose change forces replacement.
+        detailed_diff: ``(property path, diff kind)`` pairs sorted by path; kinds are
+            ``add``, ``add-replace``, ``update``, ``update-replace``, ``delete``,
+            ``delete-replace``.
+
+    """
+
+    urn: str
+    type: str
+    name: str
+    op: str
+    diffs: tuple[str, ...] = ()
+    replace_keys: tuple[str, ...] = ()
+    detailed_diff: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        """Whether this step changes the resource (its op is not same/read)."""
+        return self.op not in NO_CHANGE_OPS
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    """What one engine operation planned or did.
+
+    Attributes:
+        kind: ``preview``, ``up``, ``destroy`` or ``refresh-preview``.
+        steps: Resource steps in engine order. For ``up`` and ``destroy`` only steps that
+            completed are listed (so after a failure these are the ones that applied).
+        summary: Op -> count, from the engine's summary event (logical steps only, so a
+            replacement counts once, as ``replace``).
+        outputs: Stack outputs after ``up`` (secret values are shown as ``"[secret]"``);
+            empty for other kinds.
+        failed: ``(urn, message)`` for every resource the engine reported as failed.
+        stdout_tail: The last lines of the CLI's human output, for logs.
+
+    """
+
+    kind: str
+    steps: tuple[ResourceStep, ...]
+    summary: Mapping[str, int]
+    outputs: Mapping[str, object] = field(default_factory=dict)
+    failed: tuple[tuple[str, str], ...] = ()
+    stdout_tail: str = ""
+
+    @property
+    def changed(self) -> bool:
+        """Whether the operation proposes or made any change (an op other than same/read).
+
+        Decided from the summary counts, falling back to the steps when there is no summary.
+        """
+        if self.summary:
+            return any(n > 0 and op not in NO_CHANGE_OPS for op, n in self.summary.items())
+        return any(step.changed for step in self.steps)
+
+    def steps_for(self, urn: str) -> tuple[ResourceStep, ...]:
+        """Return the steps for one URN, in engine order."""
+        return tuple(step for step in self.steps if step.urn == urn)
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """A progress notification passed to ``on_event`` callbacks while the engine runs.
+
+    Attributes:
+        kind: ``resource-start``, ``resource-done``, ``resource-failed``, ``diagnostic`` or
+            ``summary``.
+        urn: The resource's URN (empty for stack-wide diagnostics and the summary).
+        type: The resource's type token (empty when there is no resource).
+        op: The step op for resource events; empty otherwise.
+        message: Failure reason, diagnostic text, or for ``summary`` e.g. ``"create 2, same 3"``.
+        elapsed_s: Seconds since the operation started.
+        severity: For ``diagnostic`` and ``resource-failed``: ``error``, ``warning`` or ``info``.
+
+    """
+
+    kind: str
+    urn: str
+    type: str
+    op: str
+    message: str
+    elapsed_s: float
+    severity: str = ""
+
+
+class UpdateFailedError(EngineError):
+    """``up`` or ``destroy`` failed part way; ``partial`` records what did apply.
+
+    The message names the failing resource and the reason. ``partial.steps`` are the steps
+    that completed before the failure, ``partial.failed`` the resources that failed.
+    """
+
+    def __init__(self, message: str, partial: EngineResult, detail: str = "") -> None:
+        super().__init__(message)
+        self.partial = partial
+        self.detail = detail
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (str(self), self.partial, self.detail))
