@@ -1,0 +1,125 @@
+"""Run every drift source that can run, and say why the others were skipped.
+
+The engine source renders the stack's program and asks Pulumi for a refresh preview (never a
+state-writing refresh); the cluster source reads nodes through the Kubernetes API; the node source
+reads ``gpupool node inspect`` reports from a directory. Missing access (no Pulumi CLI, no
+kubeconfig, no reports) skips a source unless it is in ``require``, which makes that an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gpupool.drift import nodes as node_state
+from gpupool.drift import reports as node_reports
+from gpupool.drift.report import DriftItem, DriftReport, SourceStatus
+from gpupool.errors import GpupoolError
+from gpupool.model import Stack
+
+ENGINE_SOURCE = "cloud"
+CLUSTER_SOURCE = "cluster"
+NODE_SOURCE = "node"
+ALL_SOURCES = (ENGINE_SOURCE, CLUSTER_SOURCE, NODE_SOURCE)
+
+
+class RequiredSourceError(GpupoolError):
+    """A source named in ``--require`` could not be checked."""
+
+
+@dataclass(frozen=True)
+class DriftInputs:
+    """Where each source gets its data; ``None`` means "use the real outside system"."""
+
+    engine: Callable[[], Any] | None = None  # returns an EngineResult of a refresh preview
+    cluster: Callable[[], Sequence[Any]] | None = None  # returns ObservedNodes
+    node_reports_dir: Path | None = None
+
+
+def engine_items(result: Any, cloud: str) -> list[DriftItem]:
+    """Turn a refresh preview's changed steps into drift items."""
+    out = []
+    for step in result.steps:
+        if not step.changed:
+            continue
+        source = "cluster" if step.type.startswith("kubernetes:") else "cloud"
+        props = [p for p, _ in step.detailed_diff] or list(step.diffs)
+        what = ", ".join(props) if props else "the resource"
+        verb = "was deleted outside gpupool" if step.op == "delete" else f"changed: {what}"
+        out.append(
+            DriftItem(
+                source,
+                step.urn.split("::")[-1] if step.urn else step.name,
+                step.type,
+                step.op,
+                f"{step.type} {step.name} {verb}",
+            )
+        )
+    return out
+
+
+def run(
+    stack: Stack,
+    stack_file: Path,
+    inputs: DriftInputs,
+    require: Collection[str] = (),
+    engine_runner: Callable[[], Any] | None = None,
+) -> DriftReport:
+    """Run the drift sources for ``stack`` and return the combined report.
+
+    Raises:
+        RequiredSourceError: a source in ``require`` could not run.
+
+    """
+    items: list[DriftItem] = []
+    statuses: list[SourceStatus] = []
+
+    def skip(name: str, reason: str) -> None:
+        if name in require:
+            raise RequiredSourceError(f"drift source '{name}' is required but {reason}")
+        statuses.append(SourceStatus(name, False, reason))
+
+    # Engine: cloud and Kubernetes resources as Pulumi sees them after a refresh.
+    fetch_engine = inputs.engine or engine_runner
+    if fetch_engine is None:
+        skip(ENGINE_SOURCE, "no engine runner was given")
+    else:
+        try:
+            items += engine_items(fetch_engine(), stack.provider.cloud)
+            statuses.append(SourceStatus(ENGINE_SOURCE, True))
+        except GpupoolError as exc:
+            skip(ENGINE_SOURCE, str(exc))
+
+    # Cluster: what nodes advertise.
+    observed: list[Any] = []
+    try:
+        if inputs.cluster is not None:
+            observed = list(inputs.cluster())
+        else:
+            from gpupool import cluster
+
+            observed = cluster.read_gpu_nodes(stack.provider.settings.context)
+        items += node_state.compare(stack, observed)
+        statuses.append(SourceStatus(CLUSTER_SOURCE, True))
+    except GpupoolError as exc:
+        skip(CLUSTER_SOURCE, str(exc))
+
+    # Node reports: NVML on the nodes.
+    if inputs.node_reports_dir is None:
+        skip(NODE_SOURCE, "no --node-reports directory was given")
+    else:
+        reps = node_reports.load_reports(inputs.node_reports_dir)
+        pool_by_node = {
+            n.name: n.labels[node_state.POOL_LABEL]
+            for n in observed
+            if node_state.POOL_LABEL in n.labels
+        }
+        items += node_reports.compare(stack, reps, pool_by_node)
+        statuses.append(SourceStatus(NODE_SOURCE, True))
+
+    order = {s: i for i, s in enumerate(ALL_SOURCES)}
+    items.sort(key=lambda i: (order.get(i.source, 9), i.address, i.summary))
+    statuses.sort(key=lambda s: order[s.name])
+    return DriftReport(stack.name, tuple(items), tuple(statuses))

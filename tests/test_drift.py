@@ -1,0 +1,245 @@
+"""Drift: recorded node lists and node reports against declared pools; exit codes."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpupool.cluster import ObservedNode
+from gpupool.drift import nodes as node_state
+from gpupool.drift import report as drift_report
+from gpupool.drift import reports as node_reports
+from gpupool.drift.run import DriftInputs, RequiredSourceError, run
+from gpupool.engine.results import EngineResult, ResourceStep
+from gpupool.errors import EngineNotInstalledError
+from gpupool.model import Stack
+from gpupool.spec.validate import validate_text
+
+NODES = Path(__file__).parent / "fixtures" / "nodes"
+
+STACK = """
+apiVersion: gpupool.io/v1
+kind: GpuPoolStack
+metadata: {{name: drift}}
+provider:
+  cloud: aws
+  region: us-east-1
+  cluster: c
+  settings: {{subnetIds: [s-1], nodeRoleArn: "arn:aws:iam::123456789012:role/n"}}
+pools:
+{pools}
+"""
+
+POOLS = {
+    "infer-l4": "  - {name: infer-l4, instanceType: g6.12xlarge, nodes: {min: 1, max: 4},"
+    " sharing: {mode: time-slicing, replicas: 4}}",
+    "infer-mig": "  - {name: infer-mig, instanceType: p4de.24xlarge, nodes: {min: 1, max: 2},"
+    " sharing: {mode: mig, mig: {layout: {1g.10gb: 7}}}}",
+    "research-mig": "  - {name: research-mig, instanceType: p4de.24xlarge, nodes: {min: 1, max: 2},"
+    " sharing: {mode: mig, mig: {layout: {1g.10gb: 2, 2g.20gb: 1, 3g.40gb: 1}}}}",
+    "batch-a10g": "  - {name: batch-a10g, instanceType: g5.12xlarge, nodes: {min: 1, max: 2},"
+    " sharing: {mode: mps, replicas: 8}}",
+    "infer-a10g": "  - {name: infer-a10g, instanceType: g5.xlarge, nodes: {min: 1, max: 4}}",
+    "train-a100": "  - {name: train-a100, instanceType: p4de.24xlarge, nodes: {min: 1, max: 4}}",
+}
+
+
+def stack_of(*pools: str) -> Stack:
+    result = validate_text(STACK.format(pools="\n".join(POOLS[p] for p in pools)), "s.yaml")
+    assert result.stack is not None, [d.summary for d in result.diagnostics]
+    return result.stack
+
+
+def observed(name: str, stack: Stack | None = None) -> list[ObservedNode]:
+    """Load a recorded node list; with a stack, add the labels gpupool's node pools set."""
+    data = json.loads((NODES / f"{name}.json").read_text())
+    out = []
+    for item in data["items"]:
+        labels = dict(item["metadata"].get("labels", {}))
+        pool = stack.pool(labels.get("gpupool.io/pool", "")) if stack else None
+        if pool is not None:
+            from gpupool import sharing
+
+            for k, v in sharing.node_labels(stack, pool).items():
+                labels.setdefault(k, v)
+        out.append(
+            ObservedNode(
+                name=item["metadata"]["name"],
+                labels=labels,
+                allocatable=item["status"].get("allocatable", {}),
+                capacity=item["status"].get("capacity", {}),
+                unschedulable=False,
+                ready=True,
+            )
+        )
+    return out
+
+
+def summaries(items: list[Any]) -> list[str]:
+    return [i.summary for i in items]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "pool"),
+    [
+        ("time-slicing", "infer-l4"),
+        ("mig-single", "infer-mig"),
+        ("mig-mixed", "research-mig"),
+        ("mps", "batch-a10g"),
+        ("exclusive", "train-a100"),
+    ],
+)
+def test_nodes_matching_their_pool_show_no_drift(fixture: str, pool: str) -> None:
+    """Real label sets for each sharing mode agree with a matching declaration."""
+    stack = stack_of(pool)
+    assert node_state.compare(stack, observed(fixture, stack)) == []
+
+
+def test_hand_edited_time_slicing_config_is_drift() -> None:
+    """Someone changed replicas by hand: labels and allocatable no longer match."""
+    stack = stack_of("infer-l4")
+    nodes = observed("time-slicing", stack)
+    edited = nodes[0]
+    labels = dict(edited.labels, **{"nvidia.com/gpu.replicas": "2"})
+    nodes[0] = ObservedNode(edited.name, labels, {"nvidia.com/gpu": "8"}, {}, False, True)
+    items = node_state.compare(stack, nodes)
+    assert {i.address for i in items} == {f"pool.infer-l4/node/{edited.name}"}
+    assert "label nvidia.com/gpu.replicas is '2', expected '4'" in summaries(items)
+    assert "allocatable nvidia.com/gpu is 8.0, expected 16" in summaries(items)
+
+
+def test_failed_mig_reconfiguration_is_drift() -> None:
+    """mig.config.state=failed is reported, with the allocatable that did not appear."""
+    stack = stack_of("infer-mig")
+    items = node_state.compare(stack, observed("mig-failed", stack))
+    text = summaries(items)
+    assert "MIG reconfiguration failed on this node (mig.config.state=failed)" in text
+    assert "allocatable nvidia.com/gpu is 8.0, expected 56" in text
+
+
+def test_wrong_instance_type_and_gpu_are_drift() -> None:
+    """A node that came up with the wrong instance type and GPU is named."""
+    stack = stack_of("infer-a10g")
+    items = node_state.compare(stack, observed("wrong-instance-type", stack))
+    assert {i.address for i in items} == {"pool.infer-a10g/node/ip-10-0-61-23.ec2.internal"}
+    assert "node runs g6.xlarge, pool declares g5.xlarge" in summaries(items)
+    assert "node has NVIDIA-L4, pool declares NVIDIA-A10G" in summaries(items)
+
+
+def test_node_count_outside_range_is_drift() -> None:
+    """Fewer nodes than nodes.min is drift on the pool."""
+    stack = stack_of("infer-l4")
+    [item] = node_state.compare(stack, observed("time-slicing", stack)[:0])
+    assert item.address == "pool.infer-l4"
+    assert item.observed == 0
+
+
+def _report(name: str, gpus: list[dict[str, Any]], faults: list[dict[str, Any]]) -> dict:
+    return {"format_version": "1", "hostname": name, "gpus": gpus, "faults": faults}
+
+
+def _gpu(i: int, name: str, mig: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"index": i, "name": name, "mig": mig or {"supported": False}}
+
+
+def test_node_reports_faults_and_mig_layout(tmp_path: Path) -> None:
+    """ECC faults are reported as faults; a MIG layout that differs is drift."""
+    stack = stack_of("infer-mig")
+    inst = [{"profile": "1g.10gb"}] * 6  # one instance missing
+    mig = {"supported": True, "current": "enabled", "gpu_instances": inst}
+    ok = {"supported": True, "current": "enabled", "gpu_instances": [{"profile": "1g.10gb"}] * 7}
+    gpus = [_gpu(0, "NVIDIA A100-SXM4-80GB", mig)] + [
+        _gpu(i, "NVIDIA A100-SXM4-80GB", ok) for i in range(1, 8)
+    ]
+    rep = _report("n1", gpus, [{"gpu": 3, "kind": "ecc", "detail": "2 uncorrected errors"}])
+    (tmp_path / "n1.json").write_text(json.dumps(rep))
+    items = node_reports.compare(stack, node_reports.load_reports(tmp_path), {"n1": "infer-mig"})
+    kinds = {(i.address, i.kind, i.summary) for i in items}
+    assert ("pool.infer-mig/node/n1/gpu/3", "fault", "2 uncorrected errors") in kinds
+    assert (
+        "pool.infer-mig/node/n1/gpu/0",
+        "drift",
+        "MIG instances differ from the declared layout",
+    ) in kinds
+    assert len(items) == 2
+
+
+def test_node_report_with_wrong_gpu_model(tmp_path: Path) -> None:
+    """NVML seeing another GPU model than declared is drift."""
+    stack = stack_of("infer-a10g")
+    rep = _report("n2", [_gpu(0, "NVIDIA L4")], [])
+    items = node_reports.compare(stack, [rep], {"n2": "infer-a10g"})
+    assert summaries(items) == ["GPU is NVIDIA L4, pool declares A10G"]
+
+
+def test_bad_report_directory_is_an_input_error(tmp_path: Path) -> None:
+    """A file that is not a node report is one clear error."""
+    (tmp_path / "x.json").write_text("{}")
+    from gpupool.errors import InputError
+
+    with pytest.raises(InputError, match="not a gpupool node report"):
+        node_reports.load_reports(tmp_path)
+
+
+def _refresh(*steps: ResourceStep) -> EngineResult:
+    return EngineResult("refresh-preview", steps, {})
+
+
+def test_run_combines_sources_and_reports_skips(tmp_path: Path) -> None:
+    """Sources without access are skipped with a reason; engine drift is reported per item."""
+    stack = stack_of("infer-l4")
+    step = ResourceStep(
+        "urn:pulumi:s::p::kubernetes:core/v1:ConfigMap::dp",
+        "kubernetes:core/v1:ConfigMap",
+        "dp",
+        "update",
+        ("data",),
+        (),
+        (("data.pool-infer-l4", "update"),),
+    )
+    rep = run(
+        stack,
+        tmp_path / "s.yaml",
+        DriftInputs(engine=lambda: _refresh(step), cluster=lambda: observed("time-slicing", stack)),
+    )
+    assert rep.drifted
+    [item] = rep.items
+    assert item.source == "cluster"
+    assert "data.pool-infer-l4" in item.summary
+    assert [(s.name, s.checked) for s in rep.sources] == [
+        ("cloud", True),
+        ("cluster", True),
+        ("node", False),
+    ]
+    doc = rep.to_json()
+    assert doc["format_version"] == "1" and doc["drifted"] is True
+    assert set(doc["items"][0]) >= {"source", "address", "declared", "observed", "summary"}
+
+
+def test_run_without_drift_and_required_source(tmp_path: Path) -> None:
+    """No findings means not drifted; a required source that cannot run is an error."""
+    stack = stack_of("infer-l4")
+
+    def no_cli() -> EngineResult:
+        raise EngineNotInstalledError("Pulumi CLI not found")
+
+    inputs = DriftInputs(engine=no_cli, cluster=lambda: observed("time-slicing", stack))
+    rep = run(stack, tmp_path / "s.yaml", inputs)
+    assert not rep.drifted
+    assert rep.sources[0].reason == "Pulumi CLI not found"
+    with pytest.raises(RequiredSourceError, match="'cloud' is required"):
+        run(stack, tmp_path / "s.yaml", inputs, require={"cloud"})
+
+
+def test_text_and_markdown_forms() -> None:
+    """The text report lists each finding; markdown starts with its marker line."""
+    item = drift_report.DriftItem("node", "node/x/gpu/0", None, "ecc", "2 errors", kind="fault")
+    rep = drift_report.DriftReport("s", (item,), (drift_report.SourceStatus("node", True),))
+    assert "! node/x/gpu/0: 2 errors" in drift_report.format_text(rep)
+    md = drift_report.format_markdown(copy.deepcopy(rep))
+    assert md.startswith("<!-- gpupool-drift: s -->")
+    assert "| node (fault) |" in md
