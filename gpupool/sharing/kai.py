@@ -1,0 +1,179 @@
+"""KAI Scheduler: its Helm release and one Queue per tenant under a stack parent queue.
+
+This module owns ``helm.kai-scheduler`` and the ``scheduling.run.ai/v2`` Queues. The values turn
+``global.gpuSharing`` on when a pool is fractional (KAI's ``gpu-fraction`` needs it); everything
+else keeps the chart's defaults, including its default queues and the ``kai.scheduler/queue``
+label key.
+
+Queues (reference/sharing-formats.md section 5.1, errata item 4):
+
+* a parent queue ``gpupool-<stack>`` groups the stack's tenants; its GPU quota is the sum of
+  theirs so the children's quotas are backed at the top level;
+* each tenant's leaf queue is named after the tenant, with ``gpu`` quota from ``quota.gpus``,
+  ``overQuotaWeight`` from ``fairShare.weight`` (1 when absent) and ``limit`` from
+  ``limit.gpus`` or ``-1`` (an unset limit would mean *nothing* beyond quota);
+* ``cpu`` and ``memory`` are ``quota: -1, limit: -1``: gpupool governs GPUs only, and a quota of 0
+  would starve non-preemptible (priority >= 100) pods, which KAI keeps within quota;
+* quotas are in the units KAI counts: a time-slicing or MPS replica, and a MIG instance under
+  strategy single, is one ``nvidia.com/gpu`` to KAI. A tenant's whole-GPU numbers are multiplied
+  by its pools' units per GPU (the smallest, when its pools differ; a rendering check warns).
+
+Every Queue has ``spec.resources`` with all three resources and all three fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpupool.graph import Resource
+from gpupool.model import Stack, Tenant
+from gpupool.providers import CloudResult
+from gpupool.sharing.names import GPU_RESOURCE
+from gpupool.sharing.objects import RenderingError, chart, helm_release, k8s_object
+from gpupool.sharing.pools import exposure
+
+SCHEDULER_NAME = "kai-scheduler"
+RELEASE_ADDRESS = "helm.kai-scheduler"
+QUEUE_API = "scheduling.run.ai/v2"
+NO_LIMIT = -1
+
+
+def parent_queue_name(stack: Stack) -> str:
+    """Return the name of the stack's parent queue."""
+    return f"gpupool-{stack.name}"
+
+
+def units_per_gpu(stack: Stack, tenant: Tenant) -> int:
+    """Return how many units KAI counts per physical GPU on the tenant's pools (the smallest)."""
+    units = []
+    for name in tenant.pools:
+        pool = stack.pool(name)
+        if pool is None:
+            raise RenderingError(f"tenant {tenant.name} names unknown pool {name}")
+        exposed = exposure(stack, pool)
+        units.append(exposed.get(GPU_RESOURCE, 1))
+    return min(units, default=1)
+
+
+def _block(quota: float, weight: float, limit: float) -> dict[str, float]:
+    return {"quota": _num(quota), "overQuotaWeight": _num(weight), "limit": _num(limit)}
+
+
+def _num(x: float) -> float:
+    """Return ``x`` as an int when whole (stable JSON), else rounded to 4 places."""
+    return int(x) if float(x).is_integer() else round(x, 4)
+
+
+def _untracked() -> dict[str, float]:
+    return _block(NO_LIMIT, 1, NO_LIMIT)
+
+
+def queue_spec(stack: Stack, tenant: Tenant) -> dict[str, Any]:
+    """Return the ``spec`` of a tenant's leaf queue."""
+    units = units_per_gpu(stack, tenant)
+    quota = (tenant.quota_gpus or 0) * units
+    limit = NO_LIMIT if tenant.limit_gpus is None else tenant.limit_gpus * units
+    spec = {
+        "displayName": tenant.name,
+        "parentQueue": parent_queue_name(stack),
+        "resources": {
+            "gpu": _block(quota, tenant.fair_share_weight or 1, limit),
+            "cpu": _untracked(),
+            "memory": _untracked(),
+        },
+    }
+    check(spec)
+    return spec
+
+
+def parent_spec(stack: Stack) -> dict[str, Any]:
+    """Return the ``spec`` of the stack's parent queue."""
+    quota = sum((t.quota_gpus or 0) * units_per_gpu(stack, t) for t in stack.tenants)
+    spec = {
+        "displayName": stack.name,
+        "resources": {
+            "gpu": _block(quota, 1, NO_LIMIT),
+            "cpu": _untracked(),
+            "memory": _untracked(),
+        },
+    }
+    check(spec)
+    return spec
+
+
+def check(spec: dict[str, Any]) -> None:
+    """Raise ``RenderingError`` unless ``spec.resources`` states every resource and field."""
+    resources = spec.get("resources")
+    if not isinstance(resources, dict):
+        raise RenderingError("a KAI Queue without spec.resources is rejected by KAI's webhook")
+    for res in ("gpu", "cpu", "memory"):
+        block = resources.get(res, {})
+        if set(block) != {"quota", "overQuotaWeight", "limit"}:
+            raise RenderingError(f"KAI Queue resources.{res} must state quota, weight and limit")
+
+
+def values(stack: Stack) -> dict[str, Any]:
+    """Return the KAI Helm values gpupool sets."""
+    fractional = any(p.sharing.mode == "fractional" for p in stack.pools)
+    return {"global": {"gpuSharing": fractional}}
+
+
+def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Resource]:
+    """Return ``helm.kai-scheduler``, the parent queue and one queue per tenant.
+
+    Args:
+        stack: the validated stack.
+        cloud: the cloud result.
+        after: addresses the release must follow (the GPU Operator release).
+
+    """
+    if stack.cluster.scheduler != "kai":
+        return []
+    all_pools: list[str] = list(after)
+    for pool in stack.pools:
+        all_pools.extend(cloud.node_pools.get(pool.name, ()))
+    release = helm_release(
+        chart("kai-scheduler"),
+        values(stack),
+        provider=cloud.k8s_provider,
+        depends_on=tuple(all_pools),
+        create_namespace=True,
+    )
+    parent = k8s_object(
+        stack,
+        {
+            "apiVersion": QUEUE_API,
+            "kind": "Queue",
+            "metadata": {"name": parent_queue_name(stack)},
+            "spec": parent_spec(stack),
+        },
+        provider=cloud.k8s_provider,
+        depends_on=(RELEASE_ADDRESS,),
+        facts={"tenants": [t.name for t in stack.tenants]},
+    )
+    out = [release, parent]
+    for tenant in stack.tenants:
+        deps = [RELEASE_ADDRESS, parent.address]
+        for name in tenant.pools:
+            deps.extend(cloud.node_pools.get(name, ()))
+        out.append(
+            k8s_object(
+                stack,
+                {
+                    "apiVersion": QUEUE_API,
+                    "kind": "Queue",
+                    "metadata": {"name": tenant.name},
+                    "spec": queue_spec(stack, tenant),
+                },
+                provider=cloud.k8s_provider,
+                depends_on=tuple(deps),
+                owner=f"tenant:{tenant.name}",
+                facts={
+                    "tenant": tenant.name,
+                    "quota_gpus": tenant.quota_gpus,
+                    "limit_gpus": tenant.limit_gpus,
+                    "gpu_units_per_gpu": units_per_gpu(stack, tenant),
+                },
+            )
+        )
+    return out

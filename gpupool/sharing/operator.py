@@ -1,0 +1,160 @@
+"""The NVIDIA GPU Operator: its namespace, its Helm release and the values gpupool sets.
+
+This module owns ``helm.gpu-operator`` and the ``gpu-operator`` Namespace the configs live in.
+The values wire in what the other modules render and nothing more:
+
+* ``driver.enabled`` is false when ``cluster.gpuOperator.driver`` is ``preinstalled``; on AWS and
+  Azure the managed GPU images carry the container toolkit too, so ``toolkit.enabled`` is false
+  there; on GKE the driver lives in ``/home/kubernetes/bin/nvidia`` and the toolkit is pointed
+  there;
+* ``mig.strategy`` from ``pools.mig_strategy``;
+* ``devicePlugin``: off under HAMi (HAMi's plugin registers ``nvidia.com/gpu`` itself) and on
+  GKE with ``driver: preinstalled`` (GKE's plugin shares the GPUs), else pointed at the
+  device-plugin ConfigMap with the explicit ``default`` config;
+* ``migManager``: off on GKE with ``driver: preinstalled`` (GKE partitions), else pointed at the
+  mig-parted ConfigMap when a pool uses MIG (on GKE with ``WITH_REBOOT=true``, which MIG Manager
+  needs there);
+* ``dcgmExporter.enabled`` from ``cluster.monitoring.dcgmExporter``;
+* ``daemonsets.tolerations`` and NFD's worker tolerations: the chart's default plus every pool
+  taint, or the operator's daemons would never reach tainted GPU nodes.
+
+With ``cluster.gpuOperator.install: false`` no release and no Namespace are rendered. The
+device-plugin and MIG ConfigMaps still are, into the ``gpu-operator`` namespace the user's own
+operator runs in, so the node labels keep naming configs that exist; ``expected_values`` (also in
+those ConfigMaps' ``facts["operator_values"]``) is what that operator must be set to.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpupool.graph import Resource
+from gpupool.model import Stack
+from gpupool.providers import CloudResult
+from gpupool.sharing import deviceplugin, mig
+from gpupool.sharing.names import (
+    DEFAULT_DEVICE_PLUGIN_CONFIG,
+    DEVICE_PLUGIN_CONFIGMAP,
+    GPU_OPERATOR_NAMESPACE,
+    MIG_CONFIGMAP,
+    MIG_DISABLED,
+)
+from gpupool.sharing.objects import chart, helm_release, k8s_object
+from gpupool.sharing.pools import daemon_tolerations, mig_strategy
+
+# The chart's own defaults for the lists gpupool extends (values.yaml v26.7.0).
+_DAEMONSET_TOLERATIONS = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+_NFD_WORKER_TOLERATIONS = [
+    {
+        "key": "node-role.kubernetes.io/control-plane",
+        "operator": "Equal",
+        "value": "",
+        "effect": "NoSchedule",
+    },
+    {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+]
+# NVIDIA's GKE instructions: the GKE-installed driver and where the toolkit must go.
+_GKE_DRIVER_DIR = "/home/kubernetes/bin/nvidia"
+# GKE admits system-node-critical pods outside kube-system only under a matching quota.
+_GKE_CRITICAL_CLASSES = ["system-node-critical", "system-cluster-critical"]
+
+NAMESPACE_ADDRESS = f"k8s.namespace.{GPU_OPERATOR_NAMESPACE}"
+
+
+def expected_values(stack: Stack) -> dict[str, Any]:
+    """Return the GPU Operator Helm values that make the rendered configs take effect."""
+    op = stack.cluster.gpu_operator
+    cloud = stack.provider.cloud
+    preinstalled = op.driver == "preinstalled"
+    values: dict[str, Any] = {
+        "driver": {"enabled": not preinstalled},
+        "mig": {"strategy": mig_strategy(stack)},
+    }
+    if preinstalled and cloud in ("aws", "azure"):
+        values["toolkit"] = {"enabled": False}
+    elif preinstalled and cloud == "gcp":
+        values["hostPaths"] = {"driverInstallDir": _GKE_DRIVER_DIR}
+        values["toolkit"] = {"installDir": _GKE_DRIVER_DIR}
+    if deviceplugin.enabled(stack):
+        values["devicePlugin"] = {
+            "enabled": True,
+            "config": {"name": DEVICE_PLUGIN_CONFIGMAP, "default": DEFAULT_DEVICE_PLUGIN_CONFIG},
+        }
+    else:
+        values["devicePlugin"] = {"enabled": False}
+    migm: dict[str, Any] = {"enabled": mig.enabled(stack), "config": {"default": MIG_DISABLED}}
+    if mig.mig_pools(stack):
+        migm["config"]["name"] = MIG_CONFIGMAP
+        if cloud == "gcp":
+            migm["env"] = [{"name": "WITH_REBOOT", "value": "true"}]
+    values["migManager"] = migm
+    values["dcgmExporter"] = {"enabled": stack.cluster.monitoring.dcgm_exporter}
+    values["daemonsets"] = {"tolerations": daemon_tolerations(stack, _DAEMONSET_TOLERATIONS)}
+    values["node-feature-discovery"] = {
+        "worker": {"tolerations": daemon_tolerations(stack, _NFD_WORKER_TOLERATIONS)}
+    }
+    return values
+
+
+def namespace(stack: Stack, cloud: CloudResult) -> list[Resource]:
+    """Return the operator Namespace (privileged pod security) and, on GKE, its pod quota."""
+    if not stack.cluster.gpu_operator.install:
+        return []
+    ns = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {
+            "name": GPU_OPERATOR_NAMESPACE,
+            "labels": {"pod-security.kubernetes.io/enforce": "privileged"},
+        },
+    }
+    out = [k8s_object(stack, ns, provider=cloud.k8s_provider)]
+    if stack.provider.cloud == "gcp":
+        quota = {
+            "apiVersion": "v1",
+            "kind": "ResourceQuota",
+            "metadata": {"name": "gpu-operator-quota", "namespace": GPU_OPERATOR_NAMESPACE},
+            "spec": {
+                "hard": {"pods": "100"},
+                "scopeSelector": {
+                    "matchExpressions": [
+                        {
+                            "scopeName": "PriorityClass",
+                            "operator": "In",
+                            "values": list(_GKE_CRITICAL_CLASSES),
+                        }
+                    ]
+                },
+            },
+        }
+        out.append(
+            k8s_object(stack, quota, provider=cloud.k8s_provider, depends_on=(NAMESPACE_ADDRESS,))
+        )
+    return out
+
+
+def release(stack: Stack, cloud: CloudResult, configs: list[Resource]) -> list[Resource]:
+    """Return ``helm.gpu-operator`` (nothing when ``install`` is false).
+
+    Args:
+        stack: the validated stack.
+        cloud: the cloud result.
+        configs: the namespace objects and ConfigMaps the release must follow.
+
+    """
+    op = stack.cluster.gpu_operator
+    if not op.install:
+        return []
+    deps = [r.address for r in configs]
+    for pool in stack.pools:
+        deps.extend(cloud.node_pools.get(pool.name, ()))
+    return [
+        helm_release(
+            chart("gpu-operator", op.version),
+            expected_values(stack),
+            provider=cloud.k8s_provider,
+            depends_on=tuple(deps),
+            create_namespace=False,
+            facts={"driver": op.driver, "mig_strategy": mig_strategy(stack)},
+        )
+    ]

@@ -1,0 +1,150 @@
+"""Tenants: their Namespaces, GPU ResourceQuotas and the PriorityClasses they use.
+
+This module owns, per tenant, the Namespace (labelled with the tenant and, under KAI, with its
+queue) and a ResourceQuota ``gpupool-gpus``; and per priority level in use, one cluster-scoped
+PriorityClass ``gpupool-<level>``.
+
+PriorityClass values keep KAI's threshold meaningful (KAI treats >= 100 as non-preemptible):
+``preemptible`` 50 and ``low`` 75 may be preempted and may borrow beyond quota; ``normal`` 100,
+``high`` 125 and ``critical`` 150 are not preempted and stay within quota under KAI. The same
+values order preemption under the default scheduler. ``preemptible`` never preempts others.
+
+ResourceQuota (a backstop; KAI's queue ``limit`` is the precise ceiling):
+
+* it lists ``requests.<name>`` for every GPU resource any pool of the stack exposes (see
+  ``pools.exposure``);
+* a resource none of the tenant's pools exposes gets ``0``, so pods cannot reach pools the
+  tenant was not given;
+* otherwise the ceiling is ``limit.gpus`` x the most units per GPU among the tenant's pools that
+  expose it, rounded up (a limit of 0.5 GPU on whole-GPU resources allows 1), capped at what those
+  pools hold at ``nodes.max``; without ``limit`` it is that capacity (no ceiling beyond the
+  pools themselves);
+* ``quota.gpus`` is a guarantee, which a ResourceQuota cannot express; it lives in the KAI queue.
+KAI fractions (``gpu-fraction`` annotations) request no resource and are bounded by the queue.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from gpupool.graph import Resource
+from gpupool.model import PRIORITIES, Stack, Tenant
+from gpupool.providers import CloudResult
+from gpupool.sharing.names import KAI_QUEUE_LABEL, TENANT_LABEL
+from gpupool.sharing.objects import RenderingError, k8s_object
+from gpupool.sharing.pools import capacity_gpus, exposure
+
+PRIORITY_VALUES = {"preemptible": 50, "low": 75, "normal": 100, "high": 125, "critical": 150}
+KAI_NON_PREEMPTIBLE = 100
+QUOTA_NAME = "gpupool-gpus"
+
+
+def priority_class_name(level: str) -> str:
+    """Return the PriorityClass name of a priority level."""
+    return f"gpupool-{level}"
+
+
+def quota_hard(stack: Stack, tenant: Tenant) -> dict[str, str]:
+    """Return the ResourceQuota ``spec.hard`` of a tenant (sorted by resource name)."""
+    every: set[str] = set()
+    for pool in stack.pools:
+        every.update(exposure(stack, pool))
+    units: dict[str, int] = {}
+    capacity: dict[str, int] = {}
+    for name in tenant.pools:
+        pool = stack.pool(name)
+        if pool is None:
+            raise RenderingError(f"tenant {tenant.name} names unknown pool {name}")
+        for res, per_gpu in exposure(stack, pool).items():
+            units[res] = max(units.get(res, 0), per_gpu)
+            capacity[res] = capacity.get(res, 0) + capacity_gpus(pool) * per_gpu
+    hard = {}
+    for res in sorted(every):
+        if res not in units:
+            ceiling = 0
+        elif tenant.limit_gpus is None:
+            ceiling = capacity[res]
+        else:
+            ceiling = min(math.ceil(tenant.limit_gpus * units[res] - 1e-9), capacity[res])
+        hard[f"requests.{res}"] = str(ceiling)
+    return hard
+
+
+def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
+    """Return the PriorityClasses in use, then per tenant its Namespace and ResourceQuota."""
+    out: list[Resource] = []
+    for level in PRIORITIES:
+        users = [t for t in stack.tenants if t.priority == level]
+        if not users:
+            continue
+        deps = [a for t in users for p in t.pools for a in cloud.node_pools.get(p, ())]
+        value = PRIORITY_VALUES[level]
+        manifest: dict[str, Any] = {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": priority_class_name(level)},
+            "value": value,
+            "globalDefault": False,
+            "preemptionPolicy": "Never" if level == "preemptible" else "PreemptLowerPriority",
+            "description": f"gpupool priority {level} "
+            + (
+                "(preemptible under KAI: may borrow beyond quota)"
+                if value < KAI_NON_PREEMPTIBLE
+                else "(non-preemptible under KAI: stays within quota)"
+            ),
+        }
+        out.append(
+            k8s_object(
+                stack,
+                manifest,
+                provider=cloud.k8s_provider,
+                depends_on=tuple(deps),
+                facts={"priority": level, "tenants": [t.name for t in users]},
+            )
+        )
+    for tenant in stack.tenants:
+        out.extend(_tenant(stack, cloud, tenant))
+    return out
+
+
+def _tenant(stack: Stack, cloud: CloudResult, tenant: Tenant) -> list[Resource]:
+    pools = tuple(a for p in tenant.pools for a in cloud.node_pools.get(p, ()))
+    owner = f"tenant:{tenant.name}"
+    labels = {TENANT_LABEL: tenant.name}
+    if stack.cluster.scheduler == "kai":
+        labels[KAI_QUEUE_LABEL] = tenant.name
+    ns = k8s_object(
+        stack,
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": tenant.namespace, "labels": labels},
+        },
+        provider=cloud.k8s_provider,
+        depends_on=pools,
+        owner=owner,
+        facts={"tenant": tenant.name, "pools": list(tenant.pools)},
+    )
+    quota = k8s_object(
+        stack,
+        {
+            "apiVersion": "v1",
+            "kind": "ResourceQuota",
+            "metadata": {
+                "name": QUOTA_NAME,
+                "namespace": tenant.namespace,
+                "labels": {TENANT_LABEL: tenant.name},
+            },
+            "spec": {"hard": quota_hard(stack, tenant)},
+        },
+        provider=cloud.k8s_provider,
+        depends_on=(ns.address, *pools),
+        owner=owner,
+        facts={
+            "tenant": tenant.name,
+            "quota_gpus": tenant.quota_gpus,
+            "limit_gpus": tenant.limit_gpus,
+        },
+    )
+    return [ns, quota]

@@ -1,0 +1,194 @@
+"""Rules on what the in-cluster configuration can render faithfully.
+
+These are combinations the schema and the sharing checks allow but the device plugin, HAMi or
+KAI refuse or silently mishandle.
+
+Each rule names the component that would fail and what to change. Errors are combinations that
+cannot work at all; warnings are ones that work with a caveat the user should know.
+"""
+
+from __future__ import annotations
+
+from gpupool.model import Stack
+from gpupool.sharing.kai import parent_queue_name
+from gpupool.sharing.names import GPU_OPERATOR_NAMESPACE, GPU_RESOURCE
+from gpupool.sharing.pools import exposure, mig_strategy
+from gpupool.sharing.tenants import KAI_NON_PREEMPTIBLE, PRIORITY_VALUES
+from gpupool.spec.diagnostics import Diagnostic, error, warning
+
+# Namespaces that exist already or belong to what gpupool installs.
+_RESERVED_NAMESPACES = {
+    "default",
+    "kube-system",
+    "kube-public",
+    "kube-node-lease",
+    GPU_OPERATOR_NAMESPACE,
+    "kai-scheduler",
+    "kai-resource-reservation",
+    "kai-scale-adjust",
+}
+# Queues the KAI chart creates itself (values.yaml defaultQueue).
+_KAI_DEFAULT_QUEUES = {"default-queue", "default-parent-queue"}
+
+
+def _mps_and_mixed(stack: Stack) -> list[Diagnostic]:
+    if mig_strategy(stack) != "mixed":
+        return []
+    mixed = next(
+        p for p in stack.pools if p.sharing.mode == "mig" and len(p.sharing.mig_layout) > 1
+    )
+    return [
+        error(
+            "sharing.mps-with-mig-mixed",
+            "MPS cannot run while a MIG pool mixes profiles",
+            f"Pool {mixed.name} uses several MIG profile types, which needs mig.strategy mixed "
+            "for the whole cluster, and the NVIDIA device plugin refuses to start MPS under "
+            f"mixed. Give pool {mixed.name} a single profile type, or use time-slicing here.",
+            (*pool.path, "sharing", "mode"),
+        )
+        for pool in stack.pools
+        if pool.sharing.mode == "mps"
+    ]
+
+
+def _hami(stack: Stack) -> list[Diagnostic]:
+    if stack.cluster.scheduler != "hami":
+        return []
+    out = [
+        error(
+            "hami.mode-unsupported",
+            f"mode {pool.sharing.mode} does not work with scheduler hami",
+            "HAMi replaces the NVIDIA device plugin, which is what implements time-slicing, MPS "
+            "and the MIG layouts gpupool renders. Use mode fractional (or exclusive) on HAMi, "
+            "or another scheduler.",
+            (*pool.path, "sharing", "mode"),
+        )
+        for pool in stack.pools
+        if pool.sharing.mode in ("time-slicing", "mps", "mig")
+    ]
+    unnamed = [p for p in stack.pools if not p.node_names and p.sharing.mode == "fractional"]
+    overcommits = {p.sharing.fractional.memory_overcommit for p in unnamed if p.sharing.fractional}
+    if len(overcommits) > 1:
+        out.append(
+            error(
+                "hami.overcommit-differs",
+                "HAMi applies one memoryOvercommit to all cloud node pools",
+                "HAMi overrides deviceMemoryScaling per node name only, and the node names of "
+                "cloud pools are not known in advance. Use the same memoryOvercommit on "
+                f"pools {', '.join(p.name for p in unnamed)}.",
+                (*unnamed[-1].path, "sharing", "fractional", "memoryOvercommit"),
+            )
+        )
+    slots = {p.sharing.slots_per_gpu for p in unnamed}
+    if len(slots) > 1:
+        out.append(
+            warning(
+                "hami.split-count-shared",
+                "HAMi advertises the largest slotsPerGpu on every cloud pool",
+                f"Pools {', '.join(p.name for p in unnamed)} differ in slotsPerGpu; HAMi sets "
+                f"deviceSplitCount {max(slots)} on all of them (it overrides per node name "
+                "only). Smaller pools stay within their slots only through the memory each pod "
+                "requests, as the workload snippets do.",
+                (*unnamed[-1].path, "sharing", "fractional", "slotsPerGpu"),
+            )
+        )
+    if not stack.cluster.gpu_operator.install:
+        out.append(
+            warning(
+                "hami.nvidia-plugin-running",
+                "Turn off the NVIDIA device plugin of your GPU Operator",
+                "HAMi and the NVIDIA device plugin both register nvidia.com/gpu and must not run "
+                "together; gpupool does not install the operator here, so set "
+                "devicePlugin.enabled=false in yours.",
+                ("cluster", "gpuOperator", "install"),
+            )
+        )
+    return out
+
+
+def _namespaces(stack: Stack) -> list[Diagnostic]:
+    return [
+        error(
+            "tenant.reserved-namespace",
+            f"Namespace {t.namespace} is reserved",
+            f"{t.namespace} exists already or belongs to a component gpupool installs; gpupool "
+            "creates and labels each tenant's namespace, so give the tenant its own.",
+            (*t.path, "namespace"),
+        )
+        for t in stack.tenants
+        if t.namespace in _RESERVED_NAMESPACES
+    ]
+
+
+def _kai(stack: Stack) -> list[Diagnostic]:
+    if stack.cluster.scheduler != "kai":
+        return []
+    out = []
+    taken = {parent_queue_name(stack), *_KAI_DEFAULT_QUEUES}
+    for t in stack.tenants:
+        if t.name in taken:
+            out.append(
+                error(
+                    "kai.queue-name-taken",
+                    f"Tenant name {t.name} is already a KAI queue",
+                    f"Each tenant gets a KAI queue named after it; {t.name} is the stack's parent "
+                    "queue or one of KAI's default queues. Rename the tenant.",
+                    (*t.path, "name"),
+                )
+            )
+        if PRIORITY_VALUES[t.priority] >= KAI_NON_PREEMPTIBLE and not t.quota_gpus:
+            out.append(
+                warning(
+                    "kai.non-preemptible-without-quota",
+                    f"Tenant {t.name} can never run on KAI",
+                    f"Priority {t.priority} is non-preemptible under KAI, and non-preemptible "
+                    "pods only run within their queue's quota, which is 0. Give the tenant a "
+                    "quota or priority low or preemptible.",
+                    (*t.path, "priority"),
+                )
+            )
+        units = set()
+        for name in t.pools:
+            pool = stack.pool(name)
+            if pool is not None:
+                units.add(exposure(stack, pool).get(GPU_RESOURCE, 1))
+        if len(units) > 1:
+            out.append(
+                warning(
+                    "kai.queue-units-differ",
+                    f"KAI counts tenant {t.name}'s pools in different units",
+                    "KAI counts each time-slicing or MPS replica (and each MIG instance under "
+                    "strategy single) as one GPU. The tenant's pools offer "
+                    f"{', '.join(str(u) for u in sorted(units))} units per GPU, so its queue "
+                    f"uses the smallest, {min(units)}; on the other pools the quota covers "
+                    "fewer physical GPUs than written.",
+                    (*t.path, "pools"),
+                )
+            )
+    return out
+
+
+def _alerts(stack: Stack) -> list[Diagnostic]:
+    mon = stack.cluster.monitoring
+    if mon.gpu_memory_alert_percent is None or mon.dcgm_exporter:
+        return []
+    return [
+        warning(
+            "monitoring.alerts-without-exporter",
+            "GPU memory alerts need the DCGM exporter",
+            "The alert reads DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_FB_FREE from the DCGM exporter, "
+            "which is turned off; the alert will never fire.",
+            ("cluster", "monitoring", "alerts", "gpuMemoryPercent"),
+        )
+    ]
+
+
+def run(stack: Stack) -> list[Diagnostic]:
+    """Check that the stack's sharing can be rendered as in-cluster configuration."""
+    return [
+        *_mps_and_mixed(stack),
+        *_hami(stack),
+        *_namespaces(stack),
+        *_kai(stack),
+        *_alerts(stack),
+    ]

@@ -1,0 +1,80 @@
+"""The sharing resources' inputs are accepted by the real pulumi-kubernetes SDK classes.
+
+Each resource is constructed under ``pulumi.runtime.set_mocks`` (Pulumi's unit-test method) with
+its ``inputs`` as keyword arguments; the mock records what the SDK would send to the engine. That
+must carry the resource's type token, and for Kubernetes objects exactly the manifest (so no
+keyword was dropped or renamed on the way).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pytest
+
+from gpupool import sharing
+from gpupool.providers import CloudResult
+from gpupool.spec.validate import validate_file
+
+ROOT = Path(__file__).resolve().parent.parent
+STACKS = sorted((ROOT / "stacks" / "examples").glob("*.yaml")) + sorted(
+    (Path(__file__).parent / "fixtures" / "valid").glob("sharing-*.yaml")
+)
+
+
+class _Recorder(pulumi.runtime.Mocks):
+    def __init__(self) -> None:
+        self.created: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        self.created[(args.typ, args.name)] = dict(args.inputs)
+        return f"{args.name}-id", dict(args.inputs)
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
+        return {}
+
+
+def _sdk_class(type_token: str) -> Any:
+    import pulumi_kubernetes as k8s
+
+    classes = {
+        "kubernetes:core/v1:ConfigMap": k8s.core.v1.ConfigMap,
+        "kubernetes:core/v1:Namespace": k8s.core.v1.Namespace,
+        "kubernetes:core/v1:ResourceQuota": k8s.core.v1.ResourceQuota,
+        "kubernetes:scheduling.k8s.io/v1:PriorityClass": k8s.scheduling.v1.PriorityClass,
+        "kubernetes:helm.sh/v3:Release": k8s.helm.v3.Release,
+        "kubernetes:scheduling.run.ai/v2:Queue": k8s.apiextensions.CustomResource,
+        "kubernetes:monitoring.coreos.com/v1:PrometheusRule": k8s.apiextensions.CustomResource,
+    }
+    return classes[type_token]
+
+
+@pytest.mark.parametrize("path", STACKS, ids=lambda p: p.stem)
+def test_sdk_accepts_inputs(path: Path) -> None:
+    stack = validate_file(path).stack
+    assert stack is not None
+    cloud = CloudResult((), "cluster.k8s_provider", {p.name: ("n",) for p in stack.pools})
+    resources = sharing.build(stack, cloud)
+    mocks = _Recorder()
+    pulumi.runtime.set_mocks(mocks, preview=False)
+    try:
+        objs = [_sdk_class(r.type)(r.name, **r.inputs) for r in resources]
+
+        @pulumi.runtime.test
+        def settle() -> Any:
+            return pulumi.Output.all(*[o.urn for o in objs])
+
+        settle()
+    finally:
+        pulumi.runtime.settings.reset_options()
+    for r in resources:
+        sent = mocks.created[(r.type, r.name)]
+        if r.manifest is not None:
+            assert sent == r.manifest, r.address
+        else:
+            assert sent["values"] == r.facts["values"]
+            assert sent["chart"] == r.inputs["chart"]
+            assert sent["version"] == r.inputs["version"]
+            assert sent["namespace"] == r.inputs["namespace"]
