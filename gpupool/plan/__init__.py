@@ -1,0 +1,142 @@
+"""The offline plan: what changes between two resource graphs, what the pools hold, what they cost.
+
+This package owns ``PlanResult`` and the pure functions that make one (no I/O, no engine):
+
+- ``diff``: resources matched by address, each given Terraform's actions (``create``,
+  ``update``, ``delete``, ``delete``+``create`` for a replace, ``no-op``), the input paths that
+  changed and the ones that force replacement (``gpupool.plan.diff``), with reasons a GPU engineer
+  would write, derived from the resources' ``facts`` (``gpupool.plan.reasons``);
+- ``capacity``: GPUs, slots, memory per slot, QoS and TFLOPS per pool, and each tenant's quota
+  against what its pools hold, from the desired ``Stack`` and the catalog
+  (``gpupool.plan.capacity``);
+- ``cost``: hourly and monthly cost at nodes.min and nodes.max from the node-pool facts of both
+  graphs (so a recorded base is priced too), its all-on-demand equivalent and the delta
+  (``gpupool.plan.cost``).
+
+Where the base graph comes from is ``gpupool.record``'s job; how a plan reads is
+``gpupool.report``'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gpupool.graph import ResourceGraph
+from gpupool.plan.capacity import (
+    ZERO,
+    MinMax,
+    PoolCapacity,
+    SlotProfile,
+    TenantCapacity,
+    capacity,
+    tenant_capacity,
+)
+from gpupool.plan.changes import (
+    CREATE,
+    DELETE,
+    MISSING,
+    NO_OP,
+    REPLACE,
+    UPDATE,
+    InputChange,
+    InputPath,
+    ResourceChange,
+    Summary,
+    dotted,
+    show_value,
+    summarize,
+)
+from gpupool.plan.cost import HOURS_PER_MONTH, CostReport, PoolCost, cost
+from gpupool.plan.diff import diff, diff_inputs
+
+if TYPE_CHECKING:
+    from gpupool.model import Stack
+    from gpupool.record import Base
+
+__all__ = [
+    "CREATE",
+    "DELETE",
+    "HOURS_PER_MONTH",
+    "MISSING",
+    "NO_OP",
+    "REPLACE",
+    "UPDATE",
+    "ZERO",
+    "CostReport",
+    "InputChange",
+    "InputPath",
+    "MinMax",
+    "PlanResult",
+    "PoolCapacity",
+    "PoolCost",
+    "ResourceChange",
+    "SlotProfile",
+    "Summary",
+    "TenantCapacity",
+    "capacity",
+    "cost",
+    "diff",
+    "diff_inputs",
+    "dotted",
+    "make_plan",
+    "show_value",
+    "summarize",
+    "tenant_capacity",
+]
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """A whole plan: changes, capacity and cost of the desired stack against a base."""
+
+    stack: str
+    cloud: str
+    region: str | None
+    base: Base
+    changes: tuple[ResourceChange, ...]
+    capacity: tuple[PoolCapacity, ...]
+    tenants: tuple[TenantCapacity, ...]
+    cost: CostReport
+
+    @property
+    def summary(self) -> Summary:
+        """Terraform's counts of the changes."""
+        return summarize(self.changes)
+
+    @property
+    def has_changes(self) -> bool:
+        """Whether any resource is created, updated, replaced or deleted."""
+        return any(c.actions != NO_OP for c in self.changes)
+
+
+def make_plan(base: Base, desired: ResourceGraph, stack: Stack) -> PlanResult:
+    """Plan ``desired`` (built from ``stack``) against ``base``.
+
+    Args:
+        base: the base (its graph None for an empty base).
+        desired: the desired graph.
+        stack: the desired stack model, for capacity.
+
+    Returns:
+        The plan.
+
+    """
+    from gpupool import catalog
+
+    base_graph = base.graph or ResourceGraph(desired.stack, desired.cloud, ())
+    try:
+        region = catalog.cloud(desired.cloud).reference_region
+    except LookupError:
+        region = None
+    pools = capacity(stack)
+    return PlanResult(
+        stack=desired.stack,
+        cloud=desired.cloud,
+        region=stack.provider.region,
+        base=base,
+        changes=diff(base_graph, desired),
+        capacity=pools,
+        tenants=tenant_capacity(stack, pools),
+        cost=cost(base_graph, desired, region),
+    )

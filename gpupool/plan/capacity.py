@@ -1,0 +1,186 @@
+"""What the desired pools hold: GPUs, slots, memory per slot, QoS, TFLOPS, tenant quotas.
+
+This module owns ``MinMax`` (a quantity at nodes.min and nodes.max, None when unknown) and the
+capacity view of a plan, computed from the desired ``Stack`` and the catalog (never from a
+graph): per pool the GPUs at min and max (whole-GPU equivalents, so fractional instance sizes
+count their share), what one GPU is split into and how much memory each slot gets
+(time-slicing and MPS: GPU memory / replicas; MIG: the profile's memory; fractional:
+``memoryGiB``, ``memoryPercent`` or an equal share of the, possibly overcommitted, memory), the
+QoS tier and dense BF16 TFLOPS at nodes.max; per tenant its quota and limit beside what its pools
+hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpupool.model import Pool, Stack
+
+
+@dataclass(frozen=True)
+class MinMax:
+    """A quantity at nodes.min and at nodes.max; None means unknown."""
+
+    min: float | None
+    max: float | None
+
+    def __add__(self, other: MinMax) -> MinMax:
+        return MinMax(_add(self.min, other.min), _add(self.max, other.max))
+
+    def __sub__(self, other: MinMax) -> MinMax:
+        neg = MinMax(_neg(other.min), _neg(other.max))
+        return self + neg
+
+    def scaled(self, factor: float) -> MinMax:
+        """Return both ends multiplied by ``factor`` (unknown stays unknown)."""
+        return MinMax(_mul(self.min, factor), _mul(self.max, factor))
+
+    @property
+    def known(self) -> bool:
+        """Whether both ends are known."""
+        return self.min is not None and self.max is not None
+
+
+ZERO = MinMax(0.0, 0.0)
+
+
+def _add(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a + b
+
+
+def _neg(a: float | None) -> float | None:
+    return None if a is None else -a
+
+
+def _mul(a: float | None, factor: float) -> float | None:
+    return None if a is None else a * factor
+
+
+@dataclass(frozen=True)
+class SlotProfile:
+    """One kind of slot a pool's GPUs offer (a MIG profile, or the single slot kind)."""
+
+    name: str
+    per_gpu: int
+    memory_gib: float | None
+
+
+@dataclass(frozen=True)
+class PoolCapacity:
+    """What one pool offers at nodes.min and nodes.max.
+
+    Attributes:
+        pool: the pool's name.
+        gpu: GPU model name, or None when the catalog does not know it.
+        gpu_memory_gib: memory of one GPU (a fractional instance's share), or None.
+        gpus: GPUs (whole-GPU equivalents) at nodes.min and nodes.max.
+        mode: sharing mode.
+        slots_per_gpu: schedulable units per GPU.
+        slot_memory_gib: memory of one slot (the smallest, for a mixed MIG layout), or None.
+        slot_profiles: the slot kinds (several for a mixed MIG layout).
+        qos: the pool's QoS tier (declared or derived).
+        qos_derived: whether the tier was derived from the sharing mode.
+        policy: compute policy.
+        bf16_tflops_max: dense BF16 TFLOPS of all GPUs at nodes.max, or None when unknown.
+
+    """
+
+    pool: str
+    gpu: str | None
+    gpu_memory_gib: float | None
+    gpus: MinMax
+    mode: str
+    slots_per_gpu: int
+    slot_memory_gib: float | None
+    slot_profiles: tuple[SlotProfile, ...]
+    qos: str
+    qos_derived: bool
+    policy: str
+    bf16_tflops_max: float | None
+
+
+@dataclass(frozen=True)
+class TenantCapacity:
+    """A tenant's quota and limit against what its pools hold."""
+
+    tenant: str
+    pools: tuple[str, ...]
+    priority: str
+    quota_gpus: float | None
+    limit_gpus: float | None
+    pool_gpus: MinMax
+
+
+def capacity(stack: Stack) -> tuple[PoolCapacity, ...]:
+    """Return what each pool of ``stack`` offers, from the model and the catalog."""
+    return tuple(_pool_capacity(p) for p in stack.pools)
+
+
+def _slot_profiles(pool: Pool, memory: float | None) -> tuple[SlotProfile, ...]:
+    """Return the slot kinds one GPU of ``pool`` offers, with each slot's memory."""
+    sharing = pool.sharing
+    if sharing.mode in ("time-slicing", "mps"):
+        n = sharing.replicas or 1
+        return (SlotProfile(f"1/{n} GPU", n, None if memory is None else memory / n),)
+    if sharing.mode == "mig":
+        model = pool.gpu
+        geometry = model.mig if model is not None else None
+        out = []
+        for name, count in sharing.mig_layout:
+            profile = geometry.profile(name) if geometry is not None else None
+            out.append(SlotProfile(name, count, profile.memory_gib if profile else None))
+        return tuple(out)
+    if sharing.mode == "fractional" and sharing.fractional is not None:
+        frac = sharing.fractional
+        n = frac.slots_per_gpu
+        if frac.memory_gib is not None:
+            mem: float | None = float(frac.memory_gib)
+        elif memory is None:
+            mem = None
+        elif frac.memory_percent is not None:
+            mem = memory * frac.memory_percent / 100
+        else:  # an equal share of the (overcommitted, with HAMi) memory
+            mem = memory * frac.memory_overcommit / n
+        return (SlotProfile(f"1/{n} GPU", n, mem),)
+    return (SlotProfile("whole GPU", 1, memory),)
+
+
+def _pool_capacity(pool: Pool) -> PoolCapacity:
+    model = pool.gpu
+    inst = pool.instance
+    per_node = inst.gpus if inst is not None else float(pool.gpus_per_node)
+    memory = model.memory_gib * (inst.gpu_fraction if inst else 1.0) if model else None
+    profiles = _slot_profiles(pool, memory)
+    slot_mems = [p.memory_gib for p in profiles]
+    gpus = MinMax(pool.nodes.min * per_node, pool.nodes.max * per_node)
+    tflops = model.bf16_tflops if model is not None else None
+    return PoolCapacity(
+        pool=pool.name,
+        gpu=model.name if model is not None else None,
+        gpu_memory_gib=memory,
+        gpus=gpus,
+        mode=pool.sharing.mode,
+        slots_per_gpu=pool.sharing.slots_per_gpu,
+        slot_memory_gib=None if None in slot_mems else min(m for m in slot_mems if m is not None),
+        slot_profiles=profiles,
+        qos=pool.qos,
+        qos_derived=not pool.qos_declared,
+        policy=pool.policy,
+        bf16_tflops_max=None if tflops is None or gpus.max is None else tflops * gpus.max,
+    )
+
+
+def tenant_capacity(stack: Stack, pools: Sequence[PoolCapacity]) -> tuple[TenantCapacity, ...]:
+    """Return each tenant's quota and limit beside the GPUs its pools hold."""
+    by_name = {p.pool: p for p in pools}
+    out = []
+    for t in stack.tenants:
+        held = ZERO
+        for name in t.pools:
+            if name in by_name:
+                held = held + by_name[name].gpus
+        out.append(TenantCapacity(t.name, t.pools, t.priority, t.quota_gpus, t.limit_gpus, held))
+    return tuple(out)

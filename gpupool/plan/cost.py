@@ -1,0 +1,206 @@
+"""What the pools cost, desired and base, priced from the node-pool facts of each graph.
+
+This module owns the cost view of a plan. Prices come from the ``facts`` the cloud modules put on
+every node-pool resource (per node and hour at its capacity type, with the catalog's date), so a
+recorded base is priced as it was recorded and needs no stack file. Amounts are hourly and
+monthly (``HOURS_PER_MONTH``) at nodes.min and nodes.max; a missing price makes that end unknown
+(None), never zero, except where the resource has no nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from gpupool.graph import Resource, ResourceGraph
+from gpupool.plan.capacity import ZERO, MinMax
+
+HOURS_PER_MONTH = 730
+"""Hours in a billing month, as the clouds' calculators and Infracost count them."""
+
+
+@dataclass(frozen=True)
+class PoolCost:
+    """Hourly cost of one pool, desired and base, at nodes.min and nodes.max.
+
+    Attributes:
+        pool: the pool's name.
+        hourly: desired cost per hour (spot nodes at spot, on-demand nodes at on-demand).
+        on_demand_hourly: desired cost per hour if every node were on-demand.
+        base_hourly: the base's cost per hour (zero when the pool is new).
+        unpriced: what has no catalog price, e.g. ``g6.2xlarge spot price``.
+        falls_back: on-demand nodes replace missing spot nodes (``fallbackToOnDemand``), which
+            can cost up to ``on_demand_hourly``.
+        existing_nodes: the pool names existing nodes (``cloud: kubernetes``): not priced.
+
+    """
+
+    pool: str
+    hourly: MinMax
+    on_demand_hourly: MinMax
+    base_hourly: MinMax
+    unpriced: tuple[str, ...] = ()
+    falls_back: bool = False
+    existing_nodes: bool = False
+
+    @property
+    def monthly(self) -> MinMax:
+        """Desired cost per month (730 hours)."""
+        return self.hourly.scaled(HOURS_PER_MONTH)
+
+    @property
+    def delta_monthly(self) -> MinMax:
+        """Desired minus base, per month."""
+        return (self.hourly - self.base_hourly).scaled(HOURS_PER_MONTH)
+
+
+@dataclass(frozen=True)
+class CostReport:
+    """Cost of the stack with its provenance.
+
+    Attributes:
+        currency: always ``USD``.
+        pools: per pool, desired pools first, then pools only the base has.
+        prices_as_of: catalog dates of the desired graph's prices.
+        base_prices_as_of: catalog dates of the base graph's prices.
+        price_region: region the catalog's prices are for, or None.
+
+    """
+
+    currency: str
+    pools: tuple[PoolCost, ...]
+    prices_as_of: tuple[str, ...]
+    base_prices_as_of: tuple[str, ...]
+    price_region: str | None
+
+    def _total(self, attr: str) -> MinMax:
+        total = ZERO
+        for p in self.pools:
+            total = total + getattr(p, attr)
+        return total
+
+    @property
+    def hourly(self) -> MinMax:
+        """Desired total per hour."""
+        return self._total("hourly")
+
+    @property
+    def monthly(self) -> MinMax:
+        """Desired total per month."""
+        return self.hourly.scaled(HOURS_PER_MONTH)
+
+    @property
+    def on_demand_hourly(self) -> MinMax:
+        """Desired total per hour if every node were on-demand."""
+        return self._total("on_demand_hourly")
+
+    @property
+    def base_hourly(self) -> MinMax:
+        """Base total per hour."""
+        return self._total("base_hourly")
+
+    @property
+    def delta_monthly(self) -> MinMax:
+        """Desired minus base, per month."""
+        return (self.hourly - self.base_hourly).scaled(HOURS_PER_MONTH)
+
+    @property
+    def unpriced(self) -> tuple[str, ...]:
+        """Everything without a catalog price, as ``pool: what``."""
+        return tuple(f"{p.pool}: {u}" for p in self.pools for u in p.unpriced)
+
+
+def node_pools(graph: ResourceGraph) -> list[Resource]:
+    """Return the node-pool resources of a graph (their ``facts["kind"]`` is ``node-pool``)."""
+    return [r for r in graph.resources if r.facts.get("kind") == "node-pool"]
+
+
+# ---------------------------------------------------------------------------------- cost
+
+
+def _times(nodes: Any, price: Any) -> float | None:
+    """Nodes times a price; no nodes cost nothing even at an unknown price."""
+    if not isinstance(nodes, (int, float)) or isinstance(nodes, bool):
+        return None
+    if nodes == 0:
+        return 0.0
+    return None if not isinstance(price, (int, float)) else nodes * float(price)
+
+
+def _node_pool_cost(f: Mapping[str, Any]) -> tuple[MinMax, MinMax, list[str]]:
+    """Hourly cost, on-demand equivalent and what lacks a price, of one node-pool resource."""
+    lo, hi = f.get("nodes_min"), f.get("nodes_max")
+    price, od = f.get("price_hourly"), f.get("on_demand_price_hourly")
+    hourly = MinMax(_times(lo, price), _times(hi, price))
+    equivalent = MinMax(_times(lo, od), _times(hi, od))
+    missing = []
+    if not hourly.known:
+        missing.append(f"{f.get('instance_type')} {f.get('capacity')} price")
+    if not equivalent.known:
+        missing.append(f"{f.get('instance_type')} on-demand price")
+    return hourly, equivalent, missing
+
+
+def _pool_cost(pool: str, members: list[Mapping[str, Any]]) -> PoolCost:
+    """Price the node-pool resources of one pool (its base amount left at zero).
+
+    A pool split into a spot group and an on-demand group counts the on-demand group at its
+    ``nodes_min`` (the on-demand base) at both ends: on-demand nodes above the base only stand
+    in for spot nodes the cloud cannot supply (``fallbackToOnDemand``), which costs at most the
+    all-on-demand figure. Existing nodes (no instance type: ``cloud: kubernetes``) cost nothing
+    that gpupool provisions and are not priced.
+    """
+    if all(f.get("instance_type") is None for f in members):
+        return PoolCost(pool, ZERO, ZERO, ZERO, existing_nodes=True)
+    spot = [f.get("capacity") == "spot" for f in members]
+    split = any(spot) and not all(spot)
+    hourly, equivalent, fallback = ZERO, ZERO, False
+    missing: list[str] = []
+    for f, is_spot in zip(members, spot, strict=True):
+        if split and not is_spot:
+            fallback = fallback or f.get("nodes_max") != f.get("nodes_min")
+            f = {**f, "nodes_max": f.get("nodes_min")}
+        h, e, m = _node_pool_cost(f)
+        hourly, equivalent, missing = hourly + h, equivalent + e, [*missing, *m]
+    return PoolCost(pool, hourly, equivalent, ZERO, tuple(dict.fromkeys(missing)), fallback)
+
+
+def _by_pool(graph: ResourceGraph) -> dict[str, PoolCost]:
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for r in node_pools(graph):
+        groups.setdefault(str(r.facts.get("pool")), []).append(r.facts)
+    return {pool: _pool_cost(pool, members) for pool, members in groups.items()}
+
+
+def _as_of(graph: ResourceGraph) -> tuple[str, ...]:
+    return tuple(sorted({str(r.facts["price_as_of"]) for r in node_pools(graph)
+                         if r.facts.get("price_as_of")}))  # fmt: skip
+
+
+def cost(base: ResourceGraph, desired: ResourceGraph, price_region: str | None) -> CostReport:
+    """Price both graphs from their node-pool facts and compare them.
+
+    Each node-pool resource is priced at its own capacity type (a spot pool's on-demand base is
+    a separate resource priced on-demand). A resource without a price makes its pool's cost and
+    the totals unknown at that end (None), never zero, unless it has no nodes there.
+
+    Args:
+        base: the base graph (empty for a first apply).
+        desired: the desired graph.
+        price_region: the region the catalog prices are for.
+
+    Returns:
+        The cost report.
+
+    """
+    new, old = _by_pool(desired), _by_pool(base)
+    pools = []
+    for name in [*new, *(n for n in old if n not in new)]:
+        mine = new.get(name, PoolCost(name, ZERO, ZERO, ZERO))
+        was = old.get(name, PoolCost(name, ZERO, ZERO, ZERO))
+        unpriced = mine.unpriced
+        if not was.hourly.known:
+            unpriced += tuple(f"{m} (base)" for m in was.unpriced if m not in unpriced)
+        pools.append(replace(mine, base_hourly=was.hourly, unpriced=unpriced))
+    return CostReport("USD", tuple(pools), _as_of(desired), _as_of(base), price_region)

@@ -1,0 +1,115 @@
+"""JSON output of ``gpupool plan``: the SPEC 5.1 document.
+
+This module owns the stable machine-readable shape: ``format_version``, ``stack``,
+``resource_changes`` (Terraform's ``actions`` vocabulary and ``replace_paths``), ``summary``,
+``capacity`` and ``cost``. Fields may be added (``base``, ``tenants``, per-pool cost, slot
+profiles, ``changed_paths``, ``owner``), never renamed; a breaking change bumps
+``format_version``. Unknown amounts are ``null``, never 0.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gpupool.plan import HOURS_PER_MONTH, MinMax, PlanResult
+
+FORMAT_VERSION = "1"
+
+
+def _mm(mm: MinMax, digits: int = 4) -> dict[str, float | None]:
+    def one(v: float | None) -> float | None:
+        return None if v is None else round(v, digits)
+
+    return {"min": one(mm.min), "max": one(mm.max)}
+
+
+def _count(mm: MinMax) -> dict[str, float | int | None]:
+    """GPU counts: whole numbers as integers (``8``), fractions as they are (``0.5``)."""
+
+    def one(v: float | None) -> float | int | None:
+        return None if v is None else int(v) if float(v).is_integer() else round(v, 4)
+
+    return {"min": one(mm.min), "max": one(mm.max)}
+
+
+def to_json(result: PlanResult) -> dict[str, Any]:
+    """Return the plan as the SPEC 5.1 document (plus documented extra fields)."""
+    cost, s = result.cost, result.summary
+    return {
+        "format_version": FORMAT_VERSION,
+        "stack": result.stack,
+        "base": {"kind": result.base.kind, "ref": result.base.ref, "note": result.base.note},
+        "resource_changes": [
+            {
+                "address": c.address,
+                "type": c.type,
+                "actions": list(c.actions),
+                "replace_paths": [list(p) for p in c.replace_paths],
+                "reasons": list(c.reasons),
+                "owner": c.owner,
+                "changed_paths": [list(ic.path) for ic in c.changes],
+            }
+            for c in result.changes
+        ],
+        "summary": {"add": s.add, "change": s.change, "destroy": s.destroy, "replace": s.replace},
+        "capacity": [
+            {
+                "pool": p.pool,
+                "gpu": p.gpu,
+                "gpus": _count(p.gpus),
+                "slotsPerGpu": p.slots_per_gpu,
+                "slotMemoryGiB": None if p.slot_memory_gib is None else round(p.slot_memory_gib, 2),
+                "qos": p.qos,
+                "mode": p.mode,
+                "gpuMemoryGiB": p.gpu_memory_gib,
+                "slots": [
+                    {"profile": sp.name, "perGpu": sp.per_gpu, "memoryGiB": sp.memory_gib}
+                    for sp in p.slot_profiles
+                ],
+                "policy": p.policy,
+                "bf16TflopsMax": None if p.bf16_tflops_max is None else round(p.bf16_tflops_max, 1),
+            }
+            for p in result.capacity
+        ],
+        "tenants": [
+            {
+                "tenant": t.tenant,
+                "pools": list(t.pools),
+                "priority": t.priority,
+                "quotaGpus": t.quota_gpus,
+                "limitGpus": t.limit_gpus,
+                "poolGpus": _count(t.pool_gpus),
+            }
+            for t in result.tenants
+        ],
+        "cost": {
+            "currency": cost.currency,
+            "hourly": _mm(cost.hourly),
+            "monthly": _mm(cost.monthly, 2),
+            "onDemandEquivalentHourly": _mm(cost.on_demand_hourly),
+            "deltaMonthly": _mm(cost.delta_monthly, 2),
+            "baseMonthly": _mm(cost.base_hourly.scaled(HOURS_PER_MONTH), 2),
+            "hoursPerMonth": HOURS_PER_MONTH,
+            "pricesAsOf": list(cost.prices_as_of),
+            "priceRegion": cost.price_region,
+            "unpriced": list(cost.unpriced),
+            "pools": [
+                {
+                    "pool": p.pool,
+                    "hourly": _mm(p.hourly),
+                    "monthly": _mm(p.monthly, 2),
+                    "onDemandEquivalentHourly": _mm(p.on_demand_hourly),
+                    "deltaMonthly": _mm(p.delta_monthly, 2),
+                    "fallsBackToOnDemand": p.falls_back,
+                    "existingNodes": p.existing_nodes,
+                }
+                for p in cost.pools
+            ],
+        },
+    }
+
+
+def format_json(result: PlanResult) -> str:
+    """Render a plan as the SPEC 5.1 JSON document."""
+    return json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,171 @@
+"""Markdown output of ``gpupool plan``: a pull-request comment a CI bot posts and edits.
+
+This module owns the comment's layout: a hidden first line (``marker``) a bot finds its earlier
+comment by and edits in place (as Infracost's hidden tag does), the counts line and the
+replacements a reviewer must not miss, cost first, then per-pool capacity and tenants, and every
+resource change folded in ``<details>`` as a ``diff`` block. It keeps the comment under
+``MARKDOWN_LIMIT`` characters (GitHub refuses comments over 65,536), cutting table rows and
+change lines from the end and saying so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from gpupool.plan import HOURS_PER_MONTH, PlanResult
+from gpupool.report.plan_text import (
+    CAPACITY_HEAD,
+    TENANT_HEAD,
+    WILL,
+    capacity_rows,
+    change_lines,
+    delta,
+    money,
+    monthly,
+    price_notes,
+    tenant_rows,
+)
+
+MARKDOWN_LIMIT = 65_000
+"""Most characters of a comment (GitHub refuses comments over 65,536)."""
+
+
+def marker(stack: str) -> str:
+    """Return the hidden first line a bot finds its own comment by."""
+    return f"<!-- gpupool-plan: {stack} -->"
+
+
+def _md_table(head: Sequence[str], rows: Iterable[Sequence[str]], right: int = 0) -> list[str]:
+    """Return a GitHub table whose last ``right`` columns are right-aligned."""
+    align = ["---"] * (len(head) - right) + ["---:"] * right
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
+    return out + ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+
+
+def _md_head(result: PlanResult) -> list[str]:
+    s, cost = result.summary, result.cost
+    if result.has_changes:
+        counts = f"**Plan: {s.add} to add, {s.change} to change, {s.destroy} to destroy.**"
+        counts += f" {s.replace} replacement{'s' * (s.replace != 1)}." if s.replace else ""
+    else:
+        counts = "**No changes.** The GPU pools match the base."
+    lines = [marker(result.stack), f"### gpupool plan: `{result.stack}`", "", counts, "",
+             f"Base: {result.base.describe()}" + (f"; {result.base.note}." if result.base.note
+                                                   else "."), ""]  # fmt: skip
+    risky = [c for c in result.changes if c.action in ("replace", "delete")]
+    for c in risky[:10]:
+        why = "; ".join(c.reasons) or c.action
+        lines.append(f"> :warning: `{c.address}` {WILL[c.action]}: {why}<br>")
+    if len(risky) > 10:
+        lines.append(f"> :warning: and {len(risky) - 10} more replacements or deletions")
+    month = HOURS_PER_MONTH
+    rows = [
+        ["this plan", monthly(cost.monthly.min), monthly(cost.monthly.max)],
+        ["base", monthly(cost.base_hourly.scaled(month).min),
+         monthly(cost.base_hourly.scaled(month).max)],
+        ["**change**", f"**{delta(cost.delta_monthly.min)}**",
+         f"**{delta(cost.delta_monthly.max)}**"],
+        ["all on-demand", monthly(cost.on_demand_hourly.scaled(month).min),
+         monthly(cost.on_demand_hourly.scaled(month).max)],
+    ]  # fmt: skip
+    lines += [*([""] if risky else []), "#### Cost (USD a month)", ""]
+    lines += _md_table(["", "at nodes.min", "at nodes.max"], rows, right=2)
+    return [*lines, "", "<br>".join(f"<sub>{n}</sub>" for n in price_notes(result)), ""]
+
+
+def _fence(body: Sequence[str]) -> str:
+    """Return a backtick fence longer than any run of backticks in ``body``."""
+    longest, run = 0, 0
+    for ch in "\n".join(body):
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    return "`" * max(3, longest + 1)
+
+
+def _take(lines: Sequence[str], budget: int) -> tuple[list[str], int]:
+    """Return the leading lines that fit in ``budget`` characters, and how many did not."""
+    used = 0
+    for i, line in enumerate(lines):
+        used += len(line) + 1
+        if used > budget:
+            return list(lines[:i]), len(lines) - i
+    return list(lines), 0
+
+
+def _diff_line(line: str) -> str:
+    """Move a change symbol to the first column so GitHub colours the ``diff`` block.
+
+    As Atlantis does: ``  + x`` becomes ``+   x``, and ``~`` becomes ``!`` (GitHub's "changed").
+    """
+    stripped = line.lstrip(" ")
+    if stripped[:2] in ("+ ", "- ", "~ ") or stripped.startswith("-/+ "):
+        symbol = "!" if stripped[0] == "~" else stripped[0]
+        return symbol + " " * (len(line) - len(stripped)) + stripped[1:]
+    return line
+
+
+# One block of the comment: lines before, cuttable lines, lines after, what the lines are.
+_Block = tuple[list[str], list[str], list[str], str]
+
+
+def _md_blocks(result: PlanResult) -> list[_Block]:
+    per_pool = {p.pool: money(p.monthly, monthly) for p in result.cost.pools}
+    capacity = _md_table(
+        [*CAPACITY_HEAD, "cost/month"],
+        [[*row, per_pool.get(row[0], "$0")] for row in capacity_rows(result)],
+    )
+    blocks: list[_Block] = [
+        (_md_head(result), [], [], ""),
+        (["#### Capacity", "", *capacity[:2]], capacity[2:], [""], "pools"),
+    ]
+    if result.tenants:
+        tenants = _md_table(TENANT_HEAD, tenant_rows(result))
+        blocks.append((["#### Tenants", "", *tenants[:2]], tenants[2:], [""], "tenants"))
+    changed = [c for c in result.changes if c.action != "no-op"]
+    body = [_diff_line(line) for c in changed for line in (*change_lines(c), "")]
+    body = body or ["No changes."]
+    fence = _fence(body)
+    summary = f"<details><summary>Resource changes ({len(changed)})</summary>"
+    blocks.append(([summary, "", f"{fence}diff"], body, [fence, "</details>", ""], "lines"))
+    return blocks
+
+
+def format_markdown(result: PlanResult, limit: int = MARKDOWN_LIMIT) -> str:
+    """Render a plan as a pull-request comment: summary and cost first, details folded.
+
+    The first line is a hidden marker (``marker``) a bot finds its earlier comment by. A
+    comment longer than ``limit`` keeps its summary and cost, cuts the longest parts (table
+    rows, then change lines) and says so at the end.
+
+    Args:
+        result: the plan.
+        limit: the most characters to return.
+
+    Returns:
+        The comment.
+
+    """
+    blocks = _md_blocks(result)
+    text = "\n".join(line for b, rows, a, _ in blocks for line in (*b, *rows, *a)) + "\n"
+    if len(text) <= limit:
+        return text
+    fixed = sum(len(line) + 1 for b, _, a, _ in blocks for line in (*b, *a))
+    budget = limit - fixed - 120 * len(blocks) - 400
+    out: list[str] = []
+    cut_total = 0
+    for before, rows, after, what in blocks:
+        taken, cut = _take(rows, budget)
+        budget -= sum(len(line) + 1 for line in taken)
+        cut_total += cut
+        out += [*before, *taken]
+        if cut and what == "lines":
+            out.append(f"... {cut:,} more lines cut")
+        elif cut:
+            out += ["", f"_... and {cut:,} more {what} (cut)._"]
+        out += after
+    out.append(
+        f"> :scissors: **Truncated**: this comment was cut to stay under {limit:,} characters "
+        f"(GitHub's limit is 65,536); {cut_total:,} lines were left out. Run `gpupool plan` on "
+        "the stack file for the full plan."
+    )
+    return "\n".join(out) + "\n"

@@ -1,0 +1,309 @@
+"""Text output of ``gpupool plan`` and what the other plan formats share with it.
+
+This module owns how a ``PlanResult`` reads in a terminal: Terraform's ``+ ~ - -/+`` symbols and
+legend, each changed input as ``old -> new`` (``# forces replacement`` on the ones behind a
+replace), the reasons, the closing ``Plan: X to add, Y to change, Z to destroy.`` line (or
+``No changes.``), then the capacity, tenant and cost tables. The number, money and table
+helpers here are shared with ``plan_markdown``; ``render`` dispatches on the format. It
+computes nothing: ``gpupool.plan`` does.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from gpupool.plan import (
+    HOURS_PER_MONTH,
+    MISSING,
+    CostReport,
+    MinMax,
+    PlanResult,
+    ResourceChange,
+    show_value,
+)
+
+SYMBOLS = {"create": "+", "update": "~", "delete": "-", "replace": "-/+"}
+LEGEND = {
+    "create": "create",
+    "update": "update in-place",
+    "delete": "destroy",
+    "replace": "destroy and then create replacement",
+}
+WILL = {
+    "create": "will be created",
+    "update": "will be updated in-place",
+    "delete": "will be destroyed",
+    "replace": "must be replaced",
+}
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """Text for stdout (the plan) and for stderr (notes on how it was made)."""
+
+    result: str
+    notes: str
+
+
+def render(result: PlanResult, fmt: str) -> Rendered:
+    """Render a plan as ``text``, ``json`` or ``markdown``.
+
+    Args:
+        result: the plan.
+        fmt: the output format.
+
+    Returns:
+        The plan for stdout and notes for stderr.
+
+    """
+    from gpupool.report import plan_json, plan_markdown
+
+    formats: dict[str, Callable[[PlanResult], str]] = {
+        "text": format_text,
+        "json": plan_json.format_json,
+        "markdown": plan_markdown.format_markdown,
+    }
+    # text and markdown say how the base was chosen in the plan itself; JSON says it in
+    # ``base.note`` and, for people watching the terminal, on stderr
+    note = f"note: {result.base.note}\n" if result.base.note and fmt == "json" else ""
+    return Rendered(formats[fmt](result), note)
+
+
+# ------------------------------------------------------------------------------ numbers
+
+
+def num(v: float | None) -> str:
+    """Format a count or quantity: ``8``, ``0.5``, ``?`` when unknown."""
+    return "?" if v is None else f"{round(v, 2):g}"
+
+
+def span(mm: MinMax, one: Callable[[float | None], str] = num, sep: str = "-") -> str:
+    """Format ``min<sep>max``, or one value when both ends read the same."""
+    lo, hi = one(mm.min), one(mm.max)
+    return lo if lo == hi else f"{lo}{sep}{hi}"
+
+
+def usd(v: float | None, cents: bool = False, sign: bool = False) -> str:
+    """Format dollars (``$1,234``; ``$0.98`` with cents); ``unknown`` when unknown.
+
+    Args:
+        v: the amount.
+        cents: keep two decimals (hourly prices) instead of whole dollars.
+        sign: prefix ``+`` on increases (deltas).
+
+    Returns:
+        The amount as text.
+
+    """
+    if v is None:
+        return "unknown"
+    shown = round(v, 2 if cents else 0)
+    text = f"${abs(shown):,.2f}" if cents else f"${abs(shown):,.0f}"
+    if shown == 0:
+        return text
+    return ("+" if sign and shown > 0 else "-" if shown < 0 else "") + text
+
+
+def hourly(v: float | None) -> str:
+    """Format an hourly amount (with cents)."""
+    return usd(v, cents=True)
+
+
+def monthly(v: float | None) -> str:
+    """Format a monthly amount (whole dollars)."""
+    return usd(v)
+
+
+def delta(v: float | None) -> str:
+    """Format a monthly change, signed."""
+    return usd(v, sign=True)
+
+
+def money(mm: MinMax, one: Callable[[float | None], str]) -> str:
+    """Format an amount at nodes.min and nodes.max: ``$1 to $2``."""
+    return span(mm, one, " to ")
+
+
+def gib(v: float | None) -> str:
+    """Format GiB: ``6 GiB``, ``2.7 GiB``, ``?``."""
+    return "?" if v is None else f"{round(v, 1):g} GiB"
+
+
+# -------------------------------------------------------------------------------- parts
+
+
+def header(result: PlanResult) -> list[str]:
+    """Return the lines naming the stack and the base."""
+    where = f"{result.cloud}, {result.region}" if result.region else result.cloud
+    base = f"Base: {result.base.describe()}"
+    if result.base.note:
+        base += f"; {result.base.note}"
+    return [f"gpupool plan: stack {result.stack} ({where})", base]
+
+
+def _multiline(a: object, b: object) -> bool:
+    return isinstance(a, str) and isinstance(b, str) and ("\n" in a or "\n" in b)
+
+
+def _text_diff(a: str, b: str, most: int = 12) -> list[str]:
+    """Return the changed lines of a multi-line text input (a rendered config file)."""
+    changed = [
+        line for line in difflib.ndiff(a.splitlines(), b.splitlines()) if line[:2] in ("- ", "+ ")
+    ]
+    out = [f"          {line[0]} {line[2:]}" for line in changed[:most]]
+    if len(changed) > most:
+        out.append(f"          ... {len(changed) - most} more changed lines")
+    return out
+
+
+def change_lines(c: ResourceChange) -> list[str]:
+    """Return one resource's block: comment, symbol line, changed inputs, reasons."""
+    lines = [f"  # {c.address} {WILL[c.action]}", f'{SYMBOLS[c.action]:>3} {c.type} "{c.name}"']
+    for ic in c.changes:
+        if ic.before is MISSING:
+            line = f"      + {ic.dotted}: {show_value(ic.after)}"
+        elif ic.after is MISSING:
+            line = f"      - {ic.dotted}: {show_value(ic.before)} -> (removed)"
+        elif _multiline(ic.before, ic.after):
+            lines.append(f"      ~ {ic.dotted}: (text)")
+            lines += _text_diff(ic.before, ic.after)
+            continue
+        else:
+            line = f"      ~ {ic.dotted}: {show_value(ic.before)} -> {show_value(ic.after)}"
+        lines.append(line + ("  # forces replacement" if ic.forces_replacement else ""))
+    # reasons that only restate a changed input (the fallback) are already on screen
+    shown = tuple(f"{ic.dotted} " for ic in c.changes)
+    lines += [
+        f"      # {r}" for r in c.reasons if not r.startswith(shown) and "changed inputs" not in r
+    ]
+    return lines
+
+
+def changes_section(result: PlanResult) -> list[str]:
+    """Return the legend, every change, and the ``Plan:`` line (or ``No changes.``)."""
+    changed = [c for c in result.changes if c.action != "no-op"]
+    if not changed:
+        return ["No changes. The GPU pools match the base."]
+    used = {c.action for c in changed}
+    lines = ["Resource actions are indicated with the following symbols:"]
+    lines += [f"{SYMBOLS[a]:>3} {LEGEND[a]}" for a in LEGEND if a in used]
+    lines += ["", "gpupool will perform the following actions:", ""]
+    for c in changed:
+        lines += [*change_lines(c), ""]
+    s = result.summary
+    return [*lines, f"Plan: {s.add} to add, {s.change} to change, {s.destroy} to destroy."]
+
+
+def table(head: Sequence[str], rows: Iterable[Sequence[str]], indent: str = "  ") -> list[str]:
+    """Return rows as left-aligned columns under ``head``."""
+    grid = [list(head), *(list(r) for r in rows)]
+    widths = [max(len(r[i]) for r in grid) for i in range(len(head))]
+    return [
+        indent + "  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip()
+        for r in grid
+    ]
+
+
+CAPACITY_HEAD = ("pool", "GPU", "GPUs", "sharing", "slots/GPU", "memory/slot", "QoS", "BF16 TFLOPS")
+TENANT_HEAD = ("tenant", "pools", "priority", "quota", "limit", "pools hold", "note")
+COST_HEAD = ("pool", "per hour", "per month", "all on-demand/month", "change/month")
+
+
+def capacity_rows(result: PlanResult) -> list[list[str]]:
+    """Return one row per pool: GPUs at min-max, sharing, slots, memory per slot, QoS, TFLOPS."""
+    rows = []
+    for p in result.capacity:
+        slots = ", ".join(f"{s.name} x{s.per_gpu}" for s in p.slot_profiles)
+        mode = p.mode if p.mode == "exclusive" else f"{p.mode} ({slots})"
+        qos = p.qos + (" (derived)" if p.qos_derived else "")
+        tflops = "?" if p.bf16_tflops_max is None else f"{p.bf16_tflops_max:,.0f}"
+        rows.append(
+            [p.pool, p.gpu or "?", span(p.gpus), mode, str(p.slots_per_gpu),
+             gib(p.slot_memory_gib), qos, tflops]
+        )  # fmt: skip
+    return rows
+
+
+def tenant_rows(result: PlanResult) -> list[list[str]]:
+    """Return one row per tenant: quota and limit against what its pools hold."""
+    rows = []
+    for t in result.tenants:
+        note = ""
+        if t.quota_gpus is not None and t.pool_gpus.known:
+            if t.quota_gpus > (t.pool_gpus.max or 0):
+                note = "quota above what its pools hold at nodes.max"
+            elif t.quota_gpus > (t.pool_gpus.min or 0):
+                note = "quota holds only after scale-up"
+        limit = "none" if t.limit_gpus is None else num(t.limit_gpus)
+        rows.append(
+            [t.tenant, ", ".join(t.pools), t.priority, num(t.quota_gpus), limit,
+             span(t.pool_gpus), note]
+        )  # fmt: skip
+    return rows
+
+
+def cost_rows(cost: CostReport) -> list[list[str]]:
+    """Return one row per pool and a total: hourly, monthly, all on-demand, change."""
+    rows = []
+    for p in cost.pools:
+        if p.existing_nodes:
+            rows.append([p.pool, "existing nodes: not priced", "", "", ""])
+        else:
+            rows.append(_cost_row(p.pool, p.hourly, p.on_demand_hourly, p.delta_monthly))
+    return [*rows, _cost_row("total", cost.hourly, cost.on_demand_hourly, cost.delta_monthly)]
+
+
+def _cost_row(name: str, per_hour: MinMax, on_demand: MinMax, change: MinMax) -> list[str]:
+    month = HOURS_PER_MONTH
+    return [name, money(per_hour, hourly), money(per_hour.scaled(month), monthly),
+            money(on_demand.scaled(month), monthly), money(change, delta)]  # fmt: skip
+
+
+def price_notes(result: PlanResult) -> list[str]:
+    """Return where the prices come from, what spot saves, and what has no price."""
+    cost = result.cost
+    where = f" for {cost.price_region}" if cost.price_region else ""
+    if cost.prices_as_of:
+        source = f"gpupool catalog list prices{where} as of {', '.join(cost.prices_as_of)}"
+    else:
+        source = "the gpupool catalog has no prices for these instance types"
+    existing = [p.pool for p in cost.pools if p.existing_nodes]
+    out = []
+    if len(existing) < len(cost.pools):
+        out.append(
+            f"Prices: {source}; {HOURS_PER_MONTH} h a month; at nodes.min and nodes.max, spot "
+            "nodes at spot and on-demand nodes at on-demand."
+        )
+    if existing:
+        out.append(
+            f"{', '.join(existing)}: existing nodes, which gpupool does not provision or price."
+        )
+    if cost.base_prices_as_of and cost.base_prices_as_of != cost.prices_as_of:
+        out.append(f"The base is priced as recorded, as of {', '.join(cost.base_prices_as_of)}.")
+    if result.region and cost.price_region and result.region != cost.price_region:
+        out.append(f"The stack runs in {result.region}; prices there may differ.")
+    saving = (cost.on_demand_hourly - cost.hourly).scaled(HOURS_PER_MONTH)
+    if saving.max:
+        out.append(f"Spot saves {money(saving, monthly)} a month against all on-demand.")
+    for p in cost.pools:
+        if p.falls_back and p.on_demand_hourly.max is not None:
+            worst = monthly(p.on_demand_hourly.max and p.on_demand_hourly.max * HOURS_PER_MONTH)
+            out.append(
+                f"{p.pool} falls back to on-demand when spot is short: up to {worst} a month."
+            )
+    if cost.unpriced:
+        out.append("Unknown (no catalog price, not counted as 0): " + "; ".join(cost.unpriced))
+    return out
+
+
+def format_text(result: PlanResult) -> str:
+    """Render a plan for a terminal: Terraform-style changes, then capacity and cost."""
+    lines = [*header(result), "", *changes_section(result), ""]
+    lines += ["Capacity:", *table(CAPACITY_HEAD, capacity_rows(result)), ""]
+    if result.tenants:
+        lines += ["Tenants:", *table(TENANT_HEAD, tenant_rows(result)), ""]
+    lines += ["Cost (USD):", *table(COST_HEAD, cost_rows(result.cost))]
+    lines += [f"  {note}" for note in price_notes(result)]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,194 @@
+"""How a plan reads: Terraform-like text, the SPEC 5.1 JSON shape, and the pull-request comment."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from test_plan import graph, node_pool, queue, sharing_config
+
+from gpupool import plan, record
+from gpupool.graph import ResourceGraph, build
+from gpupool.report import plan_json, plan_markdown, plan_text
+from gpupool.spec.validate import validate_file
+
+EXAMPLE = Path(__file__).parent.parent / "stacks" / "examples" / "aws-inference-l4.yaml"
+HEAD = (
+    (Path(__file__).parent / "fixtures" / "plan" / "no-changes" / "base.yaml")
+    .read_text(encoding="utf-8")
+    .split("pools:")[0]
+)
+
+
+def _result(
+    base_graph: ResourceGraph | None, desired_graph: ResourceGraph, kind: str = "recorded"
+) -> plan.PlanResult:
+    """A plan of hand-built graphs with the example stack's capacity."""
+    stack = validate_file(EXAMPLE).stack
+    assert stack is not None
+    base = record.Base(kind, "x.json" if kind == "recorded" else None, base_graph)
+    return plan.make_plan(base, desired_graph, stack)
+
+
+def _changes_plan() -> plan.PlanResult:
+    """One create, one update, one replace and one delete."""
+    base = graph(
+        node_pool(),
+        node_pool("gone", hi=2),
+        queue("search", 2, None),
+        sharing_config({"infer": {"mode": "time-slicing", "replicas": 4}}),
+    )
+    desired = graph(node_pool(instance="g6e.xlarge", gpu="L40S"), node_pool("new", hi=3),
+                    queue("search", 4, None),
+                    sharing_config({"infer": {"mode": "time-slicing", "replicas": 4}}))  # fmt: skip
+    return _result(base, desired)
+
+
+# --------------------------------------------------------------------------------- text
+
+
+def test_text_uses_terraform_symbols_and_summary_line() -> None:
+    """+ ~ - -/+ per resource, forced paths marked, reasons, and Terraform's Plan: line."""
+    text = plan_text.format_text(_changes_plan())
+    assert "  # pool.infer.node_group must be replaced" in text
+    assert '-/+ aws:eks/nodeGroup:NodeGroup "infer"' in text
+    assert '      ~ instance_types.0: "g6.xlarge" -> "g6e.xlarge"  # forces replacement' in text
+    assert "      # GPU memory 24 GiB -> 48 GiB: GPU memory cannot be resized in place" in text
+    assert '  + aws:eks/nodeGroup:NodeGroup "new"' in text
+    assert '  - aws:eks/nodeGroup:NodeGroup "gone"' in text
+    assert "  ~ kubernetes:scheduling.run.ai/v2:Queue" in text
+    assert "      # GPU quota 2 -> 4 GPUs" in text
+    assert "Plan: 2 to add, 1 to change, 2 to destroy." in text
+    legend = text.split("gpupool will perform")[0]
+    assert all(f"{s} " in legend for s in ("  +", "  ~", "  -", "-/+"))
+
+
+def test_text_no_changes() -> None:
+    """An empty plan says No changes and still shows capacity and cost."""
+    g = graph(node_pool())
+    text = plan_text.format_text(_result(g, g))
+    assert "No changes." in text
+    assert "Plan:" not in text
+    assert "Capacity:" in text and "Cost (USD):" in text
+
+
+def test_text_names_the_base_and_the_price_date() -> None:
+    """The header says which base was used; the cost says where prices come from and when."""
+    text = plan_text.format_text(_result(None, graph(node_pool()), kind="empty"))
+    assert "Base: empty (every resource is new)" in text
+    assert "as of 2026-07-20" in text
+
+
+def test_text_shows_unknown_prices_as_unknown() -> None:
+    """A spot pool without a price reads unknown, and the note names it."""
+    text = plan_text.format_text(_result(None, graph(node_pool(capacity="spot", price=None)),
+                                         kind="empty"))  # fmt: skip
+    assert "$0.00 to unknown" not in text  # min is 1 node, so both ends are unknown
+    assert "unknown" in text.split("Cost (USD):")[1]
+    assert "infer: g6.xlarge spot price" in text
+
+
+def test_text_diffs_multi_line_inputs_by_line() -> None:
+    """A rendered config file that changes shows only its changed lines."""
+    before = graph(sharing_config({"a": {"mode": "time-slicing", "replicas": 2}}))
+    config = before.resources[0]
+    after_res = replace(config, inputs={"data": {"x": "a: 1\nb: 2\n"}})
+    before_res = replace(config, inputs={"data": {"x": "a: 1\nb: 1\n"}})
+    text = plan_text.format_text(_result(graph(before_res), graph(after_res)))
+    assert "      ~ data.x: (text)" in text
+    assert "          - b: 1" in text and "          + b: 2" in text
+
+
+# --------------------------------------------------------------------------------- json
+
+
+def test_json_has_exactly_the_spec_fields() -> None:
+    """Every SPEC 5.1 field is present with its name and type; additions are allowed."""
+    doc = json.loads(plan_json.format_json(_changes_plan()))
+    assert doc["format_version"] == "1"
+    assert doc["stack"] == "ml-prod"
+    assert doc["base"]["kind"] == "recorded" and doc["base"]["ref"] == "x.json"
+    for item in doc["resource_changes"]:
+        assert {"address", "type", "actions", "replace_paths", "reasons"} <= set(item)
+    replaced = next(i for i in doc["resource_changes"] if i["address"] == "pool.infer.node_group")
+    assert replaced["actions"] == ["delete", "create"]
+    assert replaced["replace_paths"] == [["instance_types"]]
+    assert set(doc["summary"]) == {"add", "change", "destroy", "replace"}
+    assert doc["summary"] == {"add": 2, "change": 1, "destroy": 2, "replace": 1}
+    for row in doc["capacity"]:
+        assert {"pool", "gpu", "gpus", "slotsPerGpu", "slotMemoryGiB", "qos"} <= set(row)
+        assert set(row["gpus"]) == {"min", "max"}
+    cost = doc["cost"]
+    assert {"currency", "hourly", "monthly", "onDemandEquivalentHourly", "deltaMonthly"} <= set(
+        cost
+    )
+    for key in ("hourly", "monthly", "onDemandEquivalentHourly", "deltaMonthly"):
+        assert set(cost[key]) == {"min", "max"}
+
+
+def test_json_lists_no_ops_with_terraform_vocabulary() -> None:
+    """Unchanged resources appear with actions ["no-op"], as in Terraform's plan JSON."""
+    g = graph(node_pool())
+    doc = plan_json.to_json(_result(g, g))
+    assert [i["actions"] for i in doc["resource_changes"]] == [["no-op"]]
+    assert doc["summary"] == {"add": 0, "change": 0, "destroy": 0, "replace": 0}
+
+
+# ----------------------------------------------------------------------------- markdown
+
+
+def test_markdown_marker_first_then_summary_and_cost_before_details() -> None:
+    """Hidden marker on line 1; counts, then cost, then capacity, then folded details."""
+    md = plan_markdown.format_markdown(_changes_plan())
+    assert md.splitlines()[0] == "<!-- gpupool-plan: ml-prod -->"
+    order = [md.index(s) for s in ("**Plan: 2 to add", "#### Cost", "#### Capacity", "<details>")]
+    assert order == sorted(order)
+    assert "`pool.infer.node_group` must be replaced" in md  # replacements are not folded away
+    assert re.search(r"^```diff$", md, re.M) and md.rstrip().endswith("</details>")
+    assert "\n-/+ aws:eks/nodeGroup:NodeGroup" in md  # symbols in column 1 for GitHub colours
+    assert "Truncated" not in md
+
+
+def test_markdown_code_fence_outlasts_backticks_in_values() -> None:
+    """Backticks inside input values cannot close the diff block early."""
+    before = node_pool()
+    after = replace(before, inputs={**before.inputs, "labels": {"x": "```"}})
+    md = plan_markdown.format_markdown(_result(graph(before), graph(after)))
+    assert "````diff" in md
+
+
+def _huge_stack(tmp_path: Path, pools: int) -> Path:
+    """A stack with many pools, each with its own tenant."""
+    lines = [HEAD, "pools:"]
+    for i in range(pools):
+        lines += [f"  - name: pool-{i:04d}", "    instanceType: g6.2xlarge",
+                  "    workload: inference", "    nodes: {min: 1, max: 4}",
+                  "    sharing: {mode: time-slicing, replicas: 4}",
+                  f"    labels: {{team: team-{i:04d}, tier: online}}"]  # fmt: skip
+    lines.append("tenants:")
+    for i in range(pools):
+        lines += [f"  - name: tenant-{i:04d}", f"    pools: [pool-{i:04d}]", "    quota: {gpus: 1}"]
+    path = tmp_path / "huge.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("pools", [300, 1200])
+def test_markdown_of_a_huge_stack_stays_under_the_limit(tmp_path: Path, pools: int) -> None:
+    """A huge plan is cut below 65,000 characters, keeps summary and cost, says it was cut."""
+    path = _huge_stack(tmp_path, pools)
+    checked = validate_file(path)
+    assert checked.stack is not None, checked.diagnostics[:3]
+    result = plan.make_plan(record.Base("empty", None, None), build(checked.stack), checked.stack)
+    md = plan_markdown.format_markdown(result)
+    assert len(md) <= plan_markdown.MARKDOWN_LIMIT
+    assert md.startswith("<!-- gpupool-plan: plan-test -->\n")
+    assert f"**Plan: {result.summary.add} to add, 0 to change, 0 to destroy.**" in md
+    assert "#### Cost" in md
+    assert "**Truncated**" in md and "lines were left out" in md
+    assert md.count("<details>") == md.count("</details>") == 1
+    fences = re.findall(r"^`{3,}", md, re.M)
+    assert len(fences) == 2  # the diff block is opened and closed
