@@ -7,8 +7,9 @@ cloud); in-cluster sharing from ``gpupool.sharing`` (one module per mechanism).
 
 Inputs are the provider SDK's keyword arguments (snake_case at the top level; nested dicts may use
 the SDK's snake_case names or the wire names, which the SDK passes through), made of plain JSON
-values and ``Ref`` (another resource's output). A graph round-trips through JSON so that ``up``
-can record what it applied and ``plan`` can diff against it offline.
+values, ``Ref`` (another resource's output) and ``Lookup`` (a value the program computes when it
+runs, such as a kubeconfig read from the existing cluster). A graph round-trips through JSON so
+that ``up`` can record what it applied and ``plan`` can diff against it offline.
 """
 
 from __future__ import annotations
@@ -25,10 +26,29 @@ GRAPH_FORMAT = "1"
 
 @dataclass(frozen=True)
 class Ref:
-    """Another resource's output, rendered as ``<that resource's variable>.<attr>``."""
+    """Another resource's output, rendered as ``<that resource's variable>.<attr>``.
+
+    An empty ``attr`` stands for the resource object itself (rendered as the bare variable),
+    e.g. an explicit cloud provider handed to a ``Lookup``.
+    """
 
     address: str
     attr: str = "id"
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A value the program computes when it runs, from a named helper of the rendered program.
+
+    Lookups read existing infrastructure (the cluster a pool joins, its kubeconfig) through the
+    provider SDKs' invokes, or convert another output (``as_string``). ``function`` names a helper
+    that ``gpupool.render`` emits into the program; ``args`` are its keyword arguments, made of
+    plain JSON values, ``Ref`` and nested ``Lookup``. The graph stays plain data: a lookup
+    compares, diffs and round-trips through JSON like any other input value.
+    """
+
+    function: str
+    args: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -71,6 +91,8 @@ class Resource:
             v = stack.pop()
             if isinstance(v, Ref):
                 yield v
+            elif isinstance(v, Lookup):
+                stack.extend(v.args.values())
             elif isinstance(v, Mapping):
                 stack.extend(v.values())
             elif isinstance(v, (list, tuple)):
@@ -152,11 +174,14 @@ class ResourceGraph:
 
 
 _REF_KEY = "$ref"
+_LOOKUP_KEY = "$lookup"
 
 
 def _encode(v: Any) -> Any:
     if isinstance(v, Ref):
         return {_REF_KEY: [v.address, v.attr]}
+    if isinstance(v, Lookup):
+        return {_LOOKUP_KEY: [v.function, _encode(v.args)]}
     if isinstance(v, Mapping):
         return {str(k): _encode(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
@@ -169,6 +194,9 @@ def _decode(v: Any) -> Any:
         if set(v) == {_REF_KEY}:
             address, attr = v[_REF_KEY]
             return Ref(address, attr)
+        if set(v) == {_LOOKUP_KEY}:
+            function, args = v[_LOOKUP_KEY]
+            return Lookup(function, _decode(args))
         return {k: _decode(x) for k, x in v.items()}
     if isinstance(v, list):
         return [_decode(x) for x in v]

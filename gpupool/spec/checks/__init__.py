@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpupool.model import Stack
-from gpupool.spec.checks import capacity, gpus, rendering, sharing, spot, structure
+from gpupool.spec.checks import capacity, clouds, gpus, rendering, sharing, spot, structure
 from gpupool.spec.diagnostics import Diagnostic
 
-_FAMILIES = (gpus, sharing, spot, capacity, rendering)
+_FAMILIES = (gpus, sharing, spot, capacity, rendering, clouds)
 
 
 def run(stack: Stack, raw: Mapping[str, Any]) -> list[Diagnostic]:

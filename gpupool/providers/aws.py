@@ -1,0 +1,166 @@
+"""AWS: each pool becomes EKS managed node groups (``aws:eks/nodeGroup:NodeGroup``).
+
+What a pool renders to:
+
+- one node group per ``common.capacity_groups`` entry, on the NVIDIA EKS-optimised AMI
+  (``AL2023_x86_64_NVIDIA``), with the pool's instance type, scaling, labels, taints
+  (``NO_SCHEDULE``...), the stack's subnets, node role and tags;
+- ``topology: compact``: a cluster placement group (``aws:ec2/placementGroup:PlacementGroup``,
+  strategy ``cluster``) reached through a launch template
+  (``aws:ec2/launchTemplate:LaunchTemplate`` with ``placement.group_name``); the node group takes
+  the template's id and latest version. A cluster placement group lives in one Availability
+  Zone, so the pool's subnets should be in one zone;
+- a split spot pool: its spot group is preferred by the cluster autoscaler through the priority
+  expander ConfigMap (``gpupool.providers.expander``).
+
+The Kubernetes provider reads the cluster's endpoint and CA from ``aws.eks.get_cluster`` and
+authenticates with ``aws eks get-token`` (exec plugin; the AWS CLI must be on PATH where Pulumi
+runs). Which inputs force replacement is from the Terraform AWS provider's ``ForceNew`` flags
+(``internal/service/eks/node_group.go``), which Pulumi passes through.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpupool.graph import Lookup, Ref, Resource
+from gpupool.model import Pool, Stack
+from gpupool.providers import CloudResult, common, expander
+from gpupool.providers.expander import regex_literal
+
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
+AMI_TYPE = "AL2023_x86_64_NVIDIA"
+
+NODE_GROUP_REPLACE_ON = (
+    "ami_type",
+    "capacity_type",
+    "cluster_name",
+    "instance_types",
+    "launch_template.id",
+    "node_role_arn",
+    "region",
+    "subnet_ids",
+)
+PLACEMENT_GROUP_REPLACE_ON = ("region", "strategy")
+
+
+def _placement(stack: Stack, pool: Pool) -> tuple[list[Resource], dict[str, Any]]:
+    """Return a compact pool's placement group and launch template.
+
+    Also returns the node group's ``launch_template`` input.
+    """
+    region = stack.provider.region
+    pg = Resource(
+        address=common.address(pool, "placement_group"),
+        type=PLACEMENT_GROUP,
+        name=pool.name,
+        inputs={"strategy": "cluster", "region": region, "tags": common.tags(stack)},
+        replace_on=PLACEMENT_GROUP_REPLACE_ON,
+        owner=common.owner(pool),
+    )
+    lt = Resource(
+        address=common.address(pool, "launch_template"),
+        type=LAUNCH_TEMPLATE,
+        name=pool.name,
+        inputs={
+            "placement": {"group_name": Ref(pg.address, "name")},
+            "region": region,
+            "tags": common.tags(stack),
+            "update_default_version": True,
+        },
+        replace_on=("region",),
+        owner=common.owner(pool),
+    )
+    launch_template = {
+        "id": Ref(lt.address, "id"),
+        # the EKS API wants the version as a string; latest_version is a number
+        "version": Lookup("as_string", {"value": Ref(lt.address, "latest_version")}),
+    }
+    return [pg, lt], launch_template
+
+
+def _node_group(
+    stack: Stack, pool: Pool, group: common.CapacityGroup, launch_template: dict[str, Any] | None
+) -> Resource:
+    settings = stack.provider.settings
+    inst = pool.instance
+    taints = [
+        {
+            "key": t.key,
+            "effect": common.upper_effect(t.effect),
+            **({"value": t.value} if t.value else {}),
+        }
+        for t in pool.taints
+    ]
+    inputs: dict[str, Any] = {
+        "cluster_name": stack.provider.cluster,
+        "node_role_arn": settings.node_role_arn,
+        "subnet_ids": list(settings.subnet_ids),
+        "region": stack.provider.region,
+        "ami_type": AMI_TYPE,
+        "capacity_type": "SPOT" if group.spot else "ON_DEMAND",
+        "instance_types": [inst.machine_type if inst is not None else pool.instance_type],
+        "scaling_config": {
+            "desired_size": group.desired,
+            "max_size": group.max,
+            "min_size": group.min,
+        },
+        "labels": common.node_labels(stack, pool),
+        "tags": common.tags(stack),
+    }
+    if taints:
+        inputs["taints"] = taints
+    if launch_template is not None:
+        inputs["launch_template"] = dict(launch_template)
+    return Resource(
+        address=common.address(pool, group.part),
+        type=NODE_GROUP,
+        name=pool.name + group.suffix,
+        inputs=inputs,
+        replace_on=NODE_GROUP_REPLACE_ON,
+        owner=common.owner(pool),
+        facts=common.facts(stack, pool, group),
+    )
+
+
+def spot_pattern(logical_name: str) -> str:
+    """Return the regular expression matching the autoscaling group of a node group.
+
+    Pulumi names a node group ``<logical name>-<random hex>``; EKS names its autoscaling group
+    ``eks-<node group name>-<node group uuid>``.
+    """
+    return f"^eks-{regex_literal(logical_name)}-[0-9a-f]+-[0-9a-f]{{8}}-"
+
+
+def k8s_provider(stack: Stack) -> Resource:
+    """Return the Kubernetes provider for the EKS cluster the pools join."""
+    kubeconfig = Lookup(
+        "eks_kubeconfig", {"cluster_name": stack.provider.cluster, "region": stack.provider.region}
+    )
+    return common.k8s_provider({"kubeconfig": kubeconfig})
+
+
+def build(stack: Stack) -> CloudResult:
+    """Build the EKS node groups (and placement groups, launch templates) of every pool."""
+    resources: list[Resource] = [k8s_provider(stack)]
+    node_pools: dict[str, tuple[str, ...]] = {}
+    spot_patterns: list[str] = []
+    split: list[str] = []
+    for pool in stack.pools:
+        launch_template = None
+        if pool.topology == "compact":
+            extra, launch_template = _placement(stack, pool)
+            resources += extra
+        groups = common.capacity_groups(pool)
+        built = [_node_group(stack, pool, g, launch_template) for g in groups]
+        resources += built
+        node_pools[pool.name] = tuple(r.address for r in built)
+        if len(groups) > 1:
+            spot_patterns.append(spot_pattern(built[0].name))
+            split += [r.address for r in built]
+    priority = expander.configmap(stack, spot_patterns, split)
+    if priority is not None:
+        resources.append(priority)
+    return CloudResult(tuple(resources), common.K8S_PROVIDER, node_pools)

@@ -1,0 +1,211 @@
+"""What every cloud module shares: node-group splits, labels, taints, tags and node-pool facts.
+
+This module owns the rules that must read the same on every cloud:
+
+- how a pool becomes one or two node groups (``capacity_groups``): a spot pool that keeps
+  on-demand nodes (``onDemandBase``) or may fall back to on-demand (``fallbackToOnDemand``)
+  becomes a spot group plus an on-demand group, because no managed node-group API mixes the two;
+- the labels its nodes carry (``node_labels``: the pool's own labels, then the ones the sharing
+  configuration selects by, which win on a clash);
+- the ``facts`` every node-pool resource carries for the offline plan (exactly the keys of
+  ``FACT_KEYS``);
+- graph addresses and logical names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gpupool import catalog
+from gpupool.graph import Resource
+from gpupool.model import Pool, Stack
+
+K8S_PROVIDER = "cluster.k8s_provider"
+"""Address of the Kubernetes provider wired to the cluster the pools join."""
+
+K8S_PROVIDER_TYPE = "pulumi:providers:kubernetes"
+
+FACT_KEYS = frozenset(
+    {
+        "kind",
+        "pool",
+        "gpu",
+        "gpu_memory_gib",
+        "gpus_per_node",
+        "instance_type",
+        "capacity",
+        "nodes_min",
+        "nodes_max",
+        "price_hourly",
+        "on_demand_price_hourly",
+        "price_as_of",
+        "sharing",
+    }
+)
+"""The keys of every node-pool resource's ``facts`` (``sharing`` holds mode, replicas,
+mig_layout and slots_per_gpu)."""
+
+ON_DEMAND_SUFFIX = "-od"
+"""Logical-name suffix of the on-demand companion group of a split spot pool."""
+
+
+@dataclass(frozen=True)
+class CapacityGroup:
+    """One node group a pool becomes.
+
+    Attributes:
+        part: last segment of the graph address (``node_group`` or ``on_demand_node_group``).
+        suffix: appended to the pool name for the logical name ("" or ``-od``).
+        capacity: ``spot`` or ``on-demand``.
+        min: fewest nodes.
+        max: most nodes (at least 1: no managed node-group API takes a maximum of 0).
+        desired: nodes at creation.
+
+    """
+
+    part: str
+    suffix: str
+    capacity: str
+    min: int
+    max: int
+    desired: int
+
+    @property
+    def spot(self) -> bool:
+        """True for the spot group."""
+        return self.capacity == "spot"
+
+
+def capacity_groups(pool: Pool) -> tuple[CapacityGroup, ...]:
+    """Return the node groups a pool becomes.
+
+    An on-demand pool, or a spot pool with neither ``onDemandBase`` nor ``fallbackToOnDemand``,
+    is one group with the pool's sizes. Otherwise the pool splits (SPEC is silent on the sizes;
+    this is gpupool's rule):
+
+    - the spot group (address ``pool.<name>.node_group``) holds what is above the base:
+      ``min = max(nodes.min - base, 0)``, ``max = max(nodes.max - base, 1)``;
+    - the on-demand group (``pool.<name>.on_demand_node_group``) holds the base:
+      ``min = desired = base``, and ``max = base`` or, with ``fallbackToOnDemand``, the pool's
+      ``nodes.max`` so that it can replace every spot node the cloud cannot supply.
+
+    The autoscaler bounds each group on its own, so with fallback both groups together may hold
+    more than ``nodes.max`` nodes for a while (only when spot capacity returns while fallback
+    nodes still run pods); the cloud modules tell the autoscaler to prefer the spot group.
+    """
+    cap, n = pool.capacity, pool.nodes
+    if not cap.spot or (cap.on_demand_base == 0 and not cap.fallback_to_on_demand):
+        return (CapacityGroup("node_group", "", cap.type, n.min, max(n.max, 1), n.desired),)
+    base = min(cap.on_demand_base, n.max)
+    spot_max = max(n.max - base, 1)
+    spot_min = min(max(n.min - base, 0), spot_max)
+    spot_desired = min(max(n.desired - base, spot_min), spot_max)
+    od_max = n.max if cap.fallback_to_on_demand else base
+    return (
+        CapacityGroup("node_group", "", "spot", spot_min, spot_max, spot_desired),
+        CapacityGroup(
+            "on_demand_node_group", ON_DEMAND_SUFFIX, "on-demand", base, max(od_max, 1), base
+        ),
+    )
+
+
+def address(pool: Pool, part: str) -> str:
+    """Return the graph address ``pool.<pool>.<part>``."""
+    return f"pool.{pool.name}.{part}"
+
+
+def owner(pool: Pool) -> str:
+    """Return the owner tag of a pool's resources."""
+    return f"pool:{pool.name}"
+
+
+def node_labels(stack: Stack, pool: Pool) -> dict[str, str]:
+    """Return the labels a pool's nodes carry, keys sorted.
+
+    The pool's ``labels`` come first; the labels the sharing configuration selects nodes by
+    (``gpupool.sharing.node_labels``) are applied over them, so a pool label can never detach a
+    node from its device-plugin or MIG configuration.
+    """
+    from gpupool import sharing
+
+    merged = {**dict(pool.labels), **sharing.node_labels(stack, pool)}
+    return dict(sorted(merged.items()))
+
+
+def tags(stack: Stack) -> dict[str, str]:
+    """Return the cloud tags every resource carries: the stack's ``metadata.labels``."""
+    return dict(sorted(dict(stack.labels).items()))
+
+
+def upper_effect(effect: str) -> str:
+    """Return a taint effect in the EKS/GKE enum form (``NoSchedule`` -> ``NO_SCHEDULE``)."""
+    return "".join(f"_{c}" if c.isupper() and i else c for i, c in enumerate(effect)).upper()
+
+
+def facts(stack: Stack, pool: Pool, group: CapacityGroup | None) -> dict[str, Any]:
+    """Return the plan facts of one node-pool resource (exactly ``FACT_KEYS``).
+
+    Args:
+        stack: the stack.
+        pool: the pool the resource provisions.
+        group: the node group, or None for the nodes of an existing cluster (one node each).
+
+    Returns:
+        The facts; prices are per node and hour at the group's capacity type, or None when the
+        catalog has no price (or the pool names existing nodes).
+
+    """
+    inst = pool.instance
+    gpu = pool.gpu
+    memory: float | None = gpu.memory_gib if gpu is not None else None
+    od_price = spot_price = as_of = None
+    if inst is not None:
+        memory = inst.total_gpu_memory_gib / max(inst.gpu_count, 1)
+        od_price, spot_price = inst.price.on_demand_hourly, inst.price.spot_hourly
+        as_of = catalog.dataset(f"instances-{stack.provider.cloud}").as_of
+    capacity = group.capacity if group is not None else pool.capacity.type
+    sharing = pool.sharing
+    return {
+        "kind": "node-pool",
+        "pool": pool.name,
+        "gpu": gpu.name if gpu is not None else None,
+        "gpu_memory_gib": memory,
+        "gpus_per_node": pool.gpus_per_node,
+        "instance_type": pool.instance_type,
+        "capacity": capacity,
+        "nodes_min": group.min if group is not None else 1,
+        "nodes_max": group.max if group is not None else 1,
+        "price_hourly": spot_price if capacity == "spot" else od_price,
+        "on_demand_price_hourly": od_price,
+        "price_as_of": as_of,
+        "sharing": {
+            "mode": sharing.mode,
+            "replicas": sharing.replicas,
+            "mig_layout": dict(sharing.mig_layout),
+            "slots_per_gpu": sharing.slots_per_gpu,
+        },
+    }
+
+
+def cloud_manages_gpu(stack: Stack) -> bool:
+    """Whether the cloud's node image manages the GPU stack rather than the GPU Operator.
+
+    True with ``driver: preinstalled``: the cloud installs the driver and, where its node-pool
+    API offers them, sets up MIG and GPU sharing. False with ``driver: operator``.
+    """
+    return stack.cluster.gpu_operator.driver == "preinstalled"
+
+
+def k8s_provider(inputs: dict[str, Any]) -> Resource:
+    """Return the Kubernetes provider resource (``cluster.k8s_provider``) with these inputs.
+
+    Server-side apply is switched on explicitly: node patches (``cloud: kubernetes``) need it.
+    """
+    return Resource(
+        address=K8S_PROVIDER,
+        type=K8S_PROVIDER_TYPE,
+        name="k8s",
+        inputs={**inputs, "enable_server_side_apply": True},
+        owner="cluster",
+    )

@@ -1,0 +1,400 @@
+"""Writing a stack's resource graph as a standalone Pulumi program (``gpupool render``).
+
+This module owns the rendered directory and how the program reads:
+
+- ``Pulumi.yaml``, ``__main__.py``, ``requirements.txt`` (the SDK versions gpupool was tested
+  with), ``README.md``, ``manifests/`` (each Kubernetes object as the API server sees it, for
+  review) and ``snippets/`` (``gpupool.sharing.workload_snippets``);
+- the program imports ``pulumi`` and the provider SDKs it needs, never gpupool. Every resource is
+  one block, ``<var> = <sdk>.<module>.<Class>(<logical name>, <kwarg>=<value>, ...)``, under a
+  comment naming its pool, tenant or cluster-wide concern; ``Lookup`` values become calls of
+  small helpers (kubeconfigs of the existing cluster...) copied from ``templates/helpers``;
+- user strings reach the program only as Python literals written by ``literal`` (``repr`` of
+  plain values, dict keys sorted), never pasted into code, and comments keep only a safe set of
+  characters. Output is byte-identical across runs and machines: no timestamps, no absolute
+  paths, sorted keys;
+- every path built from a name is resolved and must stay inside the output directory.
+
+Nothing secret is written: kubeconfigs and credentials are read by the program when it runs.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import math
+import re
+import shlex
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+
+from gpupool import __version__
+from gpupool.errors import GpupoolError
+from gpupool.graph import Lookup, Ref, Resource, ResourceGraph
+from gpupool.model import Stack
+from gpupool.resources import templates_dir
+
+# type-token package -> (Python module, alias in the program, distribution, tested version)
+_PACKAGES = {
+    "aws": ("pulumi_aws", "aws", "pulumi-aws", "7.51.1"),
+    "azure-native": ("pulumi_azure_native", "azure_native", "pulumi-azure-native", "3.29.0"),
+    "gcp": ("pulumi_gcp", "gcp", "pulumi-gcp", "10.2.0"),
+    "kubernetes": ("pulumi_kubernetes", "k8s", "pulumi-kubernetes", "4.34.2"),
+    "volcengine": ("pulumi_volcengine", "volcengine", "pulumi-volcengine", "0.0.47"),
+}
+#: SDK versions the rendered programs are tested with (tests execute them under Pulumi mocks).
+SDK_PINS = {"pulumi": "3.272.0", **{p[2]: p[3] for p in _PACKAGES.values()}}
+# program helper -> (packages, standard-library modules, other helpers) it needs
+_HELPERS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "aks_kubeconfig": (("azure-native",), ("base64",), ("invoke_field",)),
+    "as_string": ((), (), ()),
+    "eks_kubeconfig": (("aws",), ("json",), ("invoke_field",)),
+    "gke_kubeconfig": (("gcp",), ("json",), ("invoke_field",)),
+    "invoke_field": ((), (), ()),
+    "vke_cluster_id": (("volcengine",), (), ("invoke_field",)),
+    "vke_kubeconfig": (("volcengine",), ("base64",), ("invoke_field",)),
+}
+# Kubernetes API groups with generated SDK classes (others render as CustomResource)
+_K8S_PLAIN_GROUPS = {"core", "apps", "batch", "autoscaling", "policy", "helm.sh", "yaml"}
+# AKS agent pools carry names gpupool chose, and Azure would PUT a same-named replacement over
+# the old pool and then delete it: replace them by deleting first.
+_DELETE_BEFORE_REPLACE = frozenset({"azure-native:containerservice:AgentPool"})
+_RESERVED = {"pulumi", "opts", *(p[1] for p in _PACKAGES.values()), *_HELPERS}
+_WIDTH = 99
+_INDEX = ".gpupool-files"
+
+
+class RenderError(GpupoolError):
+    """The graph cannot be written as a program.
+
+    A path would escape the output directory, or a value has no literal form.
+    """
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    """What ``render`` wrote: every file (absolute paths, sorted) and the output directory."""
+
+    files: tuple[Path, ...]
+    out_dir: Path
+
+
+def default_out_dir(stack_file: Path, stack: Stack) -> Path:
+    """Return ``.gpupool/build/<stack>/`` next to the stack file."""
+    return stack_file.parent / ".gpupool" / "build" / stack.name
+
+
+def safe_text(text: str, extra: str = "") -> str:
+    """Keep only characters that cannot break a comment, a Markdown cell or a quoted word."""
+    allowed = re.escape(" ._:/@=+,()-" + extra)
+    return re.sub(rf"[^A-Za-z0-9{allowed}]", "?", str(text))[:160]
+
+
+@dataclass
+class _Program:
+    """The Python text of one program: variable names, helper calls and literals."""
+
+    vars: dict[str, str] = field(default_factory=dict)
+    packages: set[str] = field(default_factory=set)
+    helpers: list[str] = field(default_factory=list)
+    lookups: dict[str, str] = field(default_factory=dict)
+    pending: list[tuple[str, str]] = field(default_factory=list)
+
+    def name_var(self, address: str) -> str:
+        base = re.sub(r"[^0-9A-Za-z_]+", "_", address).strip("_") or "resource"
+        if base[0].isdigit() or keyword.iskeyword(base) or base in _RESERVED:
+            base = "r_" + base
+        self.vars[address] = var = self._fresh(base)
+        return var
+
+    def _fresh(self, base: str, numbered: bool = False) -> str:
+        """Return ``base`` (or ``base_<n>``) unless a variable has that name already."""
+        taken = {*self.vars.values(), *self.lookups.values()}
+        n = 1
+        var = f"{base}_{n}" if numbered else base
+        while var in taken:
+            n += 1
+            var = f"{base}_{n}"
+        return var
+
+    def literal(self, value: Any, indent: int = 0, lead: int = 0) -> str:
+        """Return ``value`` as a Python expression (plain data, ``Ref`` or ``Lookup``).
+
+        ``indent`` is the indentation of the line the expression starts on and ``lead`` the
+        number of characters before it on that line; both only decide where lines break.
+        """
+        if isinstance(value, Ref):
+            var = self.vars.get(value.address)
+            if var is None or (value.attr and not value.attr.isidentifier()):
+                raise RenderError(f"cannot render a reference to {value.address}.{value.attr}")
+            return f"{var}.{value.attr}" if value.attr else var
+        if isinstance(value, Lookup):
+            return self._lookup(value)
+        if value is None or isinstance(value, (bool, int, str)):
+            return repr(value)
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise RenderError(f"cannot render the number {value!r}")
+            return repr(value)
+        if isinstance(value, Mapping):
+            if not all(isinstance(k, str) for k in value):
+                raise RenderError("mapping keys must be strings")
+            items = [
+                f"{k!r}: {self.literal(value[k], indent + 4, len(repr(k)) + 2)}"
+                for k in sorted(value)
+            ]
+            return _wrap("{", items, "}", indent, lead)
+        if isinstance(value, (list, tuple)):
+            items = [self.literal(v, indent + 4) for v in value]
+            return _wrap("[", items, "]", indent, lead)
+        raise RenderError(f"cannot render a value of type {type(value).__name__}")
+
+    def _lookup(self, lookup: Lookup) -> str:
+        if lookup.function not in _HELPERS:
+            raise RenderError(f"no program helper called {lookup.function!r}")
+        key = repr(sorted((k, self.literal(v)) for k, v in lookup.args.items()))
+        if key not in self.lookups:
+            var = self._fresh(lookup.function, numbered=True)
+            args = [
+                f"{k}={self.literal(lookup.args[k], 4, len(k) + 1)}" for k in sorted(lookup.args)
+            ]
+            call = _wrap(f"{lookup.function}(", args, ")", 0, len(var) + 3)
+            packages, _, needs = _HELPERS[lookup.function]
+            self.packages.update(packages)
+            for helper in (lookup.function, *needs):
+                if helper not in self.helpers:
+                    self.helpers.append(helper)
+            self.lookups[key] = var
+            self.pending.append((var, call))
+        return self.lookups[key]
+
+    def block(self, res: Resource) -> dict[str, Any]:
+        package, constructor = constructor_of(res.type)
+        self.packages.add(package)
+        inputs = dict(res.inputs)
+        if constructor == "k8s.apiextensions.CustomResource":
+            group_version, _, kind = res.type.split(":", 1)[1].rpartition(":")
+            inputs.setdefault("api_version", group_version)
+            inputs.setdefault("kind", kind)
+        for key in inputs:
+            if not key.isidentifier() or keyword.iskeyword(key) or key in ("opts", "__props__"):
+                raise RenderError(f"{res.address}: {key!r} cannot be a keyword argument")
+        kwargs = [(k, self.literal(inputs[k], 4, len(k) + 1)) for k in sorted(inputs)]
+        options = []
+        if res.provider:
+            options.append(("provider", self.literal(Ref(res.provider, ""))))
+        deps = [d for d in dict.fromkeys(res.depends_on) if d != res.provider]
+        if deps:
+            options.append(("depends_on", self.literal([Ref(d, "") for d in deps], 8, 11)))
+        if res.type in _DELETE_BEFORE_REPLACE:
+            options.append(("delete_before_replace", "True"))
+        lookups, self.pending = self.pending, []
+        return {
+            "comment": _comment(res),
+            "var": self.name_var(res.address),
+            "constructor": constructor,
+            "name": repr(res.name),
+            "kwargs": kwargs,
+            "options": options,
+            "lookups": lookups,
+        }
+
+
+def _wrap(open_: str, items: list[str], close: str, indent: int, lead: int = 0) -> str:
+    flat = open_ + ", ".join(items) + close
+    if not items or ("\n" not in flat and indent + lead + len(flat) < _WIDTH):
+        return flat
+    pad = " " * (indent + 4)
+    return open_ + "\n" + "".join(f"{pad}{item},\n" for item in items) + " " * indent + close
+
+
+def _comment(res: Resource) -> str:
+    kind, _, who = res.owner.partition(":")
+    where = f"{kind} {who}" if who else f"{kind}-wide"
+    capacity = f" ({res.facts['capacity']})" if res.facts.get("kind") == "node-pool" else ""
+    return safe_text(f"{where}: {res.type}{capacity}")
+
+
+def constructor_of(type_token: str) -> tuple[str, str]:
+    """Return the package and the constructor expression of a Pulumi type token.
+
+    Raises:
+        RenderError: a type token of a package gpupool does not render.
+
+    """
+    parts = type_token.split(":")
+    if len(parts) != 3:
+        raise RenderError(f"malformed type token {type_token!r}")
+    if parts[:2] == ["pulumi", "providers"]:
+        package, expr = parts[2], "Provider"
+    else:
+        package, module, cls = parts
+        if package == "kubernetes":
+            group, _, version = module.rpartition("/")
+            if group in _K8S_PLAIN_GROUPS or group.endswith(".k8s.io"):
+                expr = f"{group.split('.')[0]}.{version}.{cls}"
+            else:
+                expr = "apiextensions.CustomResource"
+        else:
+            expr = f"{module.split('/')[0]}.{cls}"
+    if package not in _PACKAGES or not all(p.isidentifier() for p in expr.split(".")):
+        raise RenderError(f"gpupool cannot render the type {type_token!r}")
+    return package, f"{_PACKAGES[package][1]}.{expr}"
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    # a JSON string is a YAML double-quoted scalar
+    env.filters["yaml_str"] = lambda text: json.dumps(str(text), ensure_ascii=True)
+    return env
+
+
+def _program(graph: ResourceGraph, stack: Stack) -> tuple[str, list[str]]:
+    program = _Program()
+    blocks = [program.block(r) for r in graph.resources]
+    env = _environment()
+    helpers = [
+        env.get_template(f"helpers/{name}.py.j2").render().rstrip("\n")
+        for name in sorted(program.helpers)
+    ]
+    stdlib = sorted({m for name in program.helpers for m in _HELPERS[name][1]})
+    exports = [
+        (repr(r.address), program.literal(Ref(r.address, "id")))
+        for r in graph.resources
+        if r.facts.get("kind") == "node-pool"
+    ]
+    return env.get_template("__main__.py.j2").render(
+        version=__version__,
+        stack_comment=safe_text(stack.name),
+        stdlib=stdlib,
+        sdks=sorted((_PACKAGES[p][0], _PACKAGES[p][1]) for p in program.packages),
+        helpers=helpers,
+        blocks=blocks,
+        exports=exports,
+    ), sorted(program.packages)
+
+
+def _files(stack: Stack, graph: ResourceGraph) -> dict[str, str]:
+    """Return every file of the rendered directory, keyed by relative POSIX path."""
+    from gpupool import sharing
+
+    main, packages = _program(graph, stack)
+    env = _environment()
+    dists = sorted(_PACKAGES[p][2] for p in packages)
+    files = {
+        "Pulumi.yaml": env.get_template("Pulumi.yaml.j2").render(
+            version=__version__,
+            stack_comment=safe_text(stack.name),
+            project=stack.name,
+            description=f"GPU pools of the gpupool stack {stack.name}",
+        ),
+        "__main__.py": main,
+        "requirements.txt": env.get_template("requirements.txt.j2").render(
+            version=__version__, pins=[(d, SDK_PINS[d]) for d in ["pulumi", *dists]]
+        ),
+    }
+    for res in (r for r in graph.resources if r.manifest is not None):
+        name = re.sub(r"[^0-9A-Za-z_.-]+", "_", res.address)
+        try:
+            text = yaml.safe_dump(res.manifest, sort_keys=True, allow_unicode=True, width=1000)
+        except yaml.YAMLError as exc:
+            raise RenderError(f"the manifest of {res.address} is not plain data: {exc}") from exc
+        files[f"manifests/{name}.yaml"] = text
+    snippets = sharing.workload_snippets(stack)
+    for rel in sorted(snippets):
+        if rel in files or rel == "README.md":
+            raise RenderError(f"snippet {rel!r} would overwrite a program file")
+        files[rel] = snippets[rel]
+    counts = Counter(res.type for res in graph.resources)
+    files["README.md"] = env.get_template("README.md.j2").render(
+        version=__version__,
+        stack_comment=safe_text(stack.name),
+        backend=safe_text(stack.backend, "?&%~"),
+        manifests=any(k.startswith("manifests/") for k in files),
+        snippets=bool(snippets),
+        counts="\n".join(f"- `{t}`: {n}" for t, n in sorted(counts.items())),
+        cloud=stack.provider.cloud,
+    )
+    return files
+
+
+def _inside(root: Path, rel: str) -> Path:
+    """Return ``root / rel`` resolved, or raise when it would land outside ``root``."""
+    if not rel or "\\" in rel or "\0" in rel or rel.startswith("/"):
+        raise RenderError(f"refusing to write {rel!r}: not a relative path")
+    path = (root / rel).resolve()
+    if path == root or not path.is_relative_to(root):
+        raise RenderError(f"refusing to write {rel!r}: it resolves outside {root}")
+    return path
+
+
+def render(stack: Stack, graph: ResourceGraph, out_dir: Path) -> RenderResult:
+    """Write the Pulumi program of ``graph`` into ``out_dir``.
+
+    Files a previous render wrote there and this one does not (listed in ``.gpupool-files``)
+    are removed; nothing else in the directory is touched.
+
+    Args:
+        stack: the validated stack the graph was built from.
+        graph: ``gpupool.graph.build(stack)``.
+        out_dir: where to write (created if missing).
+
+    Returns:
+        The files written and the resolved output directory.
+
+    Raises:
+        RenderError: a path would escape ``out_dir`` or a value has no literal form.
+        InputError: ``out_dir`` cannot be created or written.
+
+    """
+    from gpupool.errors import InputError
+
+    files = _files(stack, graph)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        root = out_dir.resolve()
+        targets = {rel: _inside(root, rel) for rel in files}
+        index = root / _INDEX
+        if index.is_file():
+            for rel in index.read_text(encoding="utf-8").splitlines():
+                if rel and rel not in files:
+                    stale = _inside(root, rel)
+                    if stale.is_file():
+                        stale.unlink()
+        for rel in sorted(files):
+            targets[rel].parent.mkdir(parents=True, exist_ok=True)
+            targets[rel].write_bytes(files[rel].encode("utf-8"))
+        index.write_text("".join(f"{rel}\n" for rel in sorted(files)), encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write the program to {out_dir}: {exc.strerror or exc}") from exc
+    return RenderResult(tuple(sorted(targets.values())), root)
+
+
+def report(result: RenderResult, fmt: str, cwd: Path | None = None) -> str:
+    """Return what ``gpupool render`` prints: where it wrote and what to run next."""
+    here, shown = (cwd or Path.cwd()).resolve(), result.out_dir
+    if shown.is_relative_to(here):
+        shown = shown.relative_to(here)
+    next_step = f"cd {shlex.quote(str(shown))} && pulumi preview"
+    if fmt == "json":
+        doc = {
+            "format_version": "1",
+            "out_dir": str(result.out_dir),
+            "files": [p.relative_to(result.out_dir).as_posix() for p in result.files],
+            "next": next_step,
+        }
+        return json.dumps(doc, indent=2) + "\n"
+    return f"Rendered {len(result.files)} files to {shown}\nNext: {next_step}\n"
