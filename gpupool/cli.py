@@ -101,6 +101,50 @@ def _cmd_node_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from gpupool import plan, record, report_validate
+    from gpupool.graph import build
+    from gpupool.report import plan_text
+    from gpupool.spec.validate import validate_file
+
+    desired = validate_file(Path(args.file), args.file)
+    checked = report_validate.render([desired], "text")
+    sys.stderr.write(checked.diagnostics + ("" if desired.stack else checked.result))
+    if desired.stack is None:
+        return EXIT_ERROR
+    try:
+        base = record.load_base(Path(args.file), desired.stack.name, args.base)
+    except record.InvalidBaseError as exc:
+        sys.stderr.write(report_validate.render([exc.result], "text").diagnostics)
+        raise
+    result = plan.make_plan(base, build(desired.stack), desired.stack)
+    out = plan_text.render(result, args.format)
+    sys.stderr.write(out.notes)
+    sys.stdout.write(out.result)
+    return EXIT_CHANGES if args.detailed_exitcode and result.has_changes else EXIT_OK
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from gpupool import render, report_validate
+    from gpupool.graph import build
+    from gpupool.spec.validate import validate_file
+
+    checked = validate_file(Path(args.file), args.file)
+    out = report_validate.render([checked], "text")
+    sys.stderr.write(out.diagnostics + ("" if checked.stack else out.result))
+    if checked.stack is None:
+        return EXIT_ERROR
+    stack = checked.stack
+    out_dir = Path(args.out) if args.out else render.default_out_dir(Path(args.file), stack)
+    result = render.render(stack, build(stack), out_dir)
+    sys.stdout.write(render.report(result, args.format))
+    return EXIT_OK
+
+
 def _path(name: str) -> os.PathLike[str]:
     from pathlib import Path
 
@@ -124,6 +168,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE", help="stack files")
     _formats(p)
     p.set_defaults(handler=_cmd_validate)
+
+    p = sub.add_parser("plan", help="offline plan: changes, capacity and cost (no engine)")
+    p.add_argument("file", metavar="FILE", help="stack file")
+    p.add_argument(
+        "--base",
+        metavar="FILE|GIT-REF",
+        help="compare with another stack file, or this file at a git ref "
+        "(default: the last applied graph, else empty)",
+    )
+    p.add_argument(
+        "--detailed-exitcode",
+        action="store_true",
+        help="exit 2 when there are changes, 0 when none, 1 on error",
+    )
+    _formats(p, "markdown")
+    p.set_defaults(handler=_cmd_plan)
+
+    p = sub.add_parser("render", help="write the stack's Pulumi program and manifests")
+    p.add_argument("file", metavar="FILE", help="stack file")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="output directory (default: .gpupool/build/<stack>/ next to the stack file)",
+    )
+    _formats(p)
+    p.set_defaults(handler=_cmd_render)
 
     p = sub.add_parser("schema", help="print the stack JSON Schema")
     p.set_defaults(handler=_cmd_schema)

@@ -1,0 +1,212 @@
+"""Use cases that drive the engine: preview, up, destroy and drift for one stack file.
+
+This module owns the wiring between the pieces: render the program where the engine expects it,
+point the engine at the stack's backend, translate the engine's steps into the plan's vocabulary
+(so ``preview`` reads like ``plan``), record the applied graph after ``up``, and hold the stack
+lock while anything writes. ``gpupool.cli`` calls these and prints; nothing here prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gpupool.graph import ResourceGraph
+from gpupool.model import Stack
+
+if TYPE_CHECKING:
+    from gpupool.engine.results import EngineResult, EngineTarget, ProgressEvent
+    from gpupool.plan import PlanResult, ResourceChange
+
+OnEvent = Callable[["ProgressEvent"], None]
+
+_OPS_TO_ACTIONS = {
+    "create": ("create",),
+    "update": ("update",),
+    "delete": ("delete",),
+    "replace": ("delete", "create"),
+    "create-replacement": ("delete", "create"),
+    "delete-replaced": ("delete", "create"),
+    "same": ("no-op",),
+}
+
+
+def backend_url(stack_file: Path, stack: Stack) -> str:
+    """Return the stack's state backend; a relative ``file://`` is relative to the stack file."""
+    url = stack.backend
+    if url.startswith("file://"):
+        path = Path(url[len("file://") :]).expanduser()
+        if not path.is_absolute():
+            path = stack_file.resolve().parent / path
+        return "file://" + str(path)
+    return url
+
+
+def work_dir(stack_file: Path, stack: Stack) -> Path:
+    """Return where the engine's copy of the rendered program lives."""
+    return stack_file.resolve().parent / ".gpupool" / "build" / stack.name
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A stack ready for the engine: its graph and where the program was rendered."""
+
+    stack: Stack
+    graph: ResourceGraph
+    target: EngineTarget
+
+
+def prepare(stack_file: Path, stack: Stack) -> Prepared:
+    """Build the graph, render the program into the work dir, and describe the engine target."""
+    from gpupool import graph as graph_mod
+    from gpupool import render
+    from gpupool.engine.results import EngineTarget
+
+    graph = graph_mod.build(stack)
+    out = work_dir(stack_file, stack)
+    render.render(stack, graph, out)
+    target = EngineTarget(out, stack.name, backend_url(stack_file, stack))
+    return Prepared(stack, graph, target)
+
+
+def _address_index(graph: ResourceGraph) -> dict[tuple[str, str], tuple[str, str]]:
+    return {(r.type, r.name): (r.address, r.owner) for r in graph.resources}
+
+
+def engine_changes(result: EngineResult, *graphs: ResourceGraph) -> list[ResourceChange]:
+    """Translate engine steps into plan changes, matched to graph addresses where possible."""
+    from gpupool.plan import ResourceChange
+
+    index: dict[tuple[str, str], tuple[str, str]] = {}
+    for g in graphs:
+        for key, value in _address_index(g).items():
+            index.setdefault(key, value)
+    seen: dict[str, ResourceChange] = {}
+    for step in result.steps:
+        if step.type.startswith("pulumi:") or step.op not in _OPS_TO_ACTIONS:
+            continue
+        address, owner = index.get((step.type, step.name), (f"{step.type}::{step.name}", ""))
+        actions = _OPS_TO_ACTIONS[step.op]
+        reasons = tuple(f"{k} forces replacement" for k in step.replace_keys)
+        prior = seen.get(address)
+        if prior is not None and prior.actions == ("delete", "create"):
+            continue
+        seen[address] = ResourceChange(
+            address,
+            step.type,
+            step.name,
+            owner or "cluster",
+            actions,
+            replace_paths=tuple((k,) for k in step.replace_keys),
+            reasons=reasons,
+        )
+    return list(seen.values())
+
+
+def preview(stack_file: Path, stack: Stack, on_event: OnEvent | None = None) -> PlanResult:
+    """Run the engine's preview and return it as a plan, with gpupool's capacity and cost.
+
+    GPU reasons from the offline plan are kept for resources the engine also changes.
+    """
+    from gpupool import plan, record
+    from gpupool.engine import pulumi as engine
+
+    prepared = prepare(stack_file, stack)
+    base = record.load_base(stack_file, stack.name, None)
+    offline = plan.make_plan(base, prepared.graph, stack)
+    result = engine.preview(prepared.target, on_event)
+    reasons = {c.address: c.reasons for c in offline.changes}
+    changes = [
+        replace(c, reasons=tuple(dict.fromkeys([*reasons.get(c.address, ()), *c.reasons])))
+        for c in engine_changes(result, prepared.graph, *(g for g in [base.graph] if g))
+    ]
+    return replace(offline, changes=tuple(changes))
+
+
+def _applied_graph(
+    prepared: Prepared, previous: ResourceGraph | None, result: EngineResult
+) -> ResourceGraph:
+    """Return the graph that now runs after a partial update: what applied, plus what stayed."""
+    done = {(s.type, s.name) for s in result.steps if s.op != "delete"}
+    deleted = {(s.type, s.name) for s in result.steps if s.op == "delete"}
+    keep = [r for r in prepared.graph.resources if (r.type, r.name) in done]
+    have = {(r.type, r.name) for r in keep}
+    for r in previous.resources if previous else ():
+        if (r.type, r.name) not in have and (r.type, r.name) not in deleted:
+            keep.append(r)
+    return ResourceGraph(prepared.graph.stack, prepared.graph.cloud, tuple(keep))
+
+
+def up(stack_file: Path, stack: Stack, on_event: OnEvent | None = None) -> EngineResult:
+    """Apply the stack under its lock and record the applied graph.
+
+    On success the record becomes the desired graph. When the update fails part way, the record
+    holds what did apply (and what the last record had that was not touched), then the error
+    propagates.
+    """
+    from gpupool import record
+    from gpupool.engine import pulumi as engine
+    from gpupool.engine.results import UpdateFailedError
+    from gpupool.lock import lock_path, stack_lock
+
+    with stack_lock(lock_path(stack_file, stack.name), "up"):
+        prepared = prepare(stack_file, stack)
+        path = record.record_path(stack_file, stack.name)
+        previous = record.read_applied(path)
+        try:
+            result = engine.up(prepared.target, on_event)
+        except UpdateFailedError as exc:
+            record.write_applied(path, _applied_graph(prepared, previous, exc.partial))
+            raise
+        record.write_applied(path, prepared.graph)
+        return result
+
+
+def destroy(stack_file: Path, stack: Stack, on_event: OnEvent | None = None) -> EngineResult:
+    """Destroy the stack's resources under its lock; the record becomes an empty graph."""
+    from gpupool import record
+    from gpupool.engine import pulumi as engine
+    from gpupool.engine.results import UpdateFailedError
+    from gpupool.lock import lock_path, stack_lock
+
+    with stack_lock(lock_path(stack_file, stack.name), "destroy"):
+        prepared = prepare(stack_file, stack)
+        path = record.record_path(stack_file, stack.name)
+        previous = record.read_applied(path)
+        try:
+            result = engine.destroy(prepared.target, on_event)
+        except UpdateFailedError as exc:
+            gone = {(s.type, s.name) for s in exc.partial.steps if s.op == "delete"}
+            left = tuple(
+                r for r in (previous.resources if previous else ()) if (r.type, r.name) not in gone
+            )
+            record.write_applied(path, ResourceGraph(stack.name, stack.provider.cloud, left))
+            raise
+        record.write_applied(path, ResourceGraph(stack.name, stack.provider.cloud, ()))
+        return result
+
+
+def drift(
+    stack_file: Path,
+    stack: Stack,
+    node_reports: Path | None,
+    require: frozenset[str],
+    on_event: OnEvent | None = None,
+) -> Any:
+    """Run every drift source for the stack (see ``gpupool.drift.run``)."""
+    from gpupool.drift.run import DriftInputs, run
+
+    def refresh() -> EngineResult:
+        from gpupool.engine import pulumi as engine
+
+        return engine.refresh_preview(prepare(stack_file, stack).target, on_event)
+
+    return run(
+        stack,
+        stack_file,
+        DriftInputs(node_reports_dir=node_reports),
+        require,
+        engine_runner=refresh,
+    )
