@@ -14,9 +14,14 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from gpupool import __version__
+
+if TYPE_CHECKING:
+    from gpupool.engine.results import EngineResult, ProgressEvent
+    from gpupool.model import Stack
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -51,7 +56,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from gpupool import report_validate
     from gpupool.spec.validate import validate_file
 
-    results = [validate_file(_path(f), f) for f in args.files]
+    results = [validate_file(Path(f), f) for f in args.files]
     out = report_validate.render(results, args.format)
     if args.format == "text":
         sys.stderr.write(out.diagnostics)
@@ -101,25 +106,33 @@ def _cmd_node_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _cmd_plan(args: argparse.Namespace) -> int:
-    from pathlib import Path
+def _valid_stack(file: str) -> tuple[Path, Stack] | None:
+    """Validate a stack file; print its diagnostics on stderr; return it when valid."""
+    from gpupool import report_validate
+    from gpupool.spec.validate import validate_file
 
+    path = Path(file)
+    checked = validate_file(path, file)
+    out = report_validate.render([checked], "text")
+    sys.stderr.write(out.diagnostics + ("" if checked.stack else out.result))
+    return (path, checked.stack) if checked.stack is not None else None
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
     from gpupool import plan, record, report_validate
     from gpupool.graph import build
     from gpupool.report import plan_text
-    from gpupool.spec.validate import validate_file
 
-    desired = validate_file(Path(args.file), args.file)
-    checked = report_validate.render([desired], "text")
-    sys.stderr.write(checked.diagnostics + ("" if desired.stack else checked.result))
-    if desired.stack is None:
+    valid = _valid_stack(args.file)
+    if valid is None:
         return EXIT_ERROR
+    path, stack = valid
     try:
-        base = record.load_base(Path(args.file), desired.stack.name, args.base)
+        base = record.load_base(path, stack.name, args.base)
     except record.InvalidBaseError as exc:
         sys.stderr.write(report_validate.render([exc.result], "text").diagnostics)
         raise
-    result = plan.make_plan(base, build(desired.stack), desired.stack)
+    result = plan.make_plan(base, build(stack), stack)
     out = plan_text.render(result, args.format)
     sys.stderr.write(out.notes)
     sys.stdout.write(out.result)
@@ -127,28 +140,128 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from gpupool import render, report_validate
+    from gpupool import render
     from gpupool.graph import build
-    from gpupool.spec.validate import validate_file
 
-    checked = validate_file(Path(args.file), args.file)
-    out = report_validate.render([checked], "text")
-    sys.stderr.write(out.diagnostics + ("" if checked.stack else out.result))
-    if checked.stack is None:
+    valid = _valid_stack(args.file)
+    if valid is None:
         return EXIT_ERROR
-    stack = checked.stack
-    out_dir = Path(args.out) if args.out else render.default_out_dir(Path(args.file), stack)
+    path, stack = valid
+    out_dir = Path(args.out) if args.out else render.default_out_dir(path, stack)
     result = render.render(stack, build(stack), out_dir)
     sys.stdout.write(render.report(result, args.format))
     return EXIT_OK
 
 
-def _path(name: str) -> os.PathLike[str]:
-    from pathlib import Path
+def _progress(event: ProgressEvent) -> None:
+    """Print one engine progress event on stderr (resource by resource, with elapsed time)."""
+    if event.kind == "summary":
+        return
+    name = event.urn.rsplit("::", 1)[-1] if event.urn else ""
+    if event.kind == "resource-start":
+        line = f"  {event.op:<10} {event.type} {name} ..."
+    elif event.kind == "resource-done":
+        line = f"  {event.op:<10} {event.type} {name} done"
+    elif event.kind == "resource-failed":
+        line = f"  failed     {event.type} {name}: {event.message}"
+    elif event.severity in ("error", "warning"):
+        line = f"  {event.severity}: {event.message.strip()}"
+    else:
+        return
+    sys.stderr.write(f"[{event.elapsed_s:7.1f}s]{line}\n")
 
-    return Path(name)
+
+def _confirm(question: str) -> bool:
+    """Ask a yes/no question on the terminal; refuse when there is none."""
+    from gpupool.errors import InputError
+
+    if not sys.stdin.isatty():
+        raise InputError(f"{question} needs confirmation and there is no terminal; pass --yes")
+    sys.stderr.write(f"{question} Only 'yes' will be accepted: ")
+    sys.stderr.flush()
+    return sys.stdin.readline().strip() == "yes"
+
+
+def _cmd_preview(args: argparse.Namespace) -> int:
+    from gpupool import ops
+    from gpupool.report import plan_text
+
+    valid = _valid_stack(args.file)
+    if valid is None:
+        return EXIT_ERROR
+    result = ops.preview(*valid, _progress)
+    out = plan_text.render(result, args.format)
+    sys.stderr.write(out.notes)
+    sys.stdout.write(out.result)
+    return EXIT_CHANGES if args.detailed_exitcode and result.has_changes else EXIT_OK
+
+
+def _engine_summary(verb: str, result: EngineResult) -> str:
+    counts = ", ".join(f"{n} {op}" for op, n in sorted(result.summary.items()) if n)
+    return f"{verb} complete: {counts or 'nothing to do'}.\n"
+
+
+def _cmd_up(args: argparse.Namespace) -> int:
+    from gpupool import ops
+    from gpupool.report import plan_text
+
+    valid = _valid_stack(args.file)
+    if valid is None:
+        return EXIT_ERROR
+    path, stack = valid
+    if not args.yes:
+        shown = ops.preview(path, stack, _progress)
+        sys.stdout.write(plan_text.render(shown, "text").result)
+        sys.stdout.flush()
+        if not shown.has_changes:
+            return EXIT_OK
+        if not _confirm(f"Apply these changes to stack {stack.name}?"):
+            sys.stderr.write("Apply cancelled.\n")
+            return EXIT_ERROR
+    result = ops.up(path, stack, _progress)
+    sys.stdout.write(_engine_summary("Apply", result))
+    return EXIT_OK
+
+
+def _cmd_destroy(args: argparse.Namespace) -> int:
+    from gpupool import ops
+
+    valid = _valid_stack(args.file)
+    if valid is None:
+        return EXIT_ERROR
+    path, stack = valid
+    if not args.yes and not _confirm(
+        f"Destroy every resource of stack {stack.name}? GPU nodes and their workloads go away."
+    ):
+        sys.stderr.write("Destroy cancelled.\n")
+        return EXIT_ERROR
+    result = ops.destroy(path, stack, _progress)
+    sys.stdout.write(_engine_summary("Destroy", result))
+    return EXIT_OK
+
+
+def _cmd_drift(args: argparse.Namespace) -> int:
+    from gpupool import ops
+    from gpupool.drift import report
+
+    require = frozenset(x for x in (args.require or "").split(",") if x)
+    unknown = require - {"cloud", "cluster", "node"}
+    if unknown:
+        raise _UsageError(
+            f"gpupool drift: --require takes cloud, cluster, node; not {sorted(unknown)}"
+        )
+    valid = _valid_stack(args.file)
+    if valid is None:
+        return EXIT_ERROR
+    reports = Path(args.node_reports) if args.node_reports else None
+    result = ops.drift(*valid, reports, require, _progress)
+    sys.stdout.write(report.render(result, args.format))
+    if result.drifted:
+        return EXIT_CHANGES
+    if not any(s.checked for s in result.sources):
+        sys.stderr.write("error: no drift source could be checked, so drift is unknown\n")
+        return EXIT_ERROR
+    return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -194,6 +307,40 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _formats(p)
     p.set_defaults(handler=_cmd_render)
+
+    p = sub.add_parser("preview", help="the engine's preview (Pulumi Automation API)")
+    p.add_argument("file", metavar="FILE", help="stack file")
+    p.add_argument(
+        "--detailed-exitcode",
+        action="store_true",
+        help="exit 2 when there are changes, 0 when none, 1 on error",
+    )
+    _formats(p, "markdown")
+    p.set_defaults(handler=_cmd_preview)
+
+    p = sub.add_parser("up", help="apply the stack (shows the preview and asks first)")
+    p.add_argument("file", metavar="FILE", help="stack file")
+    p.add_argument("--yes", action="store_true", help="apply without showing a preview or asking")
+    p.set_defaults(handler=_cmd_up)
+
+    p = sub.add_parser("destroy", help="remove every resource of the stack")
+    p.add_argument("file", metavar="FILE", help="stack file")
+    p.add_argument("--yes", action="store_true", help="destroy without asking")
+    p.set_defaults(handler=_cmd_destroy)
+
+    p = sub.add_parser("drift", help="compare declared, recorded and observed state (CI)")
+    p.add_argument("file", metavar="FILE", help="stack file")
+    p.add_argument(
+        "--node-reports", metavar="DIR", help="directory of 'gpupool node inspect' JSON reports"
+    )
+    p.add_argument(
+        "--require",
+        metavar="SOURCES",
+        help="comma-separated sources that must be checked: cloud,cluster,node "
+        "(default: skip a source that has no access, and say so)",
+    )
+    _formats(p, "markdown")
+    p.set_defaults(handler=_cmd_drift)
 
     p = sub.add_parser("schema", help="print the stack JSON Schema")
     p.set_defaults(handler=_cmd_schema)

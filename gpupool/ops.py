@@ -45,8 +45,10 @@ def backend_url(stack_file: Path, stack: Stack) -> str:
 
 
 def work_dir(stack_file: Path, stack: Stack) -> Path:
-    """Return where the engine's copy of the rendered program lives."""
-    return stack_file.resolve().parent / ".gpupool" / "build" / stack.name
+    """Return where the engine runs the program: where ``gpupool render`` writes it."""
+    from gpupool import render
+
+    return render.default_out_dir(stack_file, stack).resolve()
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,9 @@ def format_text(report: DriftReport) -> str:
         state = "checked" if s.checked else f"skipped: {s.reason}"
         lines.append(f"source {s.name}: {state}")
     lines.append("")
+    if not report.items and not any(s.checked for s in report.sources):
+        lines.append(f"Unknown: no source could be checked for stack {report.stack}.")
+        return "\n".join(lines) + "\n"
     if not report.items:
         lines.append(f"No drift: stack {report.stack} matches what runs (in the sources checked).")
         return "\n".join(lines) + "\n"

@@ -78,7 +78,9 @@ def run(
 
     def skip(name: str, reason: str) -> None:
         if name in require:
-            raise RequiredSourceError(f"drift source '{name}' is required but {reason}")
+            raise RequiredSourceError(
+                f"drift source '{name}' is required but could not be checked: {reason}"
+            )
         statuses.append(SourceStatus(name, False, reason))
 
     # Engine: cloud and Kubernetes resources as Pulumi sees them after a refresh.

@@ -1,0 +1,160 @@
+"""preview, up, destroy and drift from the command line, against the stand-in pulumi CLI.
+
+The product path is the real one (validate, build the graph, render, Automation API); only the
+``pulumi`` executable is the recorded stand-in from tests/fake_pulumi.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpupool import record
+from gpupool.cli import run
+from gpupool.graph import ResourceGraph, build
+from gpupool.spec.validate import validate_file
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKE = ROOT / "tests" / "fake_pulumi" / "fake_cli.py"
+EXAMPLE = ROOT / "stacks" / "examples" / "aws-inference-l4.yaml"
+
+
+@pytest.fixture
+def stack_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of an example in a temp dir, with the stand-in pulumi first on PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    launcher = bin_dir / "pulumi"
+    launcher.write_text(
+        f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} "$@"\n'
+    )
+    launcher.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("FAKE_PULUMI_LOG", str(tmp_path / "calls.jsonl"))
+    monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", "correct horse battery")
+    monkeypatch.delenv("FAKE_PULUMI_SCENARIO", raising=False)
+    monkeypatch.delenv("PULUMI_BACKEND_URL", raising=False)
+    target = tmp_path / "work" / "stack.yaml"
+    target.parent.mkdir()
+    shutil.copy(EXAMPLE, target)
+    return target
+
+
+def test_preview_reads_like_plan_and_exits_2_on_changes(
+    stack_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """preview --detailed-exitcode prints a plan and exits 2 when the engine plans changes."""
+    assert run(["preview", "--detailed-exitcode", str(stack_file)]) == 2
+    out = capsys.readouterr()
+    assert "Plan:" in out.out
+    assert "[" in out.err  # progress lines with elapsed time go to stderr
+    assert (stack_file.parent / ".gpupool" / "build" / "inference-prod" / "__main__.py").exists()
+    assert (stack_file.parent / ".gpupool" / "state" / ".pulumi").is_dir()
+
+
+def test_preview_without_changes_exits_0(
+    stack_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No engine changes means exit 0 even with --detailed-exitcode."""
+    monkeypatch.setenv("FAKE_PULUMI_SCENARIO", "no-changes")
+    assert run(["preview", "--detailed-exitcode", "--format", "json", str(stack_file)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["summary"] == {"add": 0, "change": 0, "destroy": 0, "replace": 0}
+
+
+def test_up_with_yes_applies_and_records_the_graph(stack_file: Path) -> None:
+    """up --yes applies and writes the applied graph the offline plan uses next."""
+    assert run(["up", "--yes", str(stack_file)]) == 0
+    path = record.record_path(stack_file, "inference-prod")
+    recorded = record.read_applied(path)
+    stack = validate_file(stack_file).stack
+    assert stack is not None
+    assert recorded == build(stack)
+    # The next offline plan compares against the record: nothing to do.
+    assert run(["plan", "--detailed-exitcode", str(stack_file)]) == 0
+
+
+def test_up_without_terminal_refuses_to_ask(
+    stack_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --yes and without a terminal, up shows the preview and refuses to prompt."""
+    assert run(["up", str(stack_file)]) == 1
+    cap = capsys.readouterr()
+    assert "Plan:" in cap.out
+    assert "needs confirmation and there is no terminal; pass --yes" in cap.err
+    assert not record.record_path(stack_file, "inference-prod").exists()
+
+
+def test_failed_up_names_the_resource_and_keeps_a_record(
+    stack_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A failure mid-update is one line naming the resource; the record keeps what applied."""
+    monkeypatch.setenv("FAKE_PULUMI_SCENARIO", "fail-mid-update")
+    assert run(["up", "--yes", str(stack_file)]) == 1
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("error: ")
+    assert "g6e.2xlarge is not supported" in last  # the engine's reason, in one line
+    assert "Traceback" not in err
+    assert isinstance(
+        record.read_applied(record.record_path(stack_file, "inference-prod")), ResourceGraph
+    )
+
+
+def test_destroy_with_yes_empties_the_record(stack_file: Path) -> None:
+    """destroy --yes removes everything; the record becomes an empty graph."""
+    assert run(["up", "--yes", str(stack_file)]) == 0
+    assert run(["destroy", "--yes", str(stack_file)]) == 0
+    recorded = record.read_applied(record.record_path(stack_file, "inference-prod"))
+    assert recorded is not None and recorded.resources == ()
+
+
+def test_missing_cli_is_one_line_pointing_at_plan(
+    stack_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without pulumi on PATH, preview/up/destroy say how to install it and that plan works."""
+    monkeypatch.setenv("PATH", str(stack_file.parent))
+    for cmd in (["preview"], ["up", "--yes"], ["destroy", "--yes"]):
+        assert run([*cmd, str(stack_file)]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("error: Pulumi CLI not found")
+        assert "gpupool plan" in err
+        assert len(err.strip().splitlines()) == 1
+
+
+def test_drift_exit_codes(
+    stack_file: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    """drift: 0 when checked sources agree, 1 when nothing could be checked or a required
+    source is missing, 2 on drift; never a traceback."""
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "missing-kubeconfig"))
+    monkeypatch.setenv("FAKE_PULUMI_SCENARIO", "no-changes")
+    assert run(["drift", str(stack_file)]) == 0  # the engine source ran and found nothing
+    assert run(["drift", "--require", "cluster", str(stack_file)]) == 1
+    assert run(["drift", "--require", "gpu", str(stack_file)]) == 64
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / "n.json").write_text(
+        json.dumps(
+            {
+                "format_version": "1",
+                "hostname": "n",
+                "gpus": [],
+                "faults": [{"gpu": 0, "kind": "ecc", "detail": "3 uncorrected ECC errors"}],
+            }
+        )
+    )
+    assert run(["drift", "--node-reports", str(reports), str(stack_file)]) == 2
+    monkeypatch.setenv("PATH", str(tmp_path))
+    capsys.readouterr()
+    assert run(["drift", str(stack_file)]) == 1
+    assert "no drift source could be checked" in capsys.readouterr().err
