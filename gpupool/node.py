@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -188,6 +189,9 @@ class NodeReport:
     cuda_driver_version: str | None
     nvml_version: str | None
     gpus: tuple[GpuReport, ...]
+    #: The Kubernetes node name (``NODE_NAME`` from the downward API when run as a DaemonSet or
+    #: Job, where the hostname is the pod's); the hostname otherwise.
+    node_name: str = ""
 
     @property
     def faults(self) -> tuple[Fault, ...]:
@@ -199,6 +203,7 @@ class NodeReport:
         return {
             "format_version": FORMAT_VERSION,
             "hostname": self.hostname,
+            "node_name": self.node_name or self.hostname,
             "driver_version": self.driver_version,
             "cuda_driver_version": self.cuda_driver_version,
             "nvml_version": self.nvml_version,
@@ -286,6 +291,7 @@ def _read_node(lib: Any) -> NodeReport:
         cuda_driver_version=_cuda_version(cuda),
         nvml_version=_text(_call(lib, "nvmlSystemGetNVMLVersion")),
         gpus=tuple(_read_gpu(lib, index) for index in range(count)),
+        node_name=os.environ.get("NODE_NAME", ""),
     )
 
 

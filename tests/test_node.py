@@ -570,3 +570,12 @@ def test_newer_temperature_call_is_preferred_when_the_binding_has_it() -> None:
         pynvml.NVML_ERROR_FUNCTION_NOT_FOUND
     )
     assert inspect(older).gpus[0].temperature_c == 41
+
+
+def test_node_name_comes_from_the_downward_api(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a DaemonSet the hostname is the pod's; NODE_NAME names the node drift matches on."""
+    monkeypatch.setenv("NODE_NAME", "ip-10-0-1-2.ec2.internal")
+    assert inspect(FakeNVML([t4()])).to_json()["node_name"] == "ip-10-0-1-2.ec2.internal"
+    monkeypatch.delenv("NODE_NAME")
+    doc = inspect(FakeNVML([t4()])).to_json()
+    assert doc["node_name"] == doc["hostname"]
