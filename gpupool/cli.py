@@ -264,6 +264,18 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _stack_file(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="stack file")
+
+
+def _detailed_exitcode(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--detailed-exitcode",
+        action="store_true",
+        help="exit 2 when there are changes, 0 when none, 1 on error",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser for every command."""
     parser = _Parser(
@@ -283,23 +295,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_cmd_validate)
 
     p = sub.add_parser("plan", help="offline plan: changes, capacity and cost (no engine)")
-    p.add_argument("file", metavar="FILE", help="stack file")
+    _stack_file(p)
     p.add_argument(
         "--base",
         metavar="FILE|GIT-REF",
         help="compare with another stack file, or this file at a git ref "
         "(default: the last applied graph, else empty)",
     )
-    p.add_argument(
-        "--detailed-exitcode",
-        action="store_true",
-        help="exit 2 when there are changes, 0 when none, 1 on error",
-    )
+    _detailed_exitcode(p)
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_plan)
 
     p = sub.add_parser("render", help="write the stack's Pulumi program and manifests")
-    p.add_argument("file", metavar="FILE", help="stack file")
+    _stack_file(p)
     p.add_argument(
         "--out",
         metavar="DIR",
@@ -309,27 +317,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_cmd_render)
 
     p = sub.add_parser("preview", help="the engine's preview (Pulumi Automation API)")
-    p.add_argument("file", metavar="FILE", help="stack file")
-    p.add_argument(
-        "--detailed-exitcode",
-        action="store_true",
-        help="exit 2 when there are changes, 0 when none, 1 on error",
-    )
+    _stack_file(p)
+    _detailed_exitcode(p)
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_preview)
 
     p = sub.add_parser("up", help="apply the stack (shows the preview and asks first)")
-    p.add_argument("file", metavar="FILE", help="stack file")
+    _stack_file(p)
     p.add_argument("--yes", action="store_true", help="apply without showing a preview or asking")
     p.set_defaults(handler=_cmd_up)
 
     p = sub.add_parser("destroy", help="remove every resource of the stack")
-    p.add_argument("file", metavar="FILE", help="stack file")
+    _stack_file(p)
     p.add_argument("--yes", action="store_true", help="destroy without asking")
     p.set_defaults(handler=_cmd_destroy)
 
     p = sub.add_parser("drift", help="compare declared, recorded and observed state (CI)")
-    p.add_argument("file", metavar="FILE", help="stack file")
+    _stack_file(p)
     p.add_argument(
         "--node-reports", metavar="DIR", help="directory of 'gpupool node inspect' JSON reports"
     )

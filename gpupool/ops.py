@@ -141,53 +141,41 @@ def _applied_graph(
     return ResourceGraph(prepared.graph.stack, prepared.graph.cloud, tuple(keep))
 
 
-def up(stack_file: Path, stack: Stack, on_event: OnEvent | None = None) -> EngineResult:
-    """Apply the stack under its lock and record the applied graph.
+def _apply(stack_file: Path, stack: Stack, command: str, on_event: OnEvent | None) -> EngineResult:
+    """Run ``up`` or ``destroy`` under the stack lock and keep the applied record true.
 
-    On success the record becomes the desired graph. When the update fails part way, the record
-    holds what did apply (and what the last record had that was not touched), then the error
-    propagates.
+    On success the record becomes the desired graph (``up``) or an empty one (``destroy``). When
+    the engine fails part way, the record holds what did apply plus what the last record had that
+    was not touched, then the error propagates.
     """
     from gpupool import record
     from gpupool.engine import pulumi as engine
     from gpupool.engine.results import UpdateFailedError
     from gpupool.lock import lock_path, stack_lock
 
-    with stack_lock(lock_path(stack_file, stack.name), "up"):
+    run = engine.up if command == "up" else engine.destroy
+    with stack_lock(lock_path(stack_file, stack.name), command):
         prepared = prepare(stack_file, stack)
         path = record.record_path(stack_file, stack.name)
         previous = record.read_applied(path)
         try:
-            result = engine.up(prepared.target, on_event)
+            result = run(prepared.target, on_event)
         except UpdateFailedError as exc:
             record.write_applied(path, _applied_graph(prepared, previous, exc.partial))
             raise
-        record.write_applied(path, prepared.graph)
+        empty = ResourceGraph(stack.name, stack.provider.cloud, ())
+        record.write_applied(path, prepared.graph if command == "up" else empty)
         return result
+
+
+def up(stack_file: Path, stack: Stack, on_event: OnEvent | None = None) -> EngineResult:
+    """Apply the stack and record the applied graph (see ``_apply``)."""
+    return _apply(stack_file, stack, "up", on_event)
 
 
 def destroy(stack_file: Path, stack: Stack, on_event: OnEvent | None = None) -> EngineResult:
-    """Destroy the stack's resources under its lock; the record becomes an empty graph."""
-    from gpupool import record
-    from gpupool.engine import pulumi as engine
-    from gpupool.engine.results import UpdateFailedError
-    from gpupool.lock import lock_path, stack_lock
-
-    with stack_lock(lock_path(stack_file, stack.name), "destroy"):
-        prepared = prepare(stack_file, stack)
-        path = record.record_path(stack_file, stack.name)
-        previous = record.read_applied(path)
-        try:
-            result = engine.destroy(prepared.target, on_event)
-        except UpdateFailedError as exc:
-            gone = {(s.type, s.name) for s in exc.partial.steps if s.op == "delete"}
-            left = tuple(
-                r for r in (previous.resources if previous else ()) if (r.type, r.name) not in gone
-            )
-            record.write_applied(path, ResourceGraph(stack.name, stack.provider.cloud, left))
-            raise
-        record.write_applied(path, ResourceGraph(stack.name, stack.provider.cloud, ()))
-        return result
+    """Destroy the stack's resources; the record becomes an empty graph (see ``_apply``)."""
+    return _apply(stack_file, stack, "destroy", on_event)
 
 
 def drift(
