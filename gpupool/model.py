@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -223,8 +224,17 @@ class Stack:
     source: str = ""
 
     def pool(self, name: str) -> Pool | None:
-        """Return the pool called ``name``."""
-        return next((p for p in self.pools if p.name == name), None)
+        """Return the pool called ``name`` (the first, should two share it)."""
+        return self._pools_by_name.get(name)
+
+    @cached_property
+    def _pools_by_name(self) -> dict[str, Pool]:
+        # Built on first use and kept in the instance (``pools`` is a tuple of frozen pools, so
+        # the index cannot go stale); tenants look their pools up once each.
+        index: dict[str, Pool] = {}
+        for p in self.pools:
+            index.setdefault(p.name, p)
+        return index
 
 
 def derive_qos(sharing: Sharing) -> str:

@@ -43,8 +43,19 @@ def mig_strategy(stack: Stack) -> str:
     ``nvidia.com/mig-<profile>``). Without MIG pools it is ``single``, the chart default, which
     advertises whole GPUs unchanged on nodes where MIG is off.
     """
-    layouts = [p.sharing.mig_layout for p in stack.pools if p.sharing.mode == "mig"]
-    return "mixed" if any(len(layout) > 1 for layout in layouts) else "single"
+    global _last_strategy
+    pools, strategy = _last_strategy
+    if pools is not stack.pools:
+        layouts = [p.sharing.mig_layout for p in stack.pools if p.sharing.mode == "mig"]
+        strategy = "mixed" if any(len(layout) > 1 for layout in layouts) else "single"
+        _last_strategy = (stack.pools, strategy)
+    return strategy
+
+
+# ``mig_strategy`` is asked once per pool and tenant while a graph is built. Its answer depends
+# only on ``stack.pools`` (a tuple of frozen pools, so it cannot change) and is remembered for the
+# last such tuple seen; holding the tuple keeps its identity from being reused.
+_last_strategy: tuple[tuple[Pool, ...] | None, str] = (None, "single")
 
 
 def exposure(stack: Stack, pool: Pool) -> dict[str, int]:

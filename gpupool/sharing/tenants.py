@@ -26,6 +26,7 @@ KAI fractions (``gpu-fraction`` annotations) request no resource and are bounded
 from __future__ import annotations
 
 import math
+from collections.abc import Set
 from typing import Any
 
 from gpupool.graph import Resource
@@ -45,11 +46,22 @@ def priority_class_name(level: str) -> str:
     return f"gpupool-{level}"
 
 
-def quota_hard(stack: Stack, tenant: Tenant) -> dict[str, str]:
-    """Return the ResourceQuota ``spec.hard`` of a tenant (sorted by resource name)."""
+def exposed_resources(stack: Stack) -> set[str]:
+    """Return every GPU resource name any pool of the stack exposes."""
     every: set[str] = set()
     for pool in stack.pools:
         every.update(exposure(stack, pool))
+    return every
+
+
+def quota_hard(stack: Stack, tenant: Tenant, every: Set[str] | None = None) -> dict[str, str]:
+    """Return the ResourceQuota ``spec.hard`` of a tenant (sorted by resource name).
+
+    ``every`` is ``exposed_resources(stack)``, computed once by callers that ask for every
+    tenant (it is computed here when not given).
+    """
+    if every is None:
+        every = exposed_resources(stack)
     units: dict[str, int] = {}
     capacity: dict[str, int] = {}
     for name in tenant.pools:
@@ -103,12 +115,13 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
                 facts={"priority": level, "tenants": [t.name for t in users]},
             )
         )
+    every = exposed_resources(stack)
     for tenant in stack.tenants:
-        out.extend(_tenant(stack, cloud, tenant))
+        out.extend(_tenant(stack, cloud, tenant, every))
     return out
 
 
-def _tenant(stack: Stack, cloud: CloudResult, tenant: Tenant) -> list[Resource]:
+def _tenant(stack: Stack, cloud: CloudResult, tenant: Tenant, every: Set[str]) -> list[Resource]:
     pools = tuple(a for p in tenant.pools for a in cloud.node_pools.get(p, ()))
     owner = f"tenant:{tenant.name}"
     labels = {TENANT_LABEL: tenant.name}
@@ -136,7 +149,7 @@ def _tenant(stack: Stack, cloud: CloudResult, tenant: Tenant) -> list[Resource]:
                 "namespace": tenant.namespace,
                 "labels": {TENANT_LABEL: tenant.name},
             },
-            "spec": {"hard": quota_hard(stack, tenant)},
+            "spec": {"hard": quota_hard(stack, tenant, every)},
         },
         provider=cloud.k8s_provider,
         depends_on=(ns.address, *pools),

@@ -9,7 +9,7 @@ against both together; when every tenant names one pool this is exactly the per-
 
 from __future__ import annotations
 
-from gpupool.model import Stack, Tenant
+from gpupool.model import Pool, Stack, Tenant
 from gpupool.spec.diagnostics import Diagnostic, error, warning
 
 
@@ -39,8 +39,13 @@ def _groups(stack: Stack) -> list[tuple[set[str], list[Tenant]]]:
 def run(stack: Stack) -> list[Diagnostic]:
     """Check that tenant quotas fit their pools at max (error) and at min (warning)."""
     out: list[Diagnostic] = []
-    for pools, tenants in _groups(stack):
-        members = [p for p in stack.pools if p.name in pools]
+    groups = _groups(stack)
+    group_of = {name: i for i, (pools, _) in enumerate(groups) for name in pools}
+    members_of: list[list[Pool]] = [[] for _ in groups]
+    for p in stack.pools:  # in file order
+        if p.name in group_of:
+            members_of[group_of[p.name]].append(p)
+    for (pools, tenants), members in zip(groups, members_of, strict=True):
         if any(p.gpus_per_node == 0 for p in members):
             continue  # unknown instance type: already an error
         at_max = sum(p.nodes.max * p.gpus_per_node for p in members)

@@ -6,7 +6,9 @@ and scheduler (SPEC 2.2) and QoS against mode (SPEC 2.3).
 
 from __future__ import annotations
 
-from gpupool.model import Pool, Stack
+from collections.abc import Mapping
+
+from gpupool.model import Pool, Stack, Tenant
 from gpupool.spec.diagnostics import Diagnostic, error, warning
 
 MPS_MAX = 48
@@ -120,7 +122,8 @@ def _fractional(pool: Pool, scheduler: str) -> list[Diagnostic]:
     return out
 
 
-def _policy(pool: Pool, stack: Stack) -> list[Diagnostic]:
+def _policy(pool: Pool, stack: Stack, weighted: Mapping[str, Tenant]) -> list[Diagnostic]:
+    """Check a pool's compute policy; ``weighted`` is ``_first_weighted(stack)``."""
     mode, sched, policy = pool.sharing.mode, stack.cluster.scheduler, pool.policy
     path = (*pool.path, "compute", "policy")
     if policy == "priority" and sched not in ("kai", "hami"):
@@ -161,11 +164,8 @@ def _policy(pool: Pool, stack: Stack) -> list[Diagnostic]:
                 )
             ]
     if policy == "fair" and sched != "kai":
-        weighted = [
-            t for t in stack.tenants if pool.name in t.pools and t.fair_share_weight is not None
-        ]
-        if weighted:
-            t = weighted[0]
+        t = weighted.get(pool.name)
+        if t is not None:
             return [
                 error(
                     "policy.weights-need-kai",
@@ -214,12 +214,23 @@ def _qos(pool: Pool) -> list[Diagnostic]:
     return []
 
 
+def _first_weighted(stack: Stack) -> dict[str, Tenant]:
+    """Return, per pool name, the first tenant that names it and sets a fairShare weight."""
+    out: dict[str, Tenant] = {}
+    for t in stack.tenants:
+        if t.fair_share_weight is not None:
+            for name in t.pools:
+                out.setdefault(name, t)
+    return out
+
+
 def run(stack: Stack) -> list[Diagnostic]:
     """Check sharing limits, fractional arithmetic, compute policy and QoS for every pool."""
     out: list[Diagnostic] = []
+    weighted = _first_weighted(stack)
     for pool in stack.pools:
         out += _replicas(pool)
         out += _fractional(pool, stack.cluster.scheduler)
-        out += _policy(pool, stack)
+        out += _policy(pool, stack, weighted)
         out += _qos(pool)
     return out

@@ -237,10 +237,11 @@ def _spot_fields(
 
 def _tenants(stack: Stack) -> list[Diagnostic]:
     names = [p.name for p in stack.pools]
+    known = set(names)
     out = []
     for t in stack.tenants:
         for j, ref in enumerate(t.pools):
-            if ref not in names:
+            if ref not in known:
                 hit = suggest(ref, names)
                 hint = f" Did you mean '{hit}'?" if hit else ""
                 out.append(
