@@ -3,13 +3,15 @@
 This module owns the compiled validator (built once, on first use) and the translation of
 ``jsonschema`` errors into diagnostics that point at the right token: unknown keys at the key,
 missing keys at the parent mapping, bad values at the value, with "did you mean" suggestions for
-near-miss keys and enum values.
+near-miss keys and enum values. A valid document is recognised by ``spec.compiled``'s yes/no
+check alone; ``jsonschema`` is imported and run only for documents that check says no to.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -33,6 +35,24 @@ def schema() -> dict[str, Any]:
     with open(schema_path(), encoding="utf-8") as fh:
         data: dict[str, Any] = json.load(fh)
     return data
+
+
+@cache
+def _fast_check() -> Callable[[Any], bool] | None:
+    from gpupool.spec.compiled import compile_schema
+
+    return compile_schema(schema())
+
+
+def _surely_valid(data: Any) -> bool:
+    """Return True when the compiled check finds ``data`` valid (``jsonschema`` would agree)."""
+    check = _fast_check()
+    if check is None:
+        return False
+    try:
+        return check(data)
+    except Exception:  # whatever went wrong, jsonschema decides (and reports) as before
+        return False
 
 
 @cache
@@ -152,6 +172,8 @@ def _translate(err: Any) -> list[Diagnostic]:
 
 def validate(data: Any) -> list[Diagnostic]:
     """Validate stack data against the JSON Schema and return its diagnostics (unplaced)."""
+    if _surely_valid(data):
+        return []
     out: list[Diagnostic] = []
     for err in _validator().iter_errors(data):
         if err.validator in ("allOf", "if", "then"):
