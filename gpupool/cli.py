@@ -396,15 +396,24 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
         if debug:
             import traceback
 
-            traceback.print_exc(file=err)
+            # the chain holds the engine's raw output, which may echo a credential
+            err.write(_redacted("".join(traceback.format_exception(exc))))
         if isinstance(exc, GpupoolError):
-            err.write(f"error: {exc}\n")
+            err.write(_redacted(f"error: {exc}\n"))
             return exc.exit_code
         err.write(
-            f"error: internal error: {type(exc).__name__}: {exc}\n"
-            "This is a bug in gpupool; rerun with --debug and report the traceback.\n"
+            _redacted(f"error: internal error: {type(exc).__name__}: {exc}\n")
+            + "This is a bug in gpupool; rerun with --debug and report the traceback.\n"
         )
         return EXIT_ERROR
+
+
+def _redacted(text: str) -> str:
+    """Return ``text`` without credentials (secret-looking variables, kubeconfig tokens)."""
+    from gpupool.engine.failures import scrub
+    from gpupool.engine.pulumi import secret_values
+
+    return scrub(text, secret_values())
 
 
 def main() -> None:

@@ -22,7 +22,10 @@ from gpupool.errors import StackLockedError
 
 
 def lock_path(stack_file: Path, stack_name: str) -> Path:
-    """Return the lock file of a stack."""
+    """Return the lock file of a stack (``StateError`` for a name that is not a file name)."""
+    from gpupool.record import check_name
+
+    check_name(stack_name)
     return stack_file.resolve().parent / ".gpupool" / "locks" / f"{stack_name}.lock"
 
 
@@ -32,6 +35,8 @@ def _holder(fd: int) -> str:
         info = json.loads(os.read(fd, 4096).decode("utf-8") or "{}")
     except (OSError, ValueError):
         return "another gpupool run"
+    if not isinstance(info, dict) or "pid" not in info:  # it has the lock, not yet its name
+        return "another gpupool run that is just starting"
     when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(info.get("since", 0)))
     return (
         f"{info.get('user', '?')}@{info.get('host', '?')} (pid {info.get('pid', '?')}, "

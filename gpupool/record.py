@@ -16,6 +16,7 @@ It does not diff anything; ``gpupool.plan`` does.
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import shutil
@@ -44,8 +45,23 @@ def record_path(stack_file: Path, stack_name: str) -> Path:
     Returns:
         ``<stack file dir>/.gpupool/applied/<stack>.json``.
 
+    Raises:
+        StateError: the name is not one plain file name (the schema makes it a DNS label).
+
     """
+    check_name(stack_name)
     return Path(stack_file).parent / ".gpupool" / "applied" / f"{stack_name}.json"
+
+
+def check_name(stack_name: str) -> None:
+    """Refuse a stack name that would leave its directory as part of a path.
+
+    Raises:
+        StateError: the name is empty, ``.``/``..``, or holds a separator or a NUL.
+
+    """
+    if stack_name in ("", ".", "..") or any(c in stack_name for c in "/\\\0"):
+        raise StateError(f"stack name {stack_name!r} cannot name a file")
 
 
 def write_applied(path: Path, graph: ResourceGraph) -> None:
@@ -53,7 +69,9 @@ def write_applied(path: Path, graph: ResourceGraph) -> None:
 
     The graph is written to a temporary file in the same directory, flushed to disk, renamed
     over ``path`` (``os.replace`` is atomic on POSIX and Windows) and the directory is synced
-    so the rename itself survives a crash.
+    so the rename itself survives a crash. The temporary file is named
+    ``.<record>.<pid>.<random>.tmp``; readers never look at it, and a writer killed before the
+    rename leaves one behind, which the next write removes once that pid is gone.
 
     Args:
         path: the record file (see ``record_path``); missing directories are created.
@@ -68,7 +86,10 @@ def write_applied(path: Path, graph: ResourceGraph) -> None:
     tmp: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        remove_stale_temps(path.parent, f".{path.name}.", ".tmp")
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent
+        )
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
@@ -82,6 +103,27 @@ def write_applied(path: Path, graph: ResourceGraph) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def remove_stale_temps(directory: Path, prefix: str, suffix: str) -> None:
+    """Remove the ``<prefix><pid>.*<suffix>`` files in ``directory`` whose writer is gone.
+
+    Writers name their temporary files this way; one killed before its rename leaves its file
+    behind, and the next writer removes it (never one whose pid still runs).
+    """
+    if os.name == "nt":  # os.kill(pid, 0) would terminate the process there
+        return
+    for tmp in directory.glob(f"{glob.escape(prefix)}*{glob.escape(suffix)}"):
+        pid = tmp.name[len(prefix) :].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:  # its writer is gone: the rename will never come
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        except OSError:  # alive, owned by someone else
+            continue
 
 
 def _fsync_dir(directory: Path) -> None:

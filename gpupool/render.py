@@ -13,16 +13,21 @@ This module owns the rendered directory and how the program reads:
   plain values, dict keys sorted), never pasted into code, and comments keep only a safe set of
   characters. Output is byte-identical across runs and machines: no timestamps, no absolute
   paths, sorted keys;
-- every path built from a name is resolved and must stay inside the output directory.
+- every path built from a name is resolved and must stay inside the output directory, and every
+  file is replaced by renaming a complete temporary file over it (a killed render leaves no torn
+  file).
 
 Nothing secret is written: kubeconfigs and credentials are read by the program when it runs.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import keyword
 import math
+import os
 import re
 import shlex
 from collections import Counter
@@ -38,6 +43,7 @@ from gpupool import __version__
 from gpupool.errors import GpupoolError
 from gpupool.graph import Lookup, Ref, Resource, ResourceGraph
 from gpupool.model import Stack
+from gpupool.record import remove_stale_temps
 from gpupool.resources import templates_dir
 
 # type-token package -> (Python module, alias in the program, distribution, tested version)
@@ -68,6 +74,9 @@ _DELETE_BEFORE_REPLACE = frozenset({"azure-native:containerservice:AgentPool"})
 _RESERVED = {"pulumi", "opts", *(p[1] for p in _PACKAGES.values()), *_HELPERS}
 _WIDTH = 99
 _INDEX = ".gpupool-files"
+_TMP_PREFIX = ".gpupool-tmp."  # then the writer's pid: see record.remove_stale_temps
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_TMP_SERIAL = itertools.count()
 
 
 class RenderError(GpupoolError):
@@ -86,7 +95,16 @@ class RenderResult:
 
 
 def default_out_dir(stack_file: Path, stack: Stack) -> Path:
-    """Return ``.gpupool/build/<stack>/`` next to the stack file."""
+    """Return ``.gpupool/build/<stack>/`` next to the stack file.
+
+    Raises:
+        RenderError: the stack name is not one plain path component (the schema makes it a
+            DNS label; this guards stacks built some other way).
+
+    """
+    name = stack.name
+    if name in ("", ".", "..") or Path(name).name != name or any(c in name for c in "\\\0"):
+        raise RenderError(f"refusing to render stack {stack.name!r}: its name is not a file name")
     return stack_file.parent / ".gpupool" / "build" / stack.name
 
 
@@ -105,20 +123,21 @@ class _Program:
     helpers: list[str] = field(default_factory=list)
     lookups: dict[str, str] = field(default_factory=dict)
     pending: list[tuple[str, str]] = field(default_factory=list)
+    taken: set[str] = field(default_factory=set)  # every name in ``vars`` and ``lookups``
 
     def name_var(self, address: str) -> str:
         base = re.sub(r"[^0-9A-Za-z_]+", "_", address).strip("_") or "resource"
         if base[0].isdigit() or keyword.iskeyword(base) or base in _RESERVED:
             base = "r_" + base
         self.vars[address] = var = self._fresh(base)
+        self.taken.add(var)
         return var
 
     def _fresh(self, base: str, numbered: bool = False) -> str:
         """Return ``base`` (or ``base_<n>``) unless a variable has that name already."""
-        taken = {*self.vars.values(), *self.lookups.values()}
         n = 1
         var = f"{base}_{n}" if numbered else base
-        while var in taken:
+        while var in self.taken:
             n += 1
             var = f"{base}_{n}"
         return var
@@ -171,6 +190,7 @@ class _Program:
                 if helper not in self.helpers:
                     self.helpers.append(helper)
             self.lookups[key] = var
+            self.taken.add(var)
             self.pending.append((var, call))
         return self.lookups[key]
 
@@ -248,6 +268,19 @@ def constructor_of(type_token: str) -> tuple[str, str]:
     return package, f"{_PACKAGES[package][1]}.{expr}"
 
 
+def _yaml_str(text: object) -> str:
+    r"""Return ``text`` as an ASCII YAML double-quoted scalar.
+
+    JSON's escapes are YAML's, except that YAML reads ``\uD83D\uDE00`` as two lone surrogates:
+    characters beyond U+FFFF are written as ``\UXXXXXXXX`` instead.
+    """
+    quoted = json.dumps(str(text), ensure_ascii=False)
+    return "".join(
+        c if " " <= c < "\x7f" else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}"
+        for c in quoted
+    )
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
@@ -257,8 +290,7 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    # a JSON string is a YAML double-quoted scalar
-    env.filters["yaml_str"] = lambda text: json.dumps(str(text), ensure_ascii=True)
+    env.filters["yaml_str"] = _yaml_str
     return env
 
 
@@ -341,6 +373,34 @@ def _inside(root: Path, rel: str) -> Path:
     return path
 
 
+def _replace_file(path: Path, data: bytes) -> None:
+    """Write ``path`` by renaming a complete temporary file over it.
+
+    A render killed part way leaves every file whole, old or new: a torn ``__main__.py`` can be
+    valid Python that declares fewer resources, and ``pulumi up`` would delete the rest. (No
+    fsync: a rendered program is rebuilt by every run that uses it.)
+    """
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(len(data) + 1) == data:
+                return  # already whole and current (re-renders leave most files unchanged)
+    except OSError:
+        pass
+    while True:  # O_EXCL: never through a file or link already there; the umask sets the mode
+        tmp = f"{path.parent}/{_TMP_PREFIX}{os.getpid()}.{next(_TMP_SERIAL)}"
+        with contextlib.suppress(FileExistsError):
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o666)
+            break
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def render(stack: Stack, graph: ResourceGraph, out_dir: Path) -> RenderResult:
     """Write the Pulumi program of ``graph`` into ``out_dir``.
 
@@ -367,17 +427,19 @@ def render(stack: Stack, graph: ResourceGraph, out_dir: Path) -> RenderResult:
         out_dir.mkdir(parents=True, exist_ok=True)
         root = out_dir.resolve()
         targets = {rel: _inside(root, rel) for rel in files}
-        index = root / _INDEX
+        index = _inside(root, _INDEX)  # a symlink planted there must not redirect the write
         if index.is_file():
             for rel in index.read_text(encoding="utf-8").splitlines():
                 if rel and rel not in files:
                     stale = _inside(root, rel)
                     if stale.is_file():
                         stale.unlink()
+        for directory in sorted({root, *(t.parent for t in targets.values())}):
+            directory.mkdir(parents=True, exist_ok=True)
+            remove_stale_temps(directory, _TMP_PREFIX, "")
         for rel in sorted(files):
-            targets[rel].parent.mkdir(parents=True, exist_ok=True)
-            targets[rel].write_bytes(files[rel].encode("utf-8"))
-        index.write_text("".join(f"{rel}\n" for rel in sorted(files)), encoding="utf-8")
+            _replace_file(targets[rel], files[rel].encode("utf-8"))
+        _replace_file(index, "".join(f"{rel}\n" for rel in sorted(files)).encode("utf-8"))
     except OSError as exc:
         raise InputError(f"cannot write the program to {out_dir}: {exc.strerror or exc}") from exc
     return RenderResult(tuple(sorted(targets.values())), root)

@@ -170,7 +170,8 @@ def test_up_applies_changes_and_returns_masked_outputs(fake: Fake) -> None:
     assert result.outputs == {"pools": ["infer-l4"], "kubeconfig": "[secret]"}
     assert ("create", "gpu-operator") in [(s.op, s.name) for s in result.steps]
     up_call = next(argv for argv in fake.calls() if "up" in argv)
-    assert up_call[:4] == ["--non-interactive", "up", "--yes", "--skip-preview"]
+    assert {"--non-interactive", "--yes", "--skip-preview"} <= set(up_call)  # flag order varies
+    assert up_call.index("up") < up_call.index("--yes")
     assert "gpu-operator" in fake.resources()
 
 

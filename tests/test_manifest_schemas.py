@@ -33,6 +33,8 @@ from manifests import (
     validate_values,
 )
 
+pytestmark = pytest.mark.cloud_sdks  # needs the provider SDKs or kubernetes-validate
+
 SCHEMA_FILES = sorted(p.name for p in SCHEMA_DIR.glob("*.schema.json"))
 
 UPSTREAM_VALUES = {

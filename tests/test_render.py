@@ -19,6 +19,8 @@ from gpupool.model import Stack
 from gpupool.spec.validate import validate_file
 from tests.pulumi_mocks import FAKE_KUBECONFIG, Run, run_programs
 
+pytestmark = pytest.mark.cloud_sdks  # needs the provider SDKs or kubernetes-validate
+
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = sorted((ROOT / "stacks" / "examples").glob("*.yaml")) + sorted(
     (ROOT / "tests" / "fixtures" / "valid").glob("*.yaml")

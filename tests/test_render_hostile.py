@@ -15,6 +15,7 @@ import dataclasses
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +23,8 @@ from gpupool import graph, render
 from gpupool.model import Stack, Taint
 from gpupool.spec.validate import validate_file
 from tests.pulumi_mocks import run_programs
+
+pytestmark = pytest.mark.cloud_sdks  # needs the provider SDKs or kubernetes-validate
 
 ROOT = Path(__file__).resolve().parent.parent
 INJECTION = '"); import os; os.system("x'

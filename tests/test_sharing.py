@@ -87,6 +87,7 @@ def test_golden(path: Path) -> None:
     )
 
 
+@pytest.mark.cloud_sdks  # kubernetes-validate
 @pytest.mark.parametrize("path", STACKS, ids=lambda p: p.stem)
 def test_every_manifest_is_valid(path: Path) -> None:
     _, _, resources = build(path)

@@ -18,6 +18,8 @@ from gpupool import sharing
 from gpupool.providers import CloudResult
 from gpupool.spec.validate import validate_file
 
+pytestmark = pytest.mark.cloud_sdks  # needs the provider SDKs or kubernetes-validate
+
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = sorted((ROOT / "stacks" / "examples").glob("*.yaml")) + sorted(
     (Path(__file__).parent / "fixtures" / "valid").glob("sharing-*.yaml")

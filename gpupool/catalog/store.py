@@ -325,6 +325,9 @@ def clouds() -> tuple[CloudFacts, ...]:
     return tuple(_cloud_catalog().values())
 
 
+_MAX_NAME = 100
+
+
 def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     """Return up to ``n`` of ``candidates`` most similar to ``name``, best first.
 
@@ -341,7 +344,9 @@ def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
         Up to ``n`` distinct candidates, most similar first.
 
     """
-    wanted = name.strip().lower()
+    # No known name is longer than 40 characters; comparing more only costs time (difflib is
+    # quadratic in the worst case, and a hostile file can put megabytes in one value).
+    wanted = name.strip().lower()[:_MAX_NAME]
     matcher = difflib.SequenceMatcher(autojunk=False)
     matcher.set_seq2(wanted)
     scored: dict[str, float] = {}

@@ -45,6 +45,7 @@ __all__ = [
     "export_state",
     "preview",
     "refresh_preview",
+    "secret_values",
     "up",
 ]
 
@@ -58,6 +59,10 @@ _Operation = Callable[[Any, Callable[[Any], None]], tuple[str, Mapping[str, obje
 _SKIP_VERSION_CHECK = "PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK"
 _SECRET_KEY = re.compile(r"PASSPHRASE|SECRET|TOKEN|PASSWORD|CREDENTIAL|PRIVATE|ACCESS_KEY|_KEY$")
 _SECRET_SIG = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
+# kubeconfig user fields that hold credentials (token, password, client-key-data, id-token,
+# refresh-token, client-secret, access-token ...)
+_KUBE_SECRET_KEY = re.compile(r"token|password|secret|key-data", re.IGNORECASE)
+_MAX_KUBECONFIG = 4 * 1024 * 1024
 _PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml", "Pulumi.json")
 
 
@@ -133,7 +138,7 @@ def export_state(target: EngineTarget) -> dict[str, Any] | None:
 
     """
     auto = _automation()
-    secrets = _secret_values(target.env)
+    secrets = secret_values(target.env)
     collector = EventCollector("export", secrets=secrets)
     try:
         stack = _open_stack(auto, target, create=False)
@@ -158,7 +163,7 @@ def _automation() -> ModuleType:
     except ImportError as exc:  # the SDK is a dependency, but say what to do if it is gone
         raise engine_error(
             EngineNotInstalledError,
-            f"The pulumi Python package is not installed ({exc}): pip install 'pulumi>=3.181,<4'."
+            f"The pulumi Python package is not installed ({exc}): pip install 'pulumi>=3.224,<4'."
         ) from exc
     return automation
 
@@ -166,7 +171,7 @@ def _automation() -> ModuleType:
 def _run(kind: str, target: EngineTarget, on_event: OnEvent | None, operation: _Operation,
          *, create: bool) -> EngineResult:
     auto = _automation()
-    secrets = _secret_values(target.env)
+    secrets = secret_values(target.env)
     collector = EventCollector(kind, on_event, secrets=secrets)
     try:
         stack = _open_stack(auto, target, create=create)
@@ -250,10 +255,49 @@ def _ensure_backend(backend_url: str, work_dir: Path) -> None:
                            f"{exc.strerror}.") from exc
 
 
-def _secret_values(env: Mapping[str, str]) -> list[str]:
-    """Values of secret-looking variables, to keep them out of error messages."""
-    merged = {**os.environ, **env}
-    return [value for key, value in merged.items() if value and _SECRET_KEY.search(key.upper())]
+def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
+    """Values to keep out of every message: secret-looking variables and kubeconfig credentials.
+
+    Args:
+        env: variables set on top of ``os.environ`` (an engine target's environment).
+
+    Returns:
+        The values of variables whose names look secret (``*_SECRET*``, ``*TOKEN*``,
+        ``*PASSPHRASE*``, ...) and the credentials (tokens, passwords, client keys) of the
+        kubeconfig files ``KUBECONFIG`` names (default ``~/.kube/config``).
+
+    """
+    merged = {**os.environ, **(env or {})}
+    values = [value for key, value in merged.items() if value and _SECRET_KEY.search(key.upper())]
+    files = merged.get("KUBECONFIG") or str(Path("~/.kube/config").expanduser())
+    for name in files.split(os.pathsep):
+        values += _kubeconfig_secrets(Path(name))
+    return values
+
+
+def _kubeconfig_secrets(path: Path) -> list[str]:
+    """Return the credential values of one kubeconfig file (none when it cannot be read)."""
+    import yaml
+
+    try:
+        if not path.is_file() or path.stat().st_size > _MAX_KUBECONFIG:
+            return []
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return []
+    found: list[str] = []
+    todo = [data.get("users")] if isinstance(data, dict) else []
+    while todo:
+        item = todo.pop()
+        if isinstance(item, list):
+            todo.extend(item)
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                if isinstance(value, str) and _KUBE_SECRET_KEY.search(str(key)):
+                    found.append(value)
+                else:
+                    todo.append(value)
+    return found
 
 
 def _redact(value: Any) -> Any:

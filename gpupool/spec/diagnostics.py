@@ -14,6 +14,11 @@ from typing import Any
 
 Path = tuple[str | int, ...]
 
+#: Longest summary and detail kept: diagnostics quote what the file says, and a hostile file can
+#: say megabytes in one value. Longer text keeps its start and end (where hints go).
+MAX_SUMMARY = 200
+MAX_DETAIL = 2000
+
 
 class Severity(str, enum.Enum):
     """How bad a diagnostic is: errors fail validation, warnings do not."""
@@ -81,14 +86,37 @@ class Diagnostic:
         return out
 
 
+def clip(text: str, most: int) -> str:
+    """Return ``text`` cut to about ``most`` characters, keeping its start and its end."""
+    if len(text) <= most:
+        return text
+    tail = most // 3
+    cut = len(text) - most
+    return f"{text[: most - tail]} ... ({cut:,} characters cut) ... {text[-tail:]}"
+
+
 def error(code: str, summary: str, detail: str = "", path: Path = (), **kw: Any) -> Diagnostic:
-    """Build an error diagnostic."""
-    return Diagnostic(Severity.ERROR, code, summary, detail, tuple(path), **kw)
+    """Build an error diagnostic (summary and detail clipped to a readable length)."""
+    return Diagnostic(
+        Severity.ERROR,
+        code,
+        clip(summary, MAX_SUMMARY),
+        clip(detail, MAX_DETAIL),
+        tuple(path),
+        **kw,
+    )
 
 
 def warning(code: str, summary: str, detail: str = "", path: Path = (), **kw: Any) -> Diagnostic:
-    """Build a warning diagnostic."""
-    return Diagnostic(Severity.WARNING, code, summary, detail, tuple(path), **kw)
+    """Build a warning diagnostic (summary and detail clipped to a readable length)."""
+    return Diagnostic(
+        Severity.WARNING,
+        code,
+        clip(summary, MAX_SUMMARY),
+        clip(detail, MAX_DETAIL),
+        tuple(path),
+        **kw,
+    )
 
 
 def _sort_key(d: Diagnostic) -> tuple[str, int, int, int, str, str]:

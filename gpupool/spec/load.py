@@ -6,7 +6,8 @@ and key came from, catch duplicate keys (PyYAML silently keeps the last one), an
 bombs, absurd nesting and oversized files with a diagnostic instead of a hang or a crash.
 
 Limits (documented in the README): files up to ``MAX_BYTES``; nesting up to ``MAX_DEPTH``; at most
-``MAX_NODES`` values after alias expansion.
+``MAX_NODES`` values and ``MAX_CHARS`` characters of keys and scalars after alias expansion (an
+anchored 1 MiB string aliased a thousand times is a small file and a gigabyte of data).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from gpupool.spec.diagnostics import Diagnostic, Path, Pos, Range, error
 
 MAX_BYTES = 8 * 1024 * 1024
 MAX_DEPTH = 64
-MAX_NODES = 1_000_000
+MAX_NODES = 200_000  # twice the 1,000-pool, 4,000-tenant benchmark stack (97,509 values)
+MAX_CHARS = MAX_BYTES
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _RESOLVER = yaml.resolver.Resolver()
@@ -72,6 +74,7 @@ class _Frame:
     has_key: bool = False
     bad_key: bool = False
     merges: list[tuple[Any, Range]] = field(default_factory=list)
+    chars_at_start: int = 0
 
 
 class _Composer:
@@ -82,9 +85,10 @@ class _Composer:
         self.diags: list[Diagnostic] = []
         self.values: dict[Path, Range] = {}
         self.keys: dict[Path, Range] = {}
-        self.anchors: dict[str, tuple[Any, int]] = {}
+        self.anchors: dict[str, tuple[Any, int, int]] = {}  # value, nodes, characters
         self.stack: list[_Frame] = []
         self.nodes = 0
+        self.chars = 0
         self.root: Any = None
         self.documents = 0
 
@@ -99,14 +103,24 @@ class _Composer:
         self.diags.append(error(code, summary, detail, range=where))
         raise _Abort
 
-    def count(self, n: int, where: Range) -> None:
+    def count(self, n: int, where: Range, chars: int = 0) -> None:
         self.nodes += n
+        self.chars += chars
         if self.nodes > MAX_NODES:
             self.fail(
                 "yaml.too-large",
                 "Document is too large",
                 f"It expands to more than {MAX_NODES:,} values (aliases included); "
                 "a stack file is never this large, so this looks like an alias bomb.",
+                where,
+            )
+        if self.chars > MAX_CHARS:
+            self.fail(
+                "yaml.too-large",
+                "Document is too large",
+                f"Its keys and values expand to more than {MAX_CHARS // (1024 * 1024)} MiB of "
+                "text (aliases included); a stack file is never this large, so this looks like "
+                "an alias bomb.",
                 where,
             )
 
@@ -141,7 +155,7 @@ class _Composer:
 
     def scalar(self, ev: yaml.ScalarEvent) -> None:
         where = self.range(ev.start_mark, ev.end_mark)
-        self.count(1, where)
+        self.count(1, where, len(ev.value))
         tag = ev.tag
         if tag is None or tag == "!":
             tag = _STR if tag == "!" else _RESOLVER.resolve(yaml.ScalarNode, ev.value, ev.implicit)
@@ -171,7 +185,7 @@ class _Composer:
                     )
                     value = ev.value
         if ev.anchor:
-            self.anchors[ev.anchor] = (value, 1)
+            self.anchors[ev.anchor] = (value, 1, len(ev.value))
         self.add(value, where)
 
     def start(self, ev: yaml.CollectionStartEvent) -> None:
@@ -195,7 +209,14 @@ class _Composer:
             )
         container: Any = {} if isinstance(ev, yaml.MappingStartEvent) else []
         self.stack.append(
-            _Frame(self.child_path(), container, ev.start_mark, ev.anchor, self.nodes)
+            _Frame(
+                self.child_path(),
+                container,
+                ev.start_mark,
+                ev.anchor,
+                self.nodes,
+                chars_at_start=self.chars,
+            )
         )
 
     def end(self, ev: yaml.CollectionEndEvent) -> None:
@@ -204,7 +225,11 @@ class _Composer:
         if isinstance(frame.container, dict):
             self.apply_merges(frame)
         if frame.anchor:
-            self.anchors[frame.anchor] = (frame.container, self.nodes - frame.count_at_start)
+            self.anchors[frame.anchor] = (
+                frame.container,
+                self.nodes - frame.count_at_start,
+                self.chars - frame.chars_at_start,
+            )
         self.add(frame.container, where)
 
     def alias(self, ev: yaml.AliasEvent) -> None:
@@ -220,8 +245,8 @@ class _Composer:
             )
             self.add(None, where)
             return
-        value, weight = self.anchors[ev.anchor]
-        self.count(weight, where)
+        value, weight, chars = self.anchors[ev.anchor]
+        self.count(weight, where, chars)
         self.add(value, where)
 
     def apply_merges(self, frame: _Frame) -> None:
@@ -327,7 +352,12 @@ def read_text(path: FsPath, name: str | None = None) -> tuple[str | None, list[D
     if not stat.S_ISREG(st.st_mode):
         raise InputError(f"{name}: is not a regular file (a pipe or device?); give a stack file")
     try:
-        with open(path, "rb") as fh:
+        # O_NONBLOCK: should the path become a FIFO after the check above, opening it must not
+        # wait for a writer; fstat then checks what was actually opened.
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+        with os.fdopen(os.open(path, flags), "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise InputError(f"{name}: is not a regular file; give a stack file")
             raw = fh.read(MAX_BYTES + 1)
     except OSError as exc:
         raise InputError(f"{name}: cannot be read ({exc.strerror or exc})") from None

@@ -32,6 +32,12 @@ Environment:
                            no-changes, fail-mid-update, program-error, no-credentials, locked,
                            empty. A scenario may ``inherit`` another and override operations.
     FAKE_PULUMI_VERSION    version to report (default 3.272.0; 3.200.0 selects the file log).
+    FAKE_PULUMI_DELAY_S    seconds preview, up, destroy and refresh wait before answering
+                           (default 0), so a test can start a second run while one is going.
+    FAKE_PULUMI_ECHO       comma-separated environment variable names whose values every
+                           operation echoes (a warning event, stdout and, on failure, stderr),
+                           as a careless provider might: gpupool must scrub them. ``@NAME``
+                           echoes the content of the file NAME points at (``@KUBECONFIG``).
     FAKE_PULUMI_LOG        file to which every invocation is appended as a JSON line
                            (argv, cwd, backend, whether a passphrase was set; never its value).
     PULUMI_BACKEND_URL     must be ``file://DIR`` and DIR must exist. State lives in
@@ -380,6 +386,20 @@ def apply_to_state(backend: Backend, events: list[dict[str, Any]], op: dict[str,
     backend.save(state)
 
 
+def echoed() -> str:
+    """What ``FAKE_PULUMI_ECHO`` asks to print: one ``NAME=value`` line per variable."""
+    names = [n for n in os.environ.get("FAKE_PULUMI_ECHO", "").split(",") if n]
+    out = []
+    for name in names:
+        if name.startswith("@"):  # the content of the file the variable names
+            path = Path(os.environ.get(name[1:], "/nonexistent"))
+            out.append(f"debug: {name[1:]} says:\n" + (path.read_text(encoding="utf-8")
+                                                         if path.is_file() else ""))
+        else:
+            out.append(f"debug: {name}={os.environ.get(name, '')}\n")
+    return "".join(out)
+
+
 def operation(name: str, flags: dict[str, str]) -> None:
     stack = flags.get("--stack", "")
     backend = Backend(stack)
@@ -391,6 +411,14 @@ def operation(name: str, flags: dict[str, str]) -> None:
     if op is None:
         raise Fail(f"fake pulumi: scenario has no recorded {name!r} operation", 99)
     events = op.get("events", [])
+    echo = echoed()
+    if echo:
+        events = [*events[:1], {"diagnosticEvent": {
+            "message": echo, "color": "raw", "severity": "warning", "prefix": "warning: ",
+            "urn": f"urn:pulumi:{stack}::{backend.project}::pulumi:pulumi:Stack::"
+                   f"{backend.project}-{stack}"}}, *events[1:]]
+        op = {**op, "stdout": op.get("stdout", "") + echo, "stderr": op.get("stderr", "") + echo}
+    time.sleep(float(os.environ.get("FAKE_PULUMI_DELAY_S", "0") or 0))
     send_events(flags.get("--event-log"), events)
     code = int(op.get("exit", 0))
     writes = name in ("up", "destroy") or (name == "refresh" and "--preview-only" not in flags)

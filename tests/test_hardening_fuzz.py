@@ -1,0 +1,403 @@
+"""Fuzzing the whole pipeline: load -> validate -> model -> graph -> render -> plan.
+
+Every example stack is mutated in ways that keep it schema-valid often enough to get past the
+validator (numbers changed, enum values swapped, optional keys dropped, pools and tenants
+duplicated under new names, instance types and GPU models swapped for other catalog entries,
+sharing modes replaced by plausible ones), then pushed through every stage gpupool runs on a
+file: validate, build the model and the resource graph, round-trip the graph through the applied
+record format, render the Pulumi program into a temporary directory (without running it), and
+plan it against an empty base and against the unmutated example, in every report format.
+
+Any exception other than a diagnostic is a failure. A ``GpupoolError`` from a later stage on a
+stack the validator accepted is a failure too: it means a validation rule is missing.
+
+The budget is fixed: ``GPUPOOL_FUZZ_EXAMPLES`` cases (default 400; raise it for a long local run,
+e.g. ``GPUPOOL_FUZZ_EXAMPLES=20000 python -m pytest tests/test_hardening_fuzz.py``), no deadline.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tempfile
+from collections import Counter
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpupool import catalog, graph, plan, render
+from gpupool.graph import ResourceGraph
+from gpupool.record import Base
+from gpupool.report import plan_text
+from gpupool.spec.validate import validate_text
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "stacks" / "examples").glob("*.yaml"))
+FUZZ_EXAMPLES = int(os.environ.get("GPUPOOL_FUZZ_EXAMPLES", "400"))
+
+ENUMS: dict[str, tuple[Any, ...]] = {
+    "environment": ("production", "staging", "development"),
+    "driver": ("operator", "preinstalled"),
+    "scheduler": ("default", "kai", "hami"),
+    "workload": ("training", "inference", "mixed"),
+    "checkpoint": ("required", "recommended", "none"),
+    "mode": ("exclusive", "time-slicing", "mps", "mig", "fractional"),
+    "policy": ("priority", "fair", "strict"),
+    "qos": ("exclusive", "guaranteed", "shared"),
+    "topology": ("any", "compact", "spread"),
+    "effect": ("NoSchedule", "PreferNoSchedule", "NoExecute"),
+    "priority": ("critical", "high", "normal", "low", "preemptible"),
+    "type": ("on-demand", "spot"),
+    "install": (True, False),
+    "dcgmExporter": (True, False),
+    "fallbackToOnDemand": (True, False),
+}
+REQUIRED = {"apiVersion", "kind", "metadata", "provider", "cloud", "pools", "name"}
+STATS: Counter[str] = Counter()
+
+
+@cache
+def original(path: Path) -> tuple[dict[str, Any], ResourceGraph]:
+    """The example's data and its unmutated graph (the second plan base)."""
+    text = path.read_text(encoding="utf-8")
+    result = validate_text(text, path.name)
+    assert result.stack is not None, result.diagnostics
+    return yaml.safe_load(text), graph.build(result.stack)
+
+
+def leaves(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:
+    """Every (path, value) in the document, containers included."""
+    out = [(path, data)]
+    if isinstance(data, dict):
+        for k, v in data.items():
+            out += leaves(v, (*path, k))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            out += leaves(v, (*path, i))
+    return out
+
+
+def put(data: Any, path: tuple[Any, ...], value: Any) -> None:
+    for part in path[:-1]:
+        data = data[part]
+    data[path[-1]] = value
+
+
+def get(data: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        data = data[part]
+    return data
+
+
+# -- mutations: each takes the document and a hypothesis ``data`` object ------------------------
+
+
+def set_number(doc: dict[str, Any], data: st.DataObject) -> None:
+    spots = [(p, v) for p, v in leaves(doc) if isinstance(v, (int, float))
+             and not isinstance(v, bool) and p]  # fmt: skip
+    if not spots:
+        return
+    path, old = data.draw(st.sampled_from(spots))
+    if isinstance(old, int):
+        new: Any = data.draw(st.one_of(st.integers(-1, 20), st.integers(0, 1100), st.just(old + 1)))
+    else:
+        new = data.draw(st.one_of(
+            st.floats(0, 200, allow_nan=False), st.floats(0.9, 2.1), st.integers(0, 100)
+        ))  # fmt: skip
+    put(doc, path, new)
+
+
+def swap_enum(doc: dict[str, Any], data: st.DataObject) -> None:
+    spots = [p for p, v in leaves(doc) if p and p[-1] in ENUMS and not isinstance(v, (dict, list))]
+    if not spots:
+        return
+    path = data.draw(st.sampled_from(spots))
+    put(doc, path, data.draw(st.sampled_from(ENUMS[path[-1]])))
+
+
+def drop_optional(doc: dict[str, Any], data: st.DataObject) -> None:
+    spots = [(p, k) for p, v in leaves(doc) if isinstance(v, dict) for k in v if k not in REQUIRED]
+    if not spots:
+        return
+    path, key = data.draw(st.sampled_from(spots))
+    del get(doc, path)[key]
+
+
+def duplicate_pool(doc: dict[str, Any], data: st.DataObject) -> None:
+    pools = doc.get("pools") or []
+    if not pools:
+        return
+    src = data.draw(st.sampled_from(pools))
+    new = copy.deepcopy(src)
+    new["name"] = f"{src['name'][:30]}-d{len(pools)}"
+    if "nodeNames" in new:
+        new["nodeNames"] = [f"{n[:200]}-d{len(pools)}" for n in new["nodeNames"]]
+    for t in new.get("taints", []):
+        if t.get("value") == src["name"]:
+            t["value"] = new["name"]
+    pools.append(new)
+    for tenant in doc.get("tenants") or []:
+        if data.draw(st.booleans()):
+            tenant.setdefault("pools", []).append(new["name"])
+
+
+def duplicate_tenant(doc: dict[str, Any], data: st.DataObject) -> None:
+    tenants = doc.get("tenants") or []
+    if not tenants:
+        return
+    src = data.draw(st.sampled_from(tenants))
+    new = copy.deepcopy(src)
+    new["name"] = f"{src['name'][:30]}-t{len(tenants)}"
+    if "namespace" in new:
+        new["namespace"] = f"{new['namespace'][:30]}-t{len(tenants)}"
+    tenants.append(new)
+
+
+def remove_entry(doc: dict[str, Any], data: st.DataObject) -> None:
+    key = data.draw(st.sampled_from(["pools", "tenants"]))
+    items = doc.get(key) or []
+    if len(items) > 1:
+        gone = items.pop(data.draw(st.integers(0, len(items) - 1)))
+        if key == "pools" and data.draw(st.integers(0, 3)):  # usually keep the references right
+            for tenant in doc.get("tenants") or []:
+                left = [p for p in tenant.get("pools", []) if p != gone.get("name")]
+                tenant["pools"] = left or [items[0]["name"]]
+
+
+DNS_LABEL = st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?\Z")
+LABEL_KEY = st.from_regex(
+    r"\A([a-z0-9]([-a-z0-9.]{0,60}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?\Z"
+)
+LABEL_VALUE = st.from_regex(r"\A([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?\Z")
+ANY_TEXT = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=40)
+
+
+def rename(doc: dict[str, Any], data: st.DataObject) -> None:
+    """Give the stack, a pool or a tenant another valid name (references follow)."""
+    what = data.draw(st.sampled_from(["stack", "pool", "tenant"]))
+    new = data.draw(DNS_LABEL)
+    if what == "stack":
+        doc["metadata"]["name"] = new
+        return
+    items = doc.get(what + "s") or []
+    if not items:
+        return
+    item = data.draw(st.sampled_from(items))
+    old, item["name"] = item.get("name"), new
+    if what == "pool":
+        for tenant in doc.get("tenants") or []:
+            tenant["pools"] = [new if p == old else p for p in tenant.get("pools", [])]
+
+
+def free_text(doc: dict[str, Any], data: st.DataObject) -> None:
+    """Put unusual text where the schema lets any text (or any label-shaped text) through."""
+    pools = [p for p in doc.get("pools") or [] if isinstance(p, dict)]
+    where = data.draw(st.sampled_from(
+        ["region", "cluster", "setting", "zones", "taint", "label", "stack-label", "nodeNames"]
+    ))  # fmt: skip
+    provider = doc["provider"]
+    if where in ("region", "cluster") and where in provider:
+        provider[where] = data.draw(ANY_TEXT)
+    elif where == "setting" and provider.get("settings"):
+        key = data.draw(st.sampled_from(sorted(provider["settings"])))
+        old = provider["settings"][key]
+        text = data.draw(ANY_TEXT)
+        provider["settings"][key] = [text] if isinstance(old, list) else text
+    elif where == "stack-label":
+        doc["metadata"].setdefault("labels", {})[data.draw(LABEL_KEY)] = data.draw(LABEL_VALUE)
+    elif pools:
+        pool = data.draw(st.sampled_from(pools))
+        if where == "zones":
+            pool.setdefault("placement", {})["zones"] = data.draw(
+                st.lists(ANY_TEXT, min_size=1, max_size=3, unique=True)
+            )
+        elif where == "taint":
+            pool.setdefault("taints", []).append({
+                "key": data.draw(ANY_TEXT),
+                "value": data.draw(st.text(max_size=63)),
+                "effect": data.draw(st.sampled_from(ENUMS["effect"])),
+            })  # fmt: skip
+        elif where == "label":
+            pool.setdefault("labels", {})[data.draw(LABEL_KEY)] = data.draw(LABEL_VALUE)
+        elif where == "nodeNames" and "nodeNames" in pool:
+            pool["nodeNames"] = data.draw(st.lists(
+                st.from_regex(r"\A[a-z0-9]([-a-z0-9.]{0,60}[a-z0-9])?\Z"),
+                min_size=1, max_size=3, unique=True,
+            ))  # fmt: skip
+
+
+def change_cluster(doc: dict[str, Any], data: st.DataObject) -> None:
+    """Switch scheduler and make one pool's sharing something that scheduler serves."""
+    scheduler = data.draw(st.sampled_from(ENUMS["scheduler"]))
+    doc.setdefault("cluster", {})["scheduler"] = scheduler
+    if scheduler != "default":
+        change_sharing(doc, data)
+
+
+def change_hardware(doc: dict[str, Any], data: st.DataObject) -> None:
+    pools = doc.get("pools") or []
+    if not pools:
+        return
+    pool = data.draw(st.sampled_from(pools))
+    cloud = doc["provider"]["cloud"]
+    if "instanceType" in pool and catalog.instances(cloud):
+        names = [i.name for i in catalog.instances(cloud)]
+        pool["instanceType"] = data.draw(st.sampled_from(names))
+    else:
+        pool["gpu"] = {
+            "model": data.draw(st.sampled_from(catalog.gpu_names())),
+            "count": data.draw(st.integers(1, 8)),
+        }
+
+
+def change_sharing(doc: dict[str, Any], data: st.DataObject) -> None:
+    pools = doc.get("pools") or []
+    if not pools:
+        return
+    pool = data.draw(st.sampled_from(pools))
+    mode = data.draw(st.sampled_from(ENUMS["mode"]))
+    sharing: dict[str, Any] = {"mode": mode}
+    if mode in ("time-slicing", "mps"):
+        sharing["replicas"] = data.draw(st.integers(1, 50))
+    elif mode == "mig":
+        gpus = [g for g in catalog.gpus() if g.mig is not None and g.mig.profiles]
+        profiles = [p for g in gpus for p in g.mig.profiles]  # type: ignore[union-attr]
+        chosen = data.draw(st.lists(st.sampled_from(profiles), min_size=1, max_size=3))
+        layout = {p.name: data.draw(st.integers(1, p.max_count)) for p in chosen}
+        sharing["mig"] = {"layout": layout}
+    elif mode == "fractional":
+        frac: dict[str, Any] = {"slotsPerGpu": data.draw(st.integers(2, 16))}
+        which = data.draw(st.sampled_from(["none", "memoryGiB", "memoryPercent"]))
+        if which == "memoryGiB":
+            frac["memoryGiB"] = data.draw(st.sampled_from([0.5, 1, 4, 10, 20, 47.5, 80]))
+        elif which == "memoryPercent":
+            frac["memoryPercent"] = data.draw(st.integers(1, 100))
+        if data.draw(st.booleans()):
+            frac["coresPercent"] = data.draw(st.integers(1, 100))
+        if data.draw(st.booleans()):
+            frac["memoryOvercommit"] = data.draw(st.sampled_from([1.0, 1.5, 2.0]))
+        sharing["fractional"] = frac
+    pool["sharing"] = sharing
+    if data.draw(st.booleans()):
+        pool.pop("qos", None)
+
+
+def change_capacity(doc: dict[str, Any], data: st.DataObject) -> None:
+    pools = doc.get("pools") or []
+    if not pools:
+        return
+    pool = data.draw(st.sampled_from(pools))
+    cap: dict[str, Any] = {"type": data.draw(st.sampled_from(ENUMS["type"]))}
+    if data.draw(st.booleans()):
+        cap["onDemandBase"] = data.draw(st.integers(0, 5))
+    if data.draw(st.booleans()):
+        cap["fallbackToOnDemand"] = data.draw(st.booleans())
+    if data.draw(st.integers(0, 3)) == 0:
+        cap["maxPricePerHour"] = data.draw(st.sampled_from([0.01, 0.5, 3.0, 100.0]))
+    pool["capacity"] = cap
+    if cap["type"] == "spot" and data.draw(st.booleans()):
+        pool["interruption"] = {
+            "drainSeconds": data.draw(st.sampled_from([0, 20, 25, 30, 90, 120, 600])),
+            "checkpoint": data.draw(st.sampled_from(ENUMS["checkpoint"])),
+        }
+    if "nodes" in pool and data.draw(st.booleans()):
+        lo = data.draw(st.integers(0, 6))
+        pool["nodes"] = {"min": lo, "max": data.draw(st.integers(max(lo, 1), 12))}
+        if data.draw(st.booleans()):
+            pool["nodes"]["desired"] = data.draw(st.integers(lo, pool["nodes"]["max"]))
+
+
+def change_tenant(doc: dict[str, Any], data: st.DataObject) -> None:
+    tenants = doc.get("tenants") or []
+    pools = [p["name"] for p in doc.get("pools") or [] if isinstance(p, dict) and "name" in p]
+    if not tenants or not pools:
+        return
+    tenant = data.draw(st.sampled_from(tenants))
+    tenant["pools"] = data.draw(st.lists(st.sampled_from(pools), min_size=1, max_size=3,
+                                         unique=True))  # fmt: skip
+    for key, field in (("quota", "gpus"), ("limit", "gpus"), ("fairShare", "weight")):
+        choice = data.draw(st.sampled_from(["keep", "drop", "set"]))
+        if choice == "drop":
+            tenant.pop(key, None)
+        elif choice == "set":
+            tenant[key] = {field: data.draw(st.sampled_from([0, 0.25, 0.5, 1, 2, 3.5, 8, 64]))}
+
+
+MUTATIONS = (
+    set_number, swap_enum, drop_optional, duplicate_pool, duplicate_tenant, remove_entry,
+    change_hardware, change_sharing, change_capacity, change_tenant, rename, free_text,
+    change_cluster,
+)  # fmt: skip
+
+
+def pipeline(name: str, text: str, base_graph: ResourceGraph) -> None:
+    """Run every stage gpupool runs on a file; raise on anything but diagnostics."""
+    STATS["cases"] += 1
+    result = validate_text(text, name)
+    if result.stack is None:
+        assert not result.valid
+        return
+    STATS["valid"] += 1
+    stack = result.stack
+    desired = graph.build(stack)
+    assert ResourceGraph.from_json(json.loads(desired.dumps())) == desired
+    with tempfile.TemporaryDirectory() as tmp:
+        written = render.render(stack, desired, Path(tmp) / "out")
+        main = (written.out_dir / "__main__.py").read_text(encoding="utf-8")
+        compile(main, "__main__.py", "exec")
+        STATS["rendered"] += 1
+    for base in (Base("empty", None, None), Base("file", name, base_graph)):
+        result_plan = plan.make_plan(base, desired, stack)
+        for fmt in ("text", "json", "markdown"):
+            out = plan_text.render(result_plan, fmt)
+            if fmt == "json":
+                json.loads(out.result)
+    STATS["planned"] += 1
+
+
+@settings(
+    max_examples=FUZZ_EXAMPLES,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    st.sampled_from(EXAMPLES),
+    st.lists(st.sampled_from(MUTATIONS), min_size=1, max_size=6),
+    st.data(),
+)
+def _fuzz(example: Path, mutations: list[Any], data: st.DataObject) -> None:
+    source, base_graph = original(example)
+    doc = copy.deepcopy(source)
+    for mutate in mutations:
+        mutate(doc, data)
+    text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+    pipeline(example.name, text, base_graph)
+
+
+@pytest.mark.slow  # about 12 s; plain `pytest` runs it (-m "not slow" skips it)
+def test_mutated_examples_survive_the_whole_pipeline() -> None:
+    """Mutated examples yield diagnostics or a rendered program and a plan, never an exception.
+
+    Enough of the mutations must stay valid for the later stages to be exercised at all.
+    """
+    STATS.clear()
+    _fuzz()
+    print(f"\nfuzz: {dict(STATS)}")
+    assert STATS["cases"] >= FUZZ_EXAMPLES // 2
+    assert STATS["rendered"] >= STATS["cases"] // 5, dict(STATS)
+    assert STATS["planned"] == STATS["rendered"]
+
+
+def test_unmutated_examples_pass_every_stage() -> None:
+    """The examples themselves go through every stage (the fuzz baseline)."""
+    for example in EXAMPLES:
+        _, base_graph = original(example)
+        pipeline(example.name, example.read_text(encoding="utf-8"), base_graph)

@@ -1,0 +1,68 @@
+"""Supply chain: the lower bounds CI tests are the ones pyproject.toml states, and the README
+states the limits and the SDK versions gpupool actually uses.
+
+``.ci/run`` installs ``tests/lower-bounds.txt`` as constraints in a second virtualenv and runs
+every test not marked ``cloud_sdks``; these tests keep that file, the CI step and the README in
+step with ``pyproject.toml``, ``gpupool.spec.load`` and ``gpupool.render.SDK_PINS``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.version import Version
+
+from gpupool import render
+from gpupool.spec import load
+
+ROOT = Path(__file__).resolve().parent.parent
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+
+def _core_requirements() -> dict[str, Requirement]:
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    reqs = [Requirement(r) for r in data["project"]["dependencies"]]
+    return {r.name.lower().replace("_", "-"): r for r in reqs}
+
+
+def _lower_bounds() -> dict[str, Version]:
+    pins = {}
+    for line in (ROOT / "tests" / "lower-bounds.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            pins[name.strip().lower().replace("_", "-")] = Version(version.strip())
+    return pins
+
+
+def test_every_core_dependency_has_a_tested_lower_bound() -> None:
+    """Each core dependency has a '>=' bound, and tests/lower-bounds.txt pins exactly it."""
+    pins = _lower_bounds()
+    for name, req in _core_requirements().items():
+        lows = [Version(s.version) for s in req.specifier if s.operator == ">="]
+        assert len(lows) == 1, f"{name} has no single lower bound in pyproject.toml"
+        assert name in pins, f"{name} is not in tests/lower-bounds.txt"
+        assert pins[name] == lows[0], f"{name}: pyproject says >={lows[0]}, CI uses {pins[name]}"
+        assert req.specifier.contains(pins[name]), name
+    assert set(pins) == set(_core_requirements())
+
+
+def test_ci_runs_the_lower_bounds() -> None:
+    """.ci/run installs the constraints in a second virtualenv and runs the SDK-free tests."""
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "--constraint tests/lower-bounds.txt" in script
+    assert '-m "not cloud_sdks"' in script
+
+
+def test_readme_states_the_limits_and_the_tested_sdk_versions() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Limits and security") :]
+    assert f"{load.MAX_BYTES // 2**20} MiB" in section
+    assert f"{load.MAX_DEPTH} levels" in section
+    assert f"{load.MAX_NODES:,}" in section
+    assert f"{load.MAX_CHARS // 2**20} MiB of" in section or "8 MiB (an anchored" in section
+    stated = dict(re.findall(r"^\| (pulumi[-\w]*) \| ([\d.]+) \|$", section, re.M))
+    assert stated == render.SDK_PINS
