@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
-import sys
 from pathlib import Path
 
+import fake_pulumi
 import pytest
 
 from gpupool import record
@@ -21,21 +20,14 @@ from gpupool.graph import ResourceGraph, build
 from gpupool.spec.validate import validate_file
 
 ROOT = Path(__file__).resolve().parent.parent
-FAKE = ROOT / "tests" / "fake_pulumi" / "fake_cli.py"
 EXAMPLE = ROOT / "stacks" / "examples" / "aws-inference-l4.yaml"
 
 
 @pytest.fixture
 def stack_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of an example in a temp dir, with the stand-in pulumi first on PATH."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    launcher = bin_dir / "pulumi"
-    launcher.write_text(
-        f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} "$@"\n'
-    )
-    launcher.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    fake_pulumi.install(tmp_path / "bin")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
     monkeypatch.setenv("FAKE_PULUMI_LOG", str(tmp_path / "calls.jsonl"))
     monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", "correct horse battery")
     monkeypatch.delenv("FAKE_PULUMI_SCENARIO", raising=False)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import fake_pulumi
 import pytest
 
 from gpupool.engine import pulumi as engine
@@ -67,27 +67,25 @@ class Fake:
 
     def resources(self) -> dict[str, str]:
         state = json.loads(self.state_file().read_text())
-        return {r["urn"].rsplit("::", 1)[-1]: r["type"]
-                for r in state["deployment"].get("resources", [])}
-
-
-def _launcher(bin_dir: Path) -> None:
-    """Write a ``pulumi`` that runs the fake with this interpreter (grpcio is installed here)."""
-    bin_dir.mkdir()
-    launcher = bin_dir / "pulumi"
-    launcher.write_text("#!/bin/sh\nexec {} {} \"$@\"\n".format(
-        shlex.quote(sys.executable), shlex.quote(str(FAKE_DIR / "fake_cli.py"))))
-    launcher.chmod(0o755)
+        return {
+            r["urn"].rsplit("::", 1)[-1]: r["type"]
+            for r in state["deployment"].get("resources", [])
+        }
 
 
 @pytest.fixture
 def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Fake:
-    _launcher(tmp_path / "bin")
+    fake_pulumi.install(tmp_path / "bin")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
     monkeypatch.setenv("FAKE_PULUMI_LOG", str(tmp_path / "calls.jsonl"))
     monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", "correct horse battery")
-    for name in ("PULUMI_CONFIG_PASSPHRASE_FILE", "FAKE_PULUMI_SCENARIO", "FAKE_PULUMI_VERSION",
-                 "PULUMI_BACKEND_URL", "PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK"):
+    for name in (
+        "PULUMI_CONFIG_PASSPHRASE_FILE",
+        "FAKE_PULUMI_SCENARIO",
+        "FAKE_PULUMI_VERSION",
+        "PULUMI_BACKEND_URL",
+        "PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK",
+    ):
         monkeypatch.delenv(name, raising=False)
     program = tmp_path / "program"
     program.mkdir()
@@ -111,9 +109,13 @@ def test_preview_reports_planned_steps_summary_and_progress(fake: Fake) -> None:
     assert result.summary == {"same": 3, "create": 1, "update": 1, "replace": 1}
     assert result.outputs == {}
     ops = [(s.op, s.name) for s in result.steps if s.op != "same"]
-    assert ops == [("create-replacement", "pool-infer-l4"), ("replace", "pool-infer-l4"),
-                   ("update", "time-slicing-config"), ("create", "gpu-operator"),
-                   ("delete-replaced", "pool-infer-l4")]
+    assert ops == [
+        ("create-replacement", "pool-infer-l4"),
+        ("replace", "pool-infer-l4"),
+        ("update", "time-slicing-config"),
+        ("create", "gpu-operator"),
+        ("delete-replaced", "pool-infer-l4"),
+    ]
     replace = next(s for s in result.steps if s.op == "replace")
     assert replace.type == NODE_GROUP
     assert replace.replace_keys == ("instanceTypes",)
@@ -136,8 +138,12 @@ def test_first_preview_creates_the_stack_and_backend_then_reuses_them(fake: Fake
     assert not fake.state_dir.exists()
     engine.preview(fake.target)
     assert fake.state_dir.is_dir()
-    assert fake.commands()[:4] == [("version",), ("stack", "select"), ("stack", "init", "dev"),
-                                   ("preview",)]
+    assert fake.commands()[:4] == [
+        ("version",),
+        ("stack", "select"),
+        ("stack", "init", "dev"),
+        ("preview",),
+    ]
     fake.forget_calls()
     engine.preview(fake.target)
     assert fake.commands() == [("version",), ("stack", "select"), ("preview",)]
@@ -201,8 +207,7 @@ def test_export_state_redacts_secret_values(fake: Fake) -> None:
     state = engine.export_state(fake.target)
     assert state is not None
     assert state["version"] == 3
-    stack = next(r for r in state["deployment"]["resources"]
-                 if r["type"] == "pulumi:pulumi:Stack")
+    stack = next(r for r in state["deployment"]["resources"] if r["type"] == "pulumi:pulumi:Stack")
     assert stack["outputs"] == {"pools": ["infer-l4"], "kubeconfig": "[secret]"}
     assert "apiVersion" not in json.dumps(state)
 
@@ -219,27 +224,34 @@ def test_both_event_transports_give_the_same_result(fake: Fake, version: str) ->
     assert log_target.startswith("tcp://") == (version == "3.272.0")
 
 
-def test_fake_folder_itself_works_first_on_path(fake: Fake,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fake_folder_itself_works_first_on_path(
+    fake: Fake, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The checked-in launcher runs when tests/fake_pulumi is put first on PATH."""
     monkeypatch.setenv("PATH", f"{FAKE_DIR}{os.pathsep}{os.environ['PATH']}")
     fake.version("3.200.0")  # file transport: the launcher's python3 may lack grpcio
     assert engine.preview(fake.target).changed
 
 
-def test_passphrase_file_in_target_env_is_enough(fake: Fake, tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_passphrase_file_in_target_env_is_enough(
+    fake: Fake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """PULUMI_CONFIG_PASSPHRASE_FILE given through the target's env unlocks the stack."""
     monkeypatch.delenv("PULUMI_CONFIG_PASSPHRASE")
     secret = tmp_path / "passphrase"
     secret.write_text("from a file\n")
-    target = EngineTarget(fake.target.work_dir, "dev", fake.target.backend_url,
-                          env={"PULUMI_CONFIG_PASSPHRASE_FILE": str(secret)})
+    target = EngineTarget(
+        fake.target.work_dir,
+        "dev",
+        fake.target.backend_url,
+        env={"PULUMI_CONFIG_PASSPHRASE_FILE": str(secret)},
+    )
     assert engine.preview(target).changed
 
 
 def test_progress_callback_failure_does_not_break_the_operation(fake: Fake) -> None:
     """A raising progress callback is switched off with a warning; the result still arrives."""
+
     def explode(event: ProgressEvent) -> None:
         raise ValueError("display broke")
 
@@ -297,8 +309,9 @@ def test_refresh_preview_runs_while_an_update_holds_the_lock(fake: Fake) -> None
     assert engine.refresh_preview(fake.target).changed
 
 
-def test_missing_passphrase_names_both_variables(fake: Fake,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_passphrase_names_both_variables(
+    fake: Fake, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Without a passphrase the error says to set PULUMI_CONFIG_PASSPHRASE(_FILE)."""
     monkeypatch.delenv("PULUMI_CONFIG_PASSPHRASE")
     with pytest.raises(CredentialsError) as caught:
@@ -307,8 +320,9 @@ def test_missing_passphrase_names_both_variables(fake: Fake,
     assert "PULUMI_CONFIG_PASSPHRASE" in message and "PULUMI_CONFIG_PASSPHRASE_FILE" in message
 
 
-def test_wrong_passphrase_is_reported_without_revealing_it(fake: Fake,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_wrong_passphrase_is_reported_without_revealing_it(
+    fake: Fake, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A different passphrase than the stack's raises CredentialsError; no value is echoed."""
     engine.preview(fake.target)
     monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", "a different passphrase")
@@ -345,7 +359,8 @@ def test_missing_cli(fake: Fake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         engine.preview(fake.target)
     assert str(caught.value) == (
         "Pulumi CLI not found: install it (https://www.pulumi.com/docs/install/) — "
-        "`gpupool plan` works without it.")
+        "`gpupool plan` works without it."
+    )
 
 
 def test_too_old_cli(fake: Fake) -> None:
@@ -393,8 +408,11 @@ def test_refresh_preview_never_runs_a_state_writing_command(fake: Fake) -> None:
 
 def test_importing_the_engine_does_not_import_pulumi() -> None:
     """`import gpupool.engine.pulumi` leaves the pulumi SDK unimported (it is loaded lazily)."""
-    code = ("import gpupool.engine.pulumi, gpupool.engine.results, sys; "
-            "assert 'pulumi' not in sys.modules, sorted(m for m in sys.modules if 'pulumi' in m)")
-    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                               check=False)
+    code = (
+        "import gpupool.engine.pulumi, gpupool.engine.results, sys; "
+        "assert 'pulumi' not in sys.modules, sorted(m for m in sys.modules if 'pulumi' in m)"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+    )
     assert completed.returncode == 0, completed.stderr

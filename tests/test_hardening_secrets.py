@@ -15,19 +15,17 @@ from __future__ import annotations
 
 import os
 import secrets
-import shlex
 import shutil
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import fake_pulumi
 import pytest
 
 from gpupool.cli import run
 
 ROOT = Path(__file__).resolve().parent.parent
-FAKE = ROOT / "tests" / "fake_pulumi" / "fake_cli.py"
 EXAMPLE = ROOT / "stacks" / "examples" / "aws-inference-l4.yaml"
 SECRET_VARS = (
     "PULUMI_CONFIG_PASSPHRASE",
@@ -57,14 +55,8 @@ class World:
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    launcher = bin_dir / "pulumi"
-    launcher.write_text(
-        f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} "$@"\n'
-    )
-    launcher.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    fake_pulumi.install(tmp_path / "bin")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
     values = {name: f"FAKESECRET-{name}-{secrets.token_hex(8)}" for name in SECRET_VARS}
     values["GOOGLE_CREDENTIALS"] = (
         '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----'

@@ -17,7 +17,6 @@ import json
 import os
 import random
 import select
-import shlex
 import shutil
 import signal
 import subprocess
@@ -25,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+import fake_pulumi
 import pytest
 
 from gpupool import record
@@ -33,7 +33,6 @@ from gpupool.graph import Resource, ResourceGraph
 from gpupool.lock import lock_path
 
 ROOT = Path(__file__).resolve().parent.parent
-FAKE = ROOT / "tests" / "fake_pulumi" / "fake_cli.py"
 EXAMPLE = ROOT / "stacks" / "examples" / "aws-inference-l4.yaml"
 KILLS = 30
 
@@ -134,14 +133,8 @@ def test_a_temp_file_of_a_live_writer_is_kept(tmp_path: Path) -> None:
 @pytest.fixture
 def engine_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """The stand-in pulumi first on PATH; the environment a child gpupool runs with."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    launcher = bin_dir / "pulumi"
-    launcher.write_text(
-        f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} "$@"\n'
-    )
-    launcher.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    fake_pulumi.install(tmp_path / "bin")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
     monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", "correct horse battery")
     monkeypatch.setenv("FAKE_PULUMI_LOG", str(tmp_path / "calls.jsonl"))
     for name in ("FAKE_PULUMI_SCENARIO", "PULUMI_BACKEND_URL", "FAKE_PULUMI_DELAY_S"):

@@ -114,15 +114,7 @@ def _node_group(
         inputs["taints"] = taints
     if launch_template is not None:
         inputs["launch_template"] = dict(launch_template)
-    return Resource(
-        address=common.address(pool, group.part),
-        type=NODE_GROUP,
-        name=pool.name + group.suffix,
-        inputs=inputs,
-        replace_on=NODE_GROUP_REPLACE_ON,
-        owner=common.owner(pool),
-        facts=common.facts(stack, pool, group),
-    )
+    return common.node_pool(stack, pool, group, NODE_GROUP, inputs, NODE_GROUP_REPLACE_ON)
 
 
 def spot_pattern(logical_name: str) -> str:

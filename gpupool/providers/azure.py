@@ -136,15 +136,7 @@ def _agent_pool(
     if proximity is not None:
         inputs["proximity_placement_group_id"] = Ref(proximity, "id")
     replace_on = REPLACE_ON + (("node_taints",) if group.spot else ())
-    return Resource(
-        address=common.address(pool, group.part),
-        type=AGENT_POOL,
-        name=pool.name + group.suffix,
-        inputs=inputs,
-        replace_on=tuple(sorted(replace_on)),
-        owner=common.owner(pool),
-        facts=common.facts(stack, pool, group),
-    )
+    return common.node_pool(stack, pool, group, AGENT_POOL, inputs, tuple(sorted(replace_on)))
 
 
 def _proximity(stack: Stack, pool: Pool) -> Resource:

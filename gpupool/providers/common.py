@@ -188,6 +188,32 @@ def facts(stack: Stack, pool: Pool, group: CapacityGroup | None) -> dict[str, An
     }
 
 
+def node_pool(
+    stack: Stack,
+    pool: Pool,
+    group: CapacityGroup,
+    type_: str,
+    inputs: dict[str, Any],
+    replace_on: tuple[str, ...],
+    provider: str | None = None,
+) -> Resource:
+    """Return the graph node of one cloud node pool (one capacity group of a gpupool pool).
+
+    Every cloud names, addresses, owns and describes its node pools the same way; only the type
+    token, the inputs and what forces replacement differ.
+    """
+    return Resource(
+        address=address(pool, group.part),
+        type=type_,
+        name=pool.name + group.suffix,
+        inputs=inputs,
+        provider=provider,
+        replace_on=replace_on,
+        owner=owner(pool),
+        facts=facts(stack, pool, group),
+    )
+
+
 def cloud_manages_gpu(stack: Stack) -> bool:
     """Whether the cloud's node image manages the GPU stack rather than the GPU Operator.
 

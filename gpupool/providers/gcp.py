@@ -100,15 +100,7 @@ def _node_pool(stack: Stack, pool: Pool, group: common.CapacityGroup) -> Resourc
         inputs["node_locations"] = list(pool.zones)
     if pool.topology == "compact":
         inputs["placement_policy"] = {"type": "COMPACT"}
-    return Resource(
-        address=common.address(pool, group.part),
-        type=NODE_POOL,
-        name=pool.name + group.suffix,
-        inputs=inputs,
-        replace_on=REPLACE_ON,
-        owner=common.owner(pool),
-        facts=common.facts(stack, pool, group),
-    )
+    return common.node_pool(stack, pool, group, NODE_POOL, inputs, REPLACE_ON)
 
 
 def k8s_provider(stack: Stack) -> Resource:

@@ -71,16 +71,7 @@ def _node_pool(stack: Stack, pool: Pool, group: common.CapacityGroup) -> Resourc
         },
         "tags": [{"key": k, "value": v} for k, v in common.tags(stack).items()],
     }
-    return Resource(
-        address=common.address(pool, group.part),
-        type=NODE_POOL,
-        name=pool.name + group.suffix,
-        inputs=inputs,
-        provider=PROVIDER_ADDRESS,
-        replace_on=REPLACE_ON,
-        owner=common.owner(pool),
-        facts=common.facts(stack, pool, group),
-    )
+    return common.node_pool(stack, pool, group, NODE_POOL, inputs, REPLACE_ON, PROVIDER_ADDRESS)
 
 
 def cloud_provider(stack: Stack) -> Resource:
