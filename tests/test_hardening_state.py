@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import fake_pulumi
@@ -54,6 +55,35 @@ def _graph(tag: str, size: int = 600) -> ResourceGraph:
     return ResourceGraph("ml-prod", "aws", resources)
 
 
+def _kill_midway(child: Callable[[Callable[[], None]], None], delay: float) -> None:
+    """Fork ``child``, let it get going, SIGKILL it ``delay`` seconds later.
+
+    ``child(ready)`` calls ``ready()`` once it has done one whole write and then loops writing; it
+    never returns into pytest. The kill must be what ended it.
+    """
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            os.close(ready_r)
+            child(lambda: os.write(ready_w, b"1") and None)
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(ready_w)
+    try:
+        assert select.select([ready_r], [], [], 30)[0], "the child never got going"
+        assert os.read(ready_r, 1) == b"1"
+    finally:
+        os.close(ready_r)
+    time.sleep(delay)
+    os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status), "the child died on its own"
+
+
 def _temps(directory: Path) -> list[str]:
     return sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp"))
 
@@ -66,35 +96,19 @@ def test_killed_writers_leave_the_old_or_the_new_record(tmp_path: Path) -> None:
     rng = random.Random(9)
     seen: set[str] = set()
     left_behind = 0
+
+    def writer(ready: Callable[[], None]) -> None:
+        # serialize once: the loop then spends its time writing, where a kill matters
+        texts = {id(old): old.dumps(), id(new): new.dumps()}
+        ResourceGraph.dumps = lambda self, t=texts: t[id(self)]  # type: ignore[method-assign]
+        record.write_applied(path, new)
+        ready()
+        while True:
+            record.write_applied(path, old)
+            record.write_applied(path, new)
+
     for _ in range(KILLS):
-        ready_r, ready_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the writer: never returns into pytest
-            code = 0
-            try:
-                os.close(ready_r)
-                # serialize once: the loop then spends its time writing, where a kill matters
-                texts = {id(old): old.dumps(), id(new): new.dumps()}
-                ResourceGraph.dumps = lambda self, t=texts: t[id(self)]  # type: ignore[method-assign]
-                record.write_applied(path, new)
-                os.write(ready_w, b"1")
-                while True:
-                    record.write_applied(path, old)
-                    record.write_applied(path, new)
-            except BaseException:
-                code = 1
-            finally:
-                os._exit(code)
-        os.close(ready_w)
-        try:
-            assert select.select([ready_r], [], [], 30)[0], "the writer never wrote"
-            assert os.read(ready_r, 1) == b"1"
-        finally:
-            os.close(ready_r)
-        time.sleep(rng.uniform(0, 0.05))
-        os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
-        assert os.WIFSIGNALED(status), "the writer died on its own"
+        _kill_midway(writer, rng.uniform(0, 0.05))
         got = record.read_applied(path)  # raises StateError on a torn record
         assert got in (old, new)
         seen.add("old" if got == old else "new")
@@ -218,34 +232,18 @@ def test_killed_renders_leave_every_file_whole(tmp_path: Path) -> None:
     out = tmp_path / "out"
     render.render(*variants[0], out)
     rng = random.Random(11)
+
+    def renderer(ready: Callable[[], None]) -> None:
+        cached = {id(s): t for (s, _), t in zip(variants, texts, strict=True)}
+        render._files = lambda s, g, c=cached: c[id(s)]  # writing is what a kill tears
+        render.render(*variants[1], out)
+        ready()
+        while True:
+            render.render(*variants[0], out)
+            render.render(*variants[1], out)
+
     for _ in range(KILLS):
-        ready_r, ready_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the renderer: never returns into pytest
-            code = 0
-            try:
-                os.close(ready_r)
-                cached = {id(s): t for (s, _), t in zip(variants, texts, strict=True)}
-                render._files = lambda s, g, c=cached: c[id(s)]  # writing is what a kill tears
-                render.render(*variants[1], out)
-                os.write(ready_w, b"1")
-                while True:
-                    render.render(*variants[0], out)
-                    render.render(*variants[1], out)
-            except BaseException:
-                code = 1
-            finally:
-                os._exit(code)
-        os.close(ready_w)
-        try:
-            assert select.select([ready_r], [], [], 30)[0], "the renderer never rendered"
-            assert os.read(ready_r, 1) == b"1"
-        finally:
-            os.close(ready_r)
-        time.sleep(rng.uniform(0, 0.03))
-        os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
-        assert os.WIFSIGNALED(status), "the renderer died on its own"
+        _kill_midway(renderer, rng.uniform(0, 0.03))
         for path in out.rglob("*"):
             if path.is_file() and not path.name.startswith(".gpupool-tmp."):
                 rel = path.relative_to(out).as_posix()
