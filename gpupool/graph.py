@@ -70,6 +70,9 @@ class Resource:
             sharing); not rendered.
         manifest: for Kubernetes objects, the manifest as the API server sees it (camelCase),
             used to validate and to compare with what the cluster reports.
+        ignore_changes: dotted input paths (SDK names) that something else owns after creation,
+            such as a node pool's current size under the cluster autoscaler; the program tells
+            Pulumi to leave them alone and the plan does not count them as changes.
 
     """
 
@@ -83,6 +86,7 @@ class Resource:
     owner: str = "cluster"
     facts: Mapping[str, Any] = field(default_factory=dict)
     manifest: Mapping[str, Any] | None = None
+    ignore_changes: tuple[str, ...] = ()
 
     def refs(self) -> Iterator[Ref]:
         """Yield every ``Ref`` inside the inputs."""
@@ -133,6 +137,8 @@ class ResourceGraph:
                     "owner": r.owner,
                     "facts": _encode(r.facts),
                     "manifest": _encode(r.manifest),
+                    # only where set, so records written before the field existed read the same
+                    **({"ignore_changes": list(r.ignore_changes)} if r.ignore_changes else {}),
                 }
                 for r in self.resources
             ],
@@ -163,6 +169,7 @@ class ResourceGraph:
                     owner=r.get("owner", "cluster"),
                     facts=_decode(r.get("facts") or {}),
                     manifest=_decode(r.get("manifest")),
+                    ignore_changes=tuple(r.get("ignore_changes", ())),
                 )
                 for r in data["resources"]
             ),

@@ -214,6 +214,10 @@ class _Program:
             options.append(("depends_on", self.literal([Ref(d, "") for d in deps], 8, 11)))
         if res.type in _DELETE_BEFORE_REPLACE:
             options.append(("delete_before_replace", "True"))
+        if res.ignore_changes:
+            # Pulumi matches ignore_changes on the provider's (camelCase) property paths.
+            wire = [".".join(_camel(p) for p in path.split(".")) for path in res.ignore_changes]
+            options.append(("ignore_changes", self.literal(wire, 8, 14)))
         lookups, self.pending = self.pending, []
         return {
             "comment": _comment(res),
@@ -266,6 +270,12 @@ def constructor_of(type_token: str) -> tuple[str, str]:
     if package not in _PACKAGES or not all(p.isidentifier() for p in expr.split(".")):
         raise RenderError(f"gpupool cannot render the type {type_token!r}")
     return package, f"{_PACKAGES[package][1]}.{expr}"
+
+
+def _camel(name: str) -> str:
+    """Return the provider's name for an SDK keyword: ``desired_size`` -> ``desiredSize``."""
+    head, *rest = name.rstrip("_").split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def _yaml_str(text: object) -> str:

@@ -135,7 +135,10 @@ def _change(
         return ResourceChange(
             res.address, after.type, after.name, after.owner, REPLACE, reasons=why
         )
-    raw = diff_inputs(before.inputs, after.inputs)
+    raw = [
+        c for c in diff_inputs(before.inputs, after.inputs)
+        if not any(_under(c.path, p) for p in after.ignore_changes)
+    ]  # fmt: skip
     if not raw:
         return ResourceChange(res.address, after.type, after.name, after.owner, NO_OP)
     changes = tuple(

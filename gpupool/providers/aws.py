@@ -114,7 +114,15 @@ def _node_group(
         inputs["taints"] = taints
     if launch_template is not None:
         inputs["launch_template"] = dict(launch_template)
-    return common.node_pool(stack, pool, group, NODE_GROUP, inputs, NODE_GROUP_REPLACE_ON)
+    return common.node_pool(
+        stack,
+        pool,
+        group,
+        NODE_GROUP,
+        inputs,
+        NODE_GROUP_REPLACE_ON,
+        ignore_changes=("scaling_config.desired_size",),
+    )
 
 
 def spot_pattern(logical_name: str) -> str:

@@ -136,7 +136,15 @@ def _agent_pool(
     if proximity is not None:
         inputs["proximity_placement_group_id"] = Ref(proximity, "id")
     replace_on = REPLACE_ON + (("node_taints",) if group.spot else ())
-    return common.node_pool(stack, pool, group, AGENT_POOL, inputs, tuple(sorted(replace_on)))
+    return common.node_pool(
+        stack,
+        pool,
+        group,
+        AGENT_POOL,
+        inputs,
+        tuple(sorted(replace_on)),
+        ignore_changes=("count",),
+    )
 
 
 def _proximity(stack: Stack, pool: Pool) -> Resource:

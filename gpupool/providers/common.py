@@ -196,6 +196,7 @@ def node_pool(
     inputs: dict[str, Any],
     replace_on: tuple[str, ...],
     provider: str | None = None,
+    ignore_changes: tuple[str, ...] = (),
 ) -> Resource:
     """Return the graph node of one cloud node pool (one capacity group of a gpupool pool).
 
@@ -211,6 +212,7 @@ def node_pool(
         replace_on=replace_on,
         owner=owner(pool),
         facts=facts(stack, pool, group),
+        ignore_changes=ignore_changes,
     )
 
 

@@ -71,7 +71,16 @@ def _node_pool(stack: Stack, pool: Pool, group: common.CapacityGroup) -> Resourc
         },
         "tags": [{"key": k, "value": v} for k, v in common.tags(stack).items()],
     }
-    return common.node_pool(stack, pool, group, NODE_POOL, inputs, REPLACE_ON, PROVIDER_ADDRESS)
+    return common.node_pool(
+        stack,
+        pool,
+        group,
+        NODE_POOL,
+        inputs,
+        REPLACE_ON,
+        PROVIDER_ADDRESS,
+        ignore_changes=("auto_scaling.desired_replicas",),
+    )
 
 
 def cloud_provider(stack: Stack) -> Resource:
