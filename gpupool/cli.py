@@ -358,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("node", help="this node's GPUs")
     node_sub = p.add_subparsers(dest="node_command", metavar="ACTION", parser_class=_Parser)
-    p.set_defaults(handler=None)
+    node_sub.required = True  # "gpupool node" alone is a usage error naming the actions
     q = node_sub.add_parser(
         "inspect", help="inventory of the local GPUs through NVML (read only; JSON for drift)"
     )

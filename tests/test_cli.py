@@ -60,6 +60,7 @@ def test_usage_errors_exit_64(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["validate", "--format", "yaml", str(EXAMPLE)]) == 64
     assert run(["no-such-command"]) == 64
     assert run([]) == 64
+    assert run(["node"]) == 64
     assert "usage" in capsys.readouterr().err.lower()
 
 
