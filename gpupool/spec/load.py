@@ -364,9 +364,14 @@ def read_text(path: FsPath, name: str | None = None) -> tuple[str | None, list[D
     return decode(raw, name)
 
 
+def _file_start(filename: str) -> Range:
+    """Return the range of a whole-file problem: line 1, column 1."""
+    return Range(filename, Pos(1, 1), Pos(1, 1))
+
+
 def decode(raw: bytes, filename: str) -> tuple[str | None, list[Diagnostic]]:
     """Decode file bytes as UTF-8 (a BOM is allowed), or say where they stop being text."""
-    start = Range(filename, Pos(1, 1), Pos(1, 1))
+    start = _file_start(filename)
     if len(raw) > MAX_BYTES:
         return None, [
             error(
@@ -398,15 +403,6 @@ def decode(raw: bytes, filename: str) -> tuple[str | None, list[Diagnostic]]:
 def parse(text: str, filename: str) -> tuple[Document | None, list[Diagnostic]]:
     """Parse YAML text into a ``Document``; every problem is a diagnostic, never an exception."""
     composer = _Composer(filename)
-    if not text.strip():
-        return None, [
-            error(
-                "file.empty",
-                "File is empty",
-                "A stack file starts with 'apiVersion: gpupool.io/v1' and 'kind: GpuPoolStack'.",
-                range=Range(filename, Pos(1, 1), Pos(1, 1)),
-            )
-        ]
     try:
         for event in yaml.parse(text, Loader=_Loader):
             composer.feed(event)
@@ -427,7 +423,7 @@ def parse(text: str, filename: str) -> tuple[Document | None, list[Diagnostic]]:
                 "yaml.syntax",
                 "YAML syntax error",
                 str(exc).splitlines()[0] if str(exc) else "invalid YAML",
-                range=Range(filename, Pos(1, 1), Pos(1, 1)),
+                range=_file_start(filename),
             )
         )
         return None, composer.diags
@@ -437,8 +433,9 @@ def parse(text: str, filename: str) -> tuple[Document | None, list[Diagnostic]]:
             error(
                 "file.empty",
                 "File is empty",
-                "The file holds no YAML content, only comments or blank lines.",
-                range=Range(filename, Pos(1, 1), Pos(1, 1)),
+                "The file holds no YAML content, only comments or blank lines. A stack file "
+                "starts with 'apiVersion: gpupool.io/v1' and 'kind: GpuPoolStack'.",
+                range=_file_start(filename),
             )
         ]
     if not isinstance(doc.data, dict):
