@@ -112,6 +112,16 @@ def _mig_cell(model: GpuModel) -> str:
     return f"{len(model.mig.profiles)} profiles ({model.mig.compute_slices} slices)"
 
 
+def _json(key: str, items: list[dict[str, Any]], sets: Sequence[Dataset]) -> str:
+    """Return the JSON document of one listing, with the datasets it came from."""
+    doc = {
+        "format_version": FORMAT_VERSION,
+        key: items,
+        "datasets": [_dataset_dict(d) for d in sets],
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
 def format_gpus(gpus: Iterable[GpuModel], fmt: str) -> str:
     """Format GPU models as a text table or JSON.
 
@@ -130,12 +140,7 @@ def format_gpus(gpus: Iterable[GpuModel], fmt: str) -> str:
     models = list(gpus)
     sets = _provenance(["gpus"])
     if fmt == "json":
-        doc = {
-            "format_version": FORMAT_VERSION,
-            "gpus": [gpu_to_dict(m) for m in models],
-            "datasets": [_dataset_dict(d) for d in sets],
-        }
-        return json.dumps(doc, indent=2) + "\n"
+        return _json("gpus", [gpu_to_dict(m) for m in models], sets)
     if not models:
         return "No GPU models match.\n"
     headers = ("GPU", "MEMORY GiB", "CC", "NVLINK", "BF16 TFLOPS", "FP16 TFLOPS", "MIG", "GKE")
@@ -201,12 +206,7 @@ def format_instances(instances: Iterable[InstanceType], fmt: str) -> str:
     entries = list(instances)
     sets = _provenance(["gpus", *(f"instances-{e.cloud}" for e in entries)])
     if fmt == "json":
-        doc = {
-            "format_version": FORMAT_VERSION,
-            "instances": [instance_to_dict(e) for e in entries],
-            "datasets": [_dataset_dict(d) for d in sets],
-        }
-        return json.dumps(doc, indent=2) + "\n"
+        return _json("instances", [instance_to_dict(e) for e in entries], sets)
     if not entries:
         return "No instance types match.\n"
     headers = (
