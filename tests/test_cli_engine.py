@@ -7,7 +7,6 @@ The product path is the real one (validate, build the graph, render, Automation 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -26,8 +25,7 @@ EXAMPLE = ROOT / "stacks" / "examples" / "aws-inference-l4.yaml"
 @pytest.fixture
 def stack_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of an example in a temp dir, with the stand-in pulumi first on PATH."""
-    fake_pulumi.install(tmp_path / "bin")
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+    fake_pulumi.install(tmp_path / "bin", monkeypatch)
     monkeypatch.setenv("FAKE_PULUMI_LOG", str(tmp_path / "calls.jsonl"))
     monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", "correct horse battery")
     monkeypatch.delenv("FAKE_PULUMI_SCENARIO", raising=False)

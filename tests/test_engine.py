@@ -75,8 +75,7 @@ class Fake:
 
 @pytest.fixture
 def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Fake:
-    fake_pulumi.install(tmp_path / "bin")
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+    fake_pulumi.install(tmp_path / "bin", monkeypatch)
     monkeypatch.setenv("FAKE_PULUMI_LOG", str(tmp_path / "calls.jsonl"))
     monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", "correct horse battery")
     for name in (

@@ -55,8 +55,7 @@ class World:
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
-    fake_pulumi.install(tmp_path / "bin")
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+    fake_pulumi.install(tmp_path / "bin", monkeypatch)
     values = {name: f"FAKESECRET-{name}-{secrets.token_hex(8)}" for name in SECRET_VARS}
     values["GOOGLE_CREDENTIALS"] = (
         '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----'

@@ -147,8 +147,7 @@ def test_a_temp_file_of_a_live_writer_is_kept(tmp_path: Path) -> None:
 @pytest.fixture
 def engine_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """The stand-in pulumi first on PATH; the environment a child gpupool runs with."""
-    fake_pulumi.install(tmp_path / "bin")
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+    fake_pulumi.install(tmp_path / "bin", monkeypatch)
     monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", "correct horse battery")
     monkeypatch.setenv("FAKE_PULUMI_LOG", str(tmp_path / "calls.jsonl"))
     for name in ("FAKE_PULUMI_SCENARIO", "PULUMI_BACKEND_URL", "FAKE_PULUMI_DELAY_S"):
