@@ -1,9 +1,9 @@
 """The resource graph: every cloud and Kubernetes resource a stack needs, as plain data.
 
-This module owns the graph's types and the one function that builds it. The graph is the single
+This module owns the graph's types (``Resource``, ``Ref``, ``Lookup``, ``CloudResult``,
+``ResourceGraph``), their JSON form and dependency ordering (``order``). The graph is the single
 source of truth: ``render`` writes it as a Pulumi program, ``plan`` diffs two of them, ``drift``
-compares it with what runs. Cloud specifics come from ``gpupool.providers`` (one module per
-cloud); in-cluster sharing from ``gpupool.sharing`` (one module per mechanism).
+compares it with what runs. ``gpupool.assemble`` builds it from a stack.
 
 Inputs are the provider SDK's keyword arguments (snake_case at the top level; nested dicts may use
 the SDK's snake_case names or the wire names, which the SDK passes through), made of plain JSON
@@ -18,8 +18,6 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-from gpupool.model import Stack
 
 GRAPH_FORMAT = "1"
 
@@ -101,6 +99,23 @@ class Resource:
                 stack.extend(v.values())
             elif isinstance(v, (list, tuple)):
                 stack.extend(v)
+
+
+@dataclass(frozen=True)
+class CloudResult:
+    """What a cloud module contributes to the graph, and what in-cluster objects build on.
+
+    Attributes:
+        resources: the cloud resources (node pools and what they need).
+        k8s_provider: address of the Kubernetes provider wired to the cluster the pools join.
+        node_pools: per pool name, the addresses of the node-pool resources that back it (the
+            in-cluster objects that configure a pool depend on them).
+
+    """
+
+    resources: tuple[Resource, ...]
+    k8s_provider: str
+    node_pools: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -250,12 +265,3 @@ def order(resources: list[Resource]) -> tuple[Resource, ...]:
                         raise ValueError(f"dependency cycle through {dep}")
                     work.append((by_addr[dep], False))
     return tuple(out)
-
-
-def build(stack: Stack) -> ResourceGraph:
-    """Build the resource graph of a valid stack: cloud node pools, then in-cluster objects."""
-    from gpupool import providers, sharing
-
-    cloud = providers.build(stack)
-    in_cluster = sharing.build(stack, cloud)
-    return ResourceGraph(stack.name, stack.provider.cloud, order([*cloud.resources, *in_cluster]))

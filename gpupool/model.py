@@ -3,20 +3,29 @@
 This module owns the shape gpupool reasons about after validation. ``build`` turns schema-valid
 data into a ``Stack``; nothing downstream reads raw dicts. Each object keeps the JSON path it came
 from so later checks can point at the right line. GPU facts are looked up in the catalog on demand
-(``Pool.instance``, ``Pool.gpu``); the model itself does no I/O.
+(``Pool.instance``, ``Pool.gpu``); the model itself does no I/O. How a GPU is split (``Sharing``)
+and what a cloud is (``Stack.cloud``) come from the plug-ins in ``gpupool.modes`` and
+``gpupool.clouds``. ``Stack.memo`` keeps what other layers derive from a stack (its GPU facts)
+with the stack itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from gpupool import catalog, clouds, modes
+from gpupool.modes import Fractional, Sharing
 
 if TYPE_CHECKING:
     from gpupool.catalog import GpuModel, InstanceType
 
+__all__ = ["PRIORITIES", "Fractional", "Sharing", "Stack", "Pool", "Tenant", "build"]
+
 JsonPath = tuple[str | int, ...]
+T = TypeVar("T")
 
 PRIORITIES = ("critical", "high", "normal", "low", "preemptible")
 
@@ -102,38 +111,6 @@ class Interruption:
 
 
 @dataclass(frozen=True)
-class Fractional:
-    """Scheduler-enforced fractional slots."""
-
-    slots_per_gpu: int
-    memory_gib: float | None
-    memory_percent: int | None
-    cores_percent: int | None
-    memory_overcommit: float
-
-
-@dataclass(frozen=True)
-class Sharing:
-    """How one GPU is split."""
-
-    mode: str  # exclusive | time-slicing | mps | mig | fractional
-    replicas: int | None = None
-    mig_layout: tuple[tuple[str, int], ...] = ()
-    fractional: Fractional | None = None
-
-    @property
-    def slots_per_gpu(self) -> int:
-        """Schedulable units one GPU offers (MIG: instances per GPU)."""
-        if self.mode in ("time-slicing", "mps"):
-            return self.replicas or 1
-        if self.mode == "mig":
-            return sum(count for _, count in self.mig_layout) or 1
-        if self.mode == "fractional" and self.fractional is not None:
-            return self.fractional.slots_per_gpu
-        return 1
-
-
-@dataclass(frozen=True)
 class Taint:
     """A Kubernetes node taint."""
 
@@ -172,15 +149,11 @@ class Pool:
         """The catalog instance type, when the pool names one the catalog knows."""
         if self.instance_type is None:
             return None
-        from gpupool import catalog
-
         return catalog.instance(self.cloud, self.instance_type)
 
     @property
     def gpu(self) -> GpuModel | None:
         """The GPU model each node carries, when known."""
-        from gpupool import catalog
-
         if self.gpu_model is not None:
             return catalog.gpu(self.gpu_model)
         inst = self.instance
@@ -223,6 +196,27 @@ class Stack:
     tenants: tuple[Tenant, ...]
     source: str = ""
 
+    @property
+    def cloud(self) -> clouds.Cloud:
+        """The plug-in of the stack's cloud."""
+        return clouds.get(self.provider.cloud)
+
+    def memo(self, key: str, compute: Callable[[], T]) -> T:
+        """Return what ``compute`` gives, computed once for this stack and kept with it.
+
+        Derived views of a stack (its GPU facts) are asked for by many modules; the stack is
+        frozen, so an answer kept in the instance cannot go stale, and no module-level cache is
+        needed.
+        """
+        memo = self._memo
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]  # type: ignore[no-any-return]
+
+    @cached_property
+    def _memo(self) -> dict[str, Any]:
+        return {}
+
     def pool(self, name: str) -> Pool | None:
         """Return the pool called ``name`` (the first, should two share it)."""
         return self._pools_by_name.get(name)
@@ -239,40 +233,13 @@ class Stack:
 
 def derive_qos(sharing: Sharing) -> str:
     """Return the QoS tier a sharing mode gives when the file does not say (SPEC 2.3)."""
-    if sharing.mode == "exclusive":
-        return "exclusive"
-    if sharing.mode in ("mig", "mps"):
-        return "guaranteed"
-    if sharing.mode == "fractional" and sharing.fractional and sharing.fractional.cores_percent:
-        return "guaranteed"
-    return "shared"
-
-
-def _sharing(raw: Mapping[str, Any]) -> Sharing:
-    mode = raw.get("mode", "exclusive")
-    frac = raw.get("fractional")
-    fractional = None
-    if isinstance(frac, Mapping):
-        fractional = Fractional(
-            slots_per_gpu=int(frac.get("slotsPerGpu", 2)),
-            memory_gib=frac.get("memoryGiB"),
-            memory_percent=frac.get("memoryPercent"),
-            cores_percent=frac.get("coresPercent"),
-            memory_overcommit=float(frac.get("memoryOvercommit", 1.0)),
-        )
-    layout = raw.get("mig", {}).get("layout", {}) if isinstance(raw.get("mig"), Mapping) else {}
-    return Sharing(
-        mode=mode,
-        replicas=raw.get("replicas"),
-        mig_layout=tuple(sorted(layout.items())),
-        fractional=fractional,
-    )
+    return sharing.kind.default_qos(sharing)
 
 
 def _pool(raw: Mapping[str, Any], index: int, cloud: str) -> Pool:
-    sharing = _sharing(raw.get("sharing", {}))
+    sharing = modes.parse(raw.get("sharing", {}))
     node_names = tuple(raw.get("nodeNames", ()))
-    if cloud == "kubernetes" and node_names:
+    if not clouds.get(cloud).provisions and node_names:
         count = len(node_names)
         nodes = NodeRange(count, count, count)
     else:
@@ -342,7 +309,7 @@ def build(data: Mapping[str, Any], source: str = "") -> Stack:
     mon = clus.get("monitoring", {})
     # Managed GPU node images (EKS NVIDIA AMIs, GKE, AKS, VKE) carry the driver already; on
     # existing clusters the operator installs it unless the file says otherwise.
-    default_driver = "operator" if cloud == "kubernetes" else "preinstalled"
+    default_driver = clouds.get(cloud).default_driver
     return Stack(
         name=meta["name"],
         environment=meta.get("environment", "development"),

@@ -2,7 +2,7 @@
 
 What a pool renders to:
 
-- one node group per ``common.capacity_groups`` entry, on the NVIDIA EKS-optimised AMI
+- one node group per ``gpupool.facts.groups.capacity_groups`` entry, on the NVIDIA EKS-optimised AMI
   (``AL2023_x86_64_NVIDIA``), with the pool's instance type, scaling, labels, taints
   (``NO_SCHEDULE``...), the stack's subnets, node role and tags;
 - ``topology: compact``: a cluster placement group (``aws:ec2/placementGroup:PlacementGroup``,
@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpupool.graph import Lookup, Ref, Resource
+from gpupool.facts.groups import CapacityGroup, capacity_groups
+from gpupool.graph import CloudResult, Lookup, Ref, Resource
 from gpupool.model import Pool, Stack
-from gpupool.providers import CloudResult, common, expander
+from gpupool.providers import common, expander
 from gpupool.providers.expander import regex_literal
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -82,7 +83,7 @@ def _placement(stack: Stack, pool: Pool) -> tuple[list[Resource], dict[str, Any]
 
 
 def _node_group(
-    stack: Stack, pool: Pool, group: common.CapacityGroup, launch_template: dict[str, Any] | None
+    stack: Stack, pool: Pool, group: CapacityGroup, launch_template: dict[str, Any] | None
 ) -> Resource:
     settings = stack.provider.settings
     inst = pool.instance
@@ -153,7 +154,7 @@ def build(stack: Stack) -> CloudResult:
         if pool.topology == "compact":
             extra, launch_template = _placement(stack, pool)
             resources += extra
-        groups = common.capacity_groups(pool)
+        groups = capacity_groups(pool)
         built = [_node_group(stack, pool, g, launch_template) for g in groups]
         resources += built
         node_pools[pool.name] = tuple(r.address for r in built)

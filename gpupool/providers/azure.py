@@ -1,6 +1,6 @@
 """Azure: each pool becomes AKS agent pools (``azure-native:containerservice:AgentPool``).
 
-What a pool renders to, one agent pool per ``common.capacity_groups`` entry:
+What a pool renders to, one agent pool per ``gpupool.facts.groups.capacity_groups`` entry:
 
 - ``vm_size``, ``count`` / ``min_count`` / ``max_count`` with ``enable_auto_scaling``,
   ``mode: User``, ``os_type: Linux``, ``node_labels``, ``node_taints`` (``"key=value:Effect"``),
@@ -27,18 +27,17 @@ AKS refuses in-place changes of the spot settings, and of ``node_taints`` on spo
 
 from __future__ import annotations
 
-import hashlib
-import re
 from typing import Any
 
-from gpupool.graph import Lookup, Ref, Resource
+from gpupool.clouds.azure import CLOUD, agent_pool_name
+from gpupool.facts.groups import CapacityGroup, capacity_groups
+from gpupool.graph import CloudResult, Lookup, Ref, Resource
 from gpupool.model import Pool, Stack
-from gpupool.providers import CloudResult, common, expander
+from gpupool.providers import common, expander
 
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 PROXIMITY_GROUP = "azure-native:compute:ProximityPlacementGroup"
-SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
-MAX_NAME = 12
+SPOT_TAINT = "{}={}:{}".format(*(CLOUD.spot_taint or ()))
 _AKS_SLICES = (1, 2, 3, 4, 7)
 
 REPLACE_ON = (
@@ -52,23 +51,6 @@ REPLACE_ON = (
 )
 
 
-def agent_pool_name(pool_name: str, on_demand: bool = False) -> str:
-    """Return the AKS agent-pool name of a pool's group (1-12 lowercase letters and digits).
-
-    A pool name that already fits (letters and digits, at most 12) is used as it is; any other
-    name, and every on-demand companion group, becomes its first letters and digits plus four
-    hex digits of a hash of the name, so distinct groups keep distinct names.
-    """
-    base = re.sub(r"[^a-z0-9]", "", pool_name.lower())
-    if not base[:1].isalpha():
-        base = "p" + base
-    if not on_demand and base == pool_name and len(base) <= MAX_NAME:
-        return base
-    key = pool_name + ("/on-demand" if on_demand else "")
-    digest = hashlib.sha256(key.encode()).hexdigest()[:4]
-    return base[: MAX_NAME - len(digest)] + digest
-
-
 def mig_instance_profile(pool: Pool) -> str | None:
     """Return the ``gpu_instance_profile`` that makes exactly the pool's MIG layout, else None.
 
@@ -78,7 +60,7 @@ def mig_instance_profile(pool: Pool) -> str | None:
     """
     layout = pool.sharing.mig_layout
     gpu = pool.gpu
-    if pool.sharing.mode != "mig" or len(layout) != 1 or gpu is None or gpu.mig is None:
+    if not pool.sharing.kind.partitioned or len(layout) != 1 or gpu is None or gpu.mig is None:
         return None
     name, count = layout[0]
     profile = gpu.mig.profile(name)
@@ -99,7 +81,7 @@ def _taint(key: str, value: str, effect: str) -> str:
 
 
 def _agent_pool(
-    stack: Stack, pool: Pool, group: common.CapacityGroup, proximity: str | None
+    stack: Stack, pool: Pool, group: CapacityGroup, proximity: str | None
 ) -> Resource:
     inst = pool.instance
     managed = common.cloud_manages_gpu(stack)
@@ -187,7 +169,7 @@ def build(stack: Stack) -> CloudResult:
             ppg = _proximity(stack, pool)
             resources.append(ppg)
             proximity = ppg.address
-        groups = common.capacity_groups(pool)
+        groups = capacity_groups(pool)
         built = [_agent_pool(stack, pool, g, proximity) for g in groups]
         resources += built
         node_pools[pool.name] = tuple(r.address for r in built)

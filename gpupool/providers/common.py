@@ -1,10 +1,9 @@
-"""What every cloud module shares: node-group splits, labels, taints, tags and node-pool facts.
+"""What every cloud module shares: labels, taints, tags and node-pool facts.
 
 This module owns the rules that must read the same on every cloud:
 
-- how a pool becomes one or two node groups (``capacity_groups``): a spot pool that keeps
-  on-demand nodes (``onDemandBase``) or may fall back to on-demand (``fallbackToOnDemand``)
-  becomes a spot group plus an on-demand group, because no managed node-group API mixes the two;
+- how a pool's node groups are built from ``gpupool.facts.groups.capacity_groups`` (re-exported
+  here for the cloud modules);
 - the labels its nodes carry (``node_labels``: the pool's own labels, then the ones the sharing
   configuration selects by, which win on a clash);
 - the ``facts`` every node-pool resource carries for the offline plan (exactly the keys of
@@ -14,10 +13,11 @@ This module owns the rules that must read the same on every cloud:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from gpupool import catalog
+from gpupool import facts as gpu_facts
+from gpupool.facts.groups import CapacityGroup
 from gpupool.graph import Resource
 from gpupool.model import Pool, Stack
 
@@ -46,70 +46,6 @@ FACT_KEYS = frozenset(
 """The keys of every node-pool resource's ``facts`` (``sharing`` holds mode, replicas,
 mig_layout and slots_per_gpu)."""
 
-ON_DEMAND_SUFFIX = "-od"
-"""Logical-name suffix of the on-demand companion group of a split spot pool."""
-
-
-@dataclass(frozen=True)
-class CapacityGroup:
-    """One node group a pool becomes.
-
-    Attributes:
-        part: last segment of the graph address (``node_group`` or ``on_demand_node_group``).
-        suffix: appended to the pool name for the logical name ("" or ``-od``).
-        capacity: ``spot`` or ``on-demand``.
-        min: fewest nodes.
-        max: most nodes (at least 1: no managed node-group API takes a maximum of 0).
-        desired: nodes at creation.
-
-    """
-
-    part: str
-    suffix: str
-    capacity: str
-    min: int
-    max: int
-    desired: int
-
-    @property
-    def spot(self) -> bool:
-        """True for the spot group."""
-        return self.capacity == "spot"
-
-
-def capacity_groups(pool: Pool) -> tuple[CapacityGroup, ...]:
-    """Return the node groups a pool becomes.
-
-    An on-demand pool, or a spot pool with neither ``onDemandBase`` nor ``fallbackToOnDemand``,
-    is one group with the pool's sizes. Otherwise the pool splits (SPEC is silent on the sizes;
-    this is gpupool's rule):
-
-    - the spot group (address ``pool.<name>.node_group``) holds what is above the base:
-      ``min = max(nodes.min - base, 0)``, ``max = max(nodes.max - base, 1)``;
-    - the on-demand group (``pool.<name>.on_demand_node_group``) holds the base:
-      ``min = desired = base``, and ``max = base`` or, with ``fallbackToOnDemand``, the pool's
-      ``nodes.max`` so that it can replace every spot node the cloud cannot supply.
-
-    The autoscaler bounds each group on its own, so with fallback both groups together may hold
-    more than ``nodes.max`` nodes for a while (only when spot capacity returns while fallback
-    nodes still run pods); the cloud modules tell the autoscaler to prefer the spot group.
-    """
-    cap, n = pool.capacity, pool.nodes
-    if not cap.spot or (cap.on_demand_base == 0 and not cap.fallback_to_on_demand):
-        return (CapacityGroup("node_group", "", cap.type, n.min, max(n.max, 1), n.desired),)
-    base = min(cap.on_demand_base, n.max)
-    spot_max = max(n.max - base, 1)
-    spot_min = min(max(n.min - base, 0), spot_max)
-    spot_desired = min(max(n.desired - base, spot_min), spot_max)
-    od_max = n.max if cap.fallback_to_on_demand else base
-    return (
-        CapacityGroup("node_group", "", "spot", spot_min, spot_max, spot_desired),
-        CapacityGroup(
-            "on_demand_node_group", ON_DEMAND_SUFFIX, "on-demand", base, max(od_max, 1), base
-        ),
-    )
-
-
 def address(pool: Pool, part: str) -> str:
     """Return the graph address ``pool.<pool>.<part>``."""
     return f"pool.{pool.name}.{part}"
@@ -124,12 +60,10 @@ def node_labels(stack: Stack, pool: Pool) -> dict[str, str]:
     """Return the labels a pool's nodes carry, keys sorted.
 
     The pool's ``labels`` come first; the labels the sharing configuration selects nodes by
-    (``gpupool.sharing.node_labels``) are applied over them, so a pool label can never detach a
+    (``gpupool.facts.node_labels``) are applied over them, so a pool label can never detach a
     node from its device-plugin or MIG configuration.
     """
-    from gpupool import sharing
-
-    merged = {**dict(pool.labels), **sharing.node_labels(stack, pool)}
+    merged = {**dict(pool.labels), **gpu_facts.node_labels(stack, pool)}
     return dict(sorted(merged.items()))
 
 

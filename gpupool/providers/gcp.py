@@ -1,6 +1,6 @@
 """GCP: each pool becomes GKE node pools (``gcp:container/nodePool:NodePool``).
 
-What a pool renders to, one node pool per ``common.capacity_groups`` entry:
+What a pool renders to, one node pool per ``gpupool.facts.groups.capacity_groups`` entry:
 
 - ``node_config``: the catalog's machine type, one guest-accelerator entry (type and count from
   the catalog), ``spot``, labels and taints (``NO_SCHEDULE``...);
@@ -28,9 +28,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpupool.graph import Lookup, Resource
+from gpupool.facts.groups import CapacityGroup, capacity_groups
+from gpupool.graph import CloudResult, Lookup, Resource
 from gpupool.model import Pool, Stack
-from gpupool.providers import CloudResult, common
+from gpupool.modes import mps, time_slicing
+from gpupool.providers import common
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 
@@ -45,7 +47,8 @@ REPLACE_ON = (
 
 # The GPU Operator's driver manager supports Ubuntu node images only (NVIDIA's GKE guide).
 UBUNTU = "UBUNTU_CONTAINERD"
-_STRATEGY = {"time-slicing": "TIME_SHARING", "mps": "MPS"}
+# GKE's gpu_sharing_strategy per sharing mode (GKE docs, "Share GPUs with multiple workloads")
+_STRATEGY = {time_slicing.MODE.name: "TIME_SHARING", mps.MODE.name: "MPS"}
 
 
 def _accelerator(stack: Stack, pool: Pool) -> dict[str, Any]:
@@ -65,12 +68,12 @@ def _accelerator(stack: Stack, pool: Pool) -> dict[str, Any]:
             "gpu_sharing_strategy": _STRATEGY[sharing.mode],
             "max_shared_clients_per_gpu": sharing.replicas or 1,
         }
-    if managed and sharing.mode == "mig" and len(sharing.mig_layout) == 1:
+    if managed and sharing.kind.partitioned and len(sharing.mig_layout) == 1:
         accel["gpu_partition_size"] = sharing.mig_layout[0][0]
     return accel
 
 
-def _node_pool(stack: Stack, pool: Pool, group: common.CapacityGroup) -> Resource:
+def _node_pool(stack: Stack, pool: Pool, group: CapacityGroup) -> Resource:
     inst = pool.instance
     node_config: dict[str, Any] = {
         "machine_type": inst.machine_type if inst is not None else pool.instance_type,
@@ -121,7 +124,7 @@ def build(stack: Stack) -> CloudResult:
     resources: list[Resource] = [k8s_provider(stack)]
     node_pools: dict[str, tuple[str, ...]] = {}
     for pool in stack.pools:
-        built = [_node_pool(stack, pool, g) for g in common.capacity_groups(pool)]
+        built = [_node_pool(stack, pool, g) for g in capacity_groups(pool)]
         resources += built
         node_pools[pool.name] = tuple(r.address for r in built)
     return CloudResult(tuple(resources), common.K8S_PROVIDER, node_pools)

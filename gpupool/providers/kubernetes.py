@@ -16,9 +16,9 @@ the context from ``settings.context`` when one is given; nothing of it is writte
 
 from __future__ import annotations
 
-from gpupool.graph import Resource
+from gpupool.graph import CloudResult, Resource
 from gpupool.model import Pool, Stack
-from gpupool.providers import CloudResult, common
+from gpupool.providers import common
 
 NODE_PATCH = "kubernetes:core/v1:NodePatch"
 PATCH_FORCE = "pulumi.com/patchForce"

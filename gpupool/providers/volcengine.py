@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpupool.graph import Lookup, Ref, Resource
+from gpupool.facts.groups import CapacityGroup, capacity_groups
+from gpupool.graph import CloudResult, Lookup, Ref, Resource
 from gpupool.model import Pool, Stack
-from gpupool.providers import CloudResult, common
+from gpupool.providers import common
 
 NODE_POOL = "volcengine:vke/nodePool:NodePool"
 PROVIDER = "pulumi:providers:volcengine"
@@ -42,7 +43,7 @@ def _cluster_id(stack: Stack) -> Lookup:
     )
 
 
-def _node_pool(stack: Stack, pool: Pool, group: common.CapacityGroup) -> Resource:
+def _node_pool(stack: Stack, pool: Pool, group: CapacityGroup) -> Resource:
     settings = stack.provider.settings
     inst = pool.instance
     kubernetes_config: dict[str, Any] = {
@@ -107,7 +108,7 @@ def build(stack: Stack) -> CloudResult:
     resources: list[Resource] = [cloud_provider(stack), k8s_provider(stack)]
     node_pools: dict[str, tuple[str, ...]] = {}
     for pool in stack.pools:
-        built = [_node_pool(stack, pool, g) for g in common.capacity_groups(pool)]
+        built = [_node_pool(stack, pool, g) for g in capacity_groups(pool)]
         resources += built
         node_pools[pool.name] = tuple(r.address for r in built)
     return CloudResult(tuple(resources), common.K8S_PROVIDER, node_pools)

@@ -19,10 +19,9 @@ select it (prometheus-operator ``ruleSelector``/``ruleNamespaceSelector``).
 
 from __future__ import annotations
 
-from gpupool.graph import Resource
+from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
+from gpupool.graph import CloudResult, Resource
 from gpupool.model import Pool, Stack
-from gpupool.providers import CloudResult
-from gpupool.sharing.names import GPU_OPERATOR_NAMESPACE
 from gpupool.sharing.objects import k8s_object
 
 RULE_NAME = "gpupool-gpu-memory"

@@ -21,27 +21,26 @@ from typing import Any
 
 import yaml
 
-from gpupool.graph import Resource
-from gpupool.model import Pool, Stack
-from gpupool.providers import CloudResult
-from gpupool.sharing.names import (
+from gpupool import facts, modes
+from gpupool.facts.names import (
     DEFAULT_DEVICE_PLUGIN_CONFIG,
     DEVICE_PLUGIN_CONFIGMAP,
     GPU_OPERATOR_NAMESPACE,
     GPU_RESOURCE,
     device_plugin_config_name,
 )
+from gpupool.graph import CloudResult, Resource
+from gpupool.model import Pool, Stack
 from gpupool.sharing.objects import RenderingError, k8s_object
-from gpupool.sharing.pools import cloud_shares_gpus, mig_strategy
 
 
 def enabled(stack: Stack) -> bool:
     """Return True when the GPU Operator's device plugin runs and reads gpupool's configs.
 
     It does not under HAMi (HAMi's plugin replaces it) nor where the cloud shares the GPUs
-    (``pools.cloud_shares_gpus``: GKE's plugin does).
+    (``StackFacts.cloud_shares_gpus``: GKE's plugin does).
     """
-    return stack.cluster.scheduler != "hami" and not cloud_shares_gpus(stack)
+    return facts.of(stack).device_plugin_configs
 
 
 def pool_config(stack: Stack, pool: Pool) -> dict[str, Any]:
@@ -54,11 +53,11 @@ def pool_config(stack: Stack, pool: Pool) -> dict[str, Any]:
         RenderingError: MPS under MIG strategy mixed (the plugin refuses to start).
 
     """
-    strategy = mig_strategy(stack)
+    strategy = facts.mig_strategy(stack)
     cfg: dict[str, Any] = {"version": "v1", "flags": {"migStrategy": strategy}}
-    mode = pool.sharing.mode
-    if mode in ("time-slicing", "mps"):
-        if mode == "mps" and strategy == "mixed":
+    kind = pool.sharing.kind
+    if kind.replicated and kind.device_plugin_key:
+        if not kind.mig_mixed_ok and strategy == facts.MIG_MIXED:
             raise RenderingError(
                 f"pool {pool.name}: MPS cannot run under mig.strategy mixed (validation should "
                 "have rejected this)"
@@ -68,14 +67,14 @@ def pool_config(stack: Stack, pool: Pool) -> dict[str, Any]:
             "failRequestsGreaterThanOne": True,
             "resources": [{"name": GPU_RESOURCE, "replicas": pool.sharing.slots_per_gpu}],
         }
-        cfg["sharing"] = {"timeSlicing" if mode == "time-slicing" else "mps": block}
+        cfg["sharing"] = {kind.device_plugin_key: block}
     check(cfg)
     return cfg
 
 
 def default_config(stack: Stack) -> dict[str, Any]:
     """Return the ``default`` config: whole GPUs, for GPU nodes outside every pool."""
-    return {"version": "v1", "flags": {"migStrategy": mig_strategy(stack)}}
+    return {"version": "v1", "flags": {"migStrategy": facts.mig_strategy(stack)}}
 
 
 def configs(stack: Stack) -> dict[str, dict[str, Any]]:
@@ -89,16 +88,18 @@ def configs(stack: Stack) -> dict[str, dict[str, Any]]:
 def check(cfg: dict[str, Any]) -> None:
     """Raise ``RenderingError`` if a config breaks a device-plugin invariant."""
     sharing = cfg.get("sharing", {})
-    if "timeSlicing" in sharing and "mps" in sharing:
-        raise RenderingError("a device-plugin config may not set both timeSlicing and mps")
-    for mode, block in sharing.items():
+    by_key = {m.device_plugin_key: m for m in modes.all_modes() if m.device_plugin_key}
+    if len(sharing) > 1:
+        raise RenderingError(f"a device-plugin config may set one of {sorted(by_key)}, not both")
+    for key, block in sharing.items():
+        kind = by_key[key]
         for res in block["resources"]:
             if "rename" in res or "devices" in res:
                 raise RenderingError("device-plugin configs never set rename or devices")
-            if mode == "mps" and res["name"] != GPU_RESOURCE:
-                raise RenderingError(f"MPS only shares {GPU_RESOURCE}, not {res['name']}")
+            if kind.isolates and res["name"] != GPU_RESOURCE:
+                raise RenderingError(f"{key} only shares {GPU_RESOURCE}, not {res['name']}")
             if res["replicas"] < 2:
-                raise RenderingError(f"{mode} replicas must be at least 2")
+                raise RenderingError(f"{key} replicas must be at least 2")
 
 
 def build(stack: Stack, cloud: CloudResult, namespace_deps: tuple[str, ...]) -> list[Resource]:
@@ -117,9 +118,9 @@ def build(stack: Stack, cloud: CloudResult, namespace_deps: tuple[str, ...]) -> 
     deps = list(namespace_deps)
     for pool in stack.pools:
         deps.extend(cloud.node_pools.get(pool.name, ()))
-    facts = {
+    plan_facts = {
         "default_config": DEFAULT_DEVICE_PLUGIN_CONFIG,
-        "mig_strategy": mig_strategy(stack),
+        "mig_strategy": facts.mig_strategy(stack),
         "pools": {
             pool.name: {
                 "pool": pool.name,
@@ -139,6 +140,6 @@ def build(stack: Stack, cloud: CloudResult, namespace_deps: tuple[str, ...]) -> 
     }
     return [
         k8s_object(
-            stack, manifest, provider=cloud.k8s_provider, depends_on=tuple(deps), facts=facts
+            stack, manifest, provider=cloud.k8s_provider, depends_on=tuple(deps), facts=plan_facts
         )
     ]

@@ -6,12 +6,10 @@ This module owns ``helm.hami``. HAMi's device plugin replaces NVIDIA's (both reg
 Per-pool settings: HAMi's ``deviceSplitCount`` (vGPUs per GPU) and ``deviceMemoryScaling``
 (memory overcommit) are chart-wide, with per-node overrides in
 ``devicePlugin.nodeConfiguration.config`` keyed by node *name*. Node names are known only for
-``cloud: kubernetes`` pools (``nodeNames``), so:
-
-* the chart-wide values come from the pools whose node names are unknown (the largest slot count;
-  their memory overcommit, which the rendering checks require to agree), or from all pools when
-  every name is known;
-* every named node whose pool differs from the chart-wide values gets an override.
+pools of existing nodes (``nodeNames``). Which split applies on which pool's nodes is a GPU fact
+(``gpupool.facts``: the chart-wide values come from the fractional pools whose node names are
+unknown, and every pool without named nodes, an exclusive one included, gets them); every named
+node whose pool differs from the chart-wide values gets an override here.
 
 Per-slot memory and cores are not chart values (HAMi's ``defaultMemory``/``defaultCores`` are
 scheduler-wide); pods state them (``nvidia.com/gpumem``/``gpumem-percentage``/``gpucores``), as
@@ -25,9 +23,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gpupool.graph import Resource
-from gpupool.model import Pool, Stack
-from gpupool.providers import CloudResult
+from gpupool import facts
+from gpupool.graph import CloudResult, Resource
+from gpupool.model import Stack
 from gpupool.sharing.objects import chart, helm_release
 from gpupool.sharing.pools import daemon_tolerations
 
@@ -36,43 +34,25 @@ SCHEDULER_NAME = "hami-scheduler"
 _GPU_TOLERATION = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
 
 
-def split_count(pool: Pool) -> int:
-    """Return the vGPUs one GPU of ``pool`` offers under HAMi (1 for exclusive pools)."""
-    return pool.sharing.slots_per_gpu if pool.sharing.mode == "fractional" else 1
-
-
-def memory_scaling(pool: Pool) -> float:
-    """Return the memory overcommit of ``pool`` under HAMi (1.0 unless fractional says more)."""
-    f = pool.sharing.fractional
-    return f.memory_overcommit if pool.sharing.mode == "fractional" and f else 1.0
-
-
-def chart_wide(stack: Stack) -> tuple[int, float]:
-    """Return the chart-wide ``(deviceSplitCount, deviceMemoryScaling)``."""
-    unnamed = [p for p in stack.pools if not p.node_names and p.sharing.mode == "fractional"]
-    basis = unnamed or [p for p in stack.pools if p.sharing.mode == "fractional"]
-    split = max((split_count(p) for p in basis), default=1)
-    scaling = max((memory_scaling(p) for p in unnamed), default=1.0)
-    return split, scaling
-
-
 def node_overrides(stack: Stack) -> list[dict[str, Any]]:
     """Return ``nodeconfig`` entries for named nodes whose pool differs from the chart-wide values.
 
     Every entry states all fields of HAMi's example, so no field falls back to zero.
     """
-    split, scaling = chart_wide(stack)
+    known = facts.of(stack)
     out = []
     for pool in stack.pools:
-        if (split_count(pool), memory_scaling(pool)) == (split, scaling):
+        pf = known.pool(pool)
+        split, scaling = pf.hami_split, pf.hami_memory_scaling
+        if (split, scaling) == (known.hami_chart_split, known.hami_chart_memory_scaling):
             continue
         for node in pool.node_names:
             out.append(
                 {
                     "name": node,
                     "operatingmode": "hami-core",
-                    "devicememoryscaling": memory_scaling(pool),
-                    "devicesplitcount": split_count(pool),
+                    "devicememoryscaling": scaling,
+                    "devicesplitcount": split,
                     "preconfigureddevicememory": 0,
                     "enablenumatopology": False,
                     "migstrategy": "none",
@@ -85,7 +65,8 @@ def node_overrides(stack: Stack) -> list[dict[str, Any]]:
 
 def values(stack: Stack) -> dict[str, Any]:
     """Return the HAMi Helm values gpupool sets."""
-    split, scaling = chart_wide(stack)
+    known = facts.of(stack)
+    split, scaling = known.hami_chart_split or 1, known.hami_chart_memory_scaling or 1.0
     plugin: dict[str, Any] = {
         "deviceSplitCount": split,
         "deviceMemoryScaling": scaling,
@@ -111,12 +92,12 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
         after: addresses the release must follow (the GPU Operator release).
 
     """
-    if stack.cluster.scheduler != "hami":
+    if not facts.uses_scheduler(stack, facts.SCHEDULER_HAMI):
         return []
     deps = list(after)
     for pool in stack.pools:
         deps.extend(cloud.node_pools.get(pool.name, ()))
-    split, scaling = chart_wide(stack)
+    known = facts.of(stack)
     return [
         helm_release(
             chart("hami"),
@@ -129,13 +110,13 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
                     p.name: {
                         "pool": p.name,
                         "mode": p.sharing.mode,
-                        "split_count": split_count(p),
-                        "memory_scaling": memory_scaling(p),
+                        "split_count": known.pool(p).hami_split,
+                        "memory_scaling": known.pool(p).hami_memory_scaling,
                     }
                     for p in stack.pools
                 },
-                "device_split_count": split,
-                "device_memory_scaling": scaling,
+                "device_split_count": known.hami_chart_split,
+                "device_memory_scaling": known.hami_chart_memory_scaling,
             },
         )
     ]

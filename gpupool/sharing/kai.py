@@ -14,9 +14,10 @@ Queues (reference/sharing-formats.md section 5.1, errata item 4):
   ``limit.gpus`` or ``-1`` (an unset limit would mean *nothing* beyond quota);
 * ``cpu`` and ``memory`` are ``quota: -1, limit: -1``: gpupool governs GPUs only, and a quota of 0
   would starve non-preemptible (priority >= 100) pods, which KAI keeps within quota;
-* quotas are in the units KAI counts: a time-slicing or MPS replica, and a MIG instance under
-  strategy single, is one ``nvidia.com/gpu`` to KAI. A tenant's whole-GPU numbers are multiplied
-  by its pools' units per GPU (the smallest, when its pools differ; a rendering check warns).
+* quotas are in the units KAI counts (``gpupool.facts``): a time-slicing or MPS replica, and a
+  MIG instance under strategy single, is one ``nvidia.com/gpu`` to KAI, and a MIG slice
+  ``nvidia.com/mig-<g>g.<m>gb`` is ``g`` GPUs. A tenant's whole-GPU numbers are multiplied by its
+  pools' KAI units per GPU (the smallest, when its pools differ; a rendering check warns).
 
 Every Queue has ``spec.resources`` with all three resources and all three fields.
 """
@@ -25,12 +26,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpupool.graph import Resource
+from gpupool import facts
+from gpupool.facts.tenancy import parent_queue_name
+from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack, Tenant
-from gpupool.providers import CloudResult
-from gpupool.sharing.names import GPU_RESOURCE
 from gpupool.sharing.objects import RenderingError, chart, helm_release, k8s_object
-from gpupool.sharing.pools import exposure
 
 SCHEDULER_NAME = "kai-scheduler"
 RELEASE_ADDRESS = "helm.kai-scheduler"
@@ -38,20 +38,19 @@ QUEUE_API = "scheduling.run.ai/v2"
 NO_LIMIT = -1
 
 
-def parent_queue_name(stack: Stack) -> str:
-    """Return the name of the stack's parent queue."""
-    return f"gpupool-{stack.name}"
+def units_per_gpu(stack: Stack, tenant: Tenant) -> float:
+    """Return how many GPUs KAI counts per physical GPU on the tenant's pools (the smallest).
 
-
-def units_per_gpu(stack: Stack, tenant: Tenant) -> int:
-    """Return how many units KAI counts per physical GPU on the tenant's pools (the smallest)."""
+    ``PoolFacts.kai_gpus_per_gpu``: one per replica or MIG instance on ``nvidia.com/gpu``, and
+    ``g`` per ``nvidia.com/mig-<g>g.<m>gb`` slice.
+    """
+    known = facts.of(stack)
     units = []
     for name in tenant.pools:
         pool = stack.pool(name)
         if pool is None:
             raise RenderingError(f"tenant {tenant.name} names unknown pool {name}")
-        exposed = exposure(stack, pool)
-        units.append(exposed.get(GPU_RESOURCE, 1))
+        units.append(known.pool(pool).kai_gpus_per_gpu)
     return min(units, default=1)
 
 
@@ -114,7 +113,7 @@ def check(spec: dict[str, Any]) -> None:
 
 def values(stack: Stack) -> dict[str, Any]:
     """Return the KAI Helm values gpupool sets."""
-    fractional = any(p.sharing.mode == "fractional" for p in stack.pools)
+    fractional = any(p.sharing.kind.scheduler_slots for p in stack.pools)
     return {"global": {"gpuSharing": fractional}}
 
 
@@ -127,7 +126,7 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
         after: addresses the release must follow (the GPU Operator release).
 
     """
-    if stack.cluster.scheduler != "kai":
+    if not facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
         return []
     all_pools: list[str] = list(after)
     for pool in stack.pools:

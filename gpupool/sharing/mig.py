@@ -4,7 +4,7 @@ This module owns the mig-parted ConfigMap (key ``config.yaml``) the GPU Operator
 reads when ``migManager.config.name`` is set. Each MIG pool gets the config ``pool-<name>``,
 selected on its nodes by the label ``nvidia.com/mig.config``; ``all-disabled`` is always present
 because every other GPU node carries that value. The cluster-wide strategy comes from
-``pools.mig_strategy``.
+``gpupool.facts``.
 
 Without MIG pools nothing is rendered and MIG Manager keeps the configs it generates per node,
 which include ``all-disabled``. On GKE with ``driver: preinstalled`` GKE creates the partitions
@@ -17,30 +17,29 @@ from typing import Any
 
 import yaml
 
-from gpupool.graph import Resource
-from gpupool.model import Stack
-from gpupool.providers import CloudResult
-from gpupool.sharing.names import (
+from gpupool import facts
+from gpupool.facts.names import (
     GPU_OPERATOR_NAMESPACE,
     MIG_CONFIGMAP,
     MIG_CONFIGMAP_KEY,
     MIG_DISABLED,
     mig_config_name,
 )
+from gpupool.graph import CloudResult, Resource
+from gpupool.model import Stack
 from gpupool.sharing.objects import RenderingError, k8s_object
-from gpupool.sharing.pools import cloud_shares_gpus, mig_strategy
 
 
 def enabled(stack: Stack) -> bool:
     """Return True when MIG Manager partitions the GPUs (not where the cloud does: GKE)."""
-    return not cloud_shares_gpus(stack)
+    return facts.of(stack).mig_manager
 
 
 def mig_pools(stack: Stack) -> list[str]:
     """Return the names of the pools whose GPUs MIG Manager partitions."""
     if not enabled(stack):
         return []
-    return [p.name for p in stack.pools if p.sharing.mode == "mig"]
+    return [p.name for p in stack.pools if p.sharing.kind.partitioned]
 
 
 def config(stack: Stack) -> dict[str, Any]:
@@ -52,7 +51,7 @@ def config(stack: Stack) -> dict[str, Any]:
     """
     configs: dict[str, Any] = {MIG_DISABLED: [{"devices": "all", "mig-enabled": False}]}
     for pool in stack.pools:
-        if pool.sharing.mode != "mig":
+        if not pool.sharing.kind.partitioned:
             continue
         layout = dict(pool.sharing.mig_layout)
         if not layout or any(count < 1 for count in layout.values()):
@@ -84,22 +83,22 @@ def build(stack: Stack, cloud: CloudResult, namespace_deps: tuple[str, ...]) -> 
         "metadata": {"name": MIG_CONFIGMAP, "namespace": GPU_OPERATOR_NAMESPACE},
         "data": {MIG_CONFIGMAP_KEY: yaml.safe_dump(config(stack), sort_keys=False)},
     }
-    facts = {
-        "mig_strategy": mig_strategy(stack),
+    plan_facts = {
+        "mig_strategy": facts.mig_strategy(stack),
         "pools": {
             pool.name: {
                 "pool": pool.name,
                 "config": mig_config_name(pool),
-                "mode": "mig",
+                "mode": pool.sharing.mode,
                 "replicas": None,
                 "mig_layout": dict(pool.sharing.mig_layout),
             }
             for pool in stack.pools
-            if pool.sharing.mode == "mig"
+            if pool.sharing.kind.partitioned
         },
     }
     return [
         k8s_object(
-            stack, manifest, provider=cloud.k8s_provider, depends_on=tuple(deps), facts=facts
+            stack, manifest, provider=cloud.k8s_provider, depends_on=tuple(deps), facts=plan_facts
         )
     ]

@@ -16,9 +16,9 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
+from gpupool.facts.names import MANAGED_BY, MANAGED_BY_LABEL, STACK_LABEL
 from gpupool.graph import Resource
 from gpupool.model import Stack
-from gpupool.sharing.names import MANAGED_BY, MANAGED_BY_LABEL, STACK_LABEL
 
 HELM_RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
 

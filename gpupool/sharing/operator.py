@@ -3,17 +3,17 @@
 This module owns ``helm.gpu-operator`` and the ``gpu-operator`` Namespace the configs live in.
 The values wire in what the other modules render and nothing more:
 
-* ``driver.enabled`` is false when ``cluster.gpuOperator.driver`` is ``preinstalled``; on AWS and
-  Azure the managed GPU images carry the container toolkit too, so ``toolkit.enabled`` is false
-  there; on GKE the driver lives in ``/home/kubernetes/bin/nvidia`` and the toolkit is pointed
-  there;
-* ``mig.strategy`` from ``pools.mig_strategy``;
+* ``driver.enabled`` is false when ``cluster.gpuOperator.driver`` is ``preinstalled``, and the
+  cloud plug-in's ``operator_values_preinstalled`` are added (on AWS and Azure the managed GPU
+  images carry the container toolkit too, so ``toolkit.enabled`` is false there; on GKE the
+  driver lives in ``/home/kubernetes/bin/nvidia`` and the toolkit is pointed there);
+* ``mig.strategy`` from the GPU facts (``gpupool.facts``);
 * ``devicePlugin``: off under HAMi (HAMi's plugin registers ``nvidia.com/gpu`` itself) and on
   GKE with ``driver: preinstalled`` (GKE's plugin shares the GPUs), else pointed at the
   device-plugin ConfigMap with the explicit ``default`` config;
 * ``migManager``: off on GKE with ``driver: preinstalled`` (GKE partitions), else pointed at the
-  mig-parted ConfigMap when a pool uses MIG (on GKE with ``WITH_REBOOT=true``, which MIG Manager
-  needs there);
+  mig-parted ConfigMap when a pool uses MIG (with the cloud's ``mig_manager_env``: on GKE
+  ``WITH_REBOOT=true``, which MIG Manager needs there);
 * ``dcgmExporter.enabled`` from ``cluster.monitoring.dcgmExporter``;
 * ``daemonsets.tolerations`` and NFD's worker tolerations: the chart's default plus every pool
   taint, or the operator's daemons would never reach tainted GPU nodes.
@@ -26,21 +26,24 @@ those ConfigMaps' ``facts["operator_values"]``) is what that operator must be se
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
-from gpupool.graph import Resource
-from gpupool.model import Stack
-from gpupool.providers import CloudResult
-from gpupool.sharing import deviceplugin, mig
-from gpupool.sharing.names import (
+from gpupool import facts
+from gpupool.clouds import DRIVER_PREINSTALLED
+from gpupool.facts.names import (
     DEFAULT_DEVICE_PLUGIN_CONFIG,
     DEVICE_PLUGIN_CONFIGMAP,
     GPU_OPERATOR_NAMESPACE,
     MIG_CONFIGMAP,
     MIG_DISABLED,
+    OPERATOR_MIG_VALUES_KEY,
 )
+from gpupool.graph import CloudResult, Resource
+from gpupool.model import Stack
+from gpupool.sharing import deviceplugin, mig
 from gpupool.sharing.objects import chart, helm_release, k8s_object
-from gpupool.sharing.pools import daemon_tolerations, mig_strategy
+from gpupool.sharing.pools import daemon_tolerations
 
 # The chart's own defaults for the lists gpupool extends (values.yaml v26.7.0).
 _DAEMONSET_TOLERATIONS = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
@@ -53,8 +56,6 @@ _NFD_WORKER_TOLERATIONS = [
     },
     {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
 ]
-# NVIDIA's GKE instructions: the GKE-installed driver and where the toolkit must go.
-_GKE_DRIVER_DIR = "/home/kubernetes/bin/nvidia"
 # GKE admits system-node-critical pods outside kube-system only under a matching quota.
 _GKE_CRITICAL_CLASSES = ["system-node-critical", "system-cluster-critical"]
 
@@ -64,17 +65,14 @@ NAMESPACE_ADDRESS = f"k8s.namespace.{GPU_OPERATOR_NAMESPACE}"
 def expected_values(stack: Stack) -> dict[str, Any]:
     """Return the GPU Operator Helm values that make the rendered configs take effect."""
     op = stack.cluster.gpu_operator
-    cloud = stack.provider.cloud
-    preinstalled = op.driver == "preinstalled"
+    cloud = stack.cloud
+    preinstalled = op.driver == DRIVER_PREINSTALLED
     values: dict[str, Any] = {
         "driver": {"enabled": not preinstalled},
-        "mig": {"strategy": mig_strategy(stack)},
+        OPERATOR_MIG_VALUES_KEY: {"strategy": facts.mig_strategy(stack)},
     }
-    if preinstalled and cloud in ("aws", "azure"):
-        values["toolkit"] = {"enabled": False}
-    elif preinstalled and cloud == "gcp":
-        values["hostPaths"] = {"driverInstallDir": _GKE_DRIVER_DIR}
-        values["toolkit"] = {"installDir": _GKE_DRIVER_DIR}
+    if preinstalled:
+        values.update(copy.deepcopy(dict(cloud.operator_values_preinstalled)))
     if deviceplugin.enabled(stack):
         values["devicePlugin"] = {
             "enabled": True,
@@ -85,8 +83,8 @@ def expected_values(stack: Stack) -> dict[str, Any]:
     migm: dict[str, Any] = {"enabled": mig.enabled(stack), "config": {"default": MIG_DISABLED}}
     if mig.mig_pools(stack):
         migm["config"]["name"] = MIG_CONFIGMAP
-        if cloud == "gcp":
-            migm["env"] = [{"name": "WITH_REBOOT", "value": "true"}]
+        if cloud.mig_manager_env:
+            migm["env"] = [dict(e) for e in cloud.mig_manager_env]
     values["migManager"] = migm
     values["dcgmExporter"] = {"enabled": stack.cluster.monitoring.dcgm_exporter}
     values["daemonsets"] = {"tolerations": daemon_tolerations(stack, _DAEMONSET_TOLERATIONS)}
@@ -109,7 +107,7 @@ def namespace(stack: Stack, cloud: CloudResult) -> list[Resource]:
         },
     }
     out = [k8s_object(stack, ns, provider=cloud.k8s_provider)]
-    if stack.provider.cloud == "gcp":
+    if stack.cloud.critical_pod_quota:
         quota = {
             "apiVersion": "v1",
             "kind": "ResourceQuota",
@@ -155,6 +153,6 @@ def release(stack: Stack, cloud: CloudResult, configs: list[Resource]) -> list[R
             provider=cloud.k8s_provider,
             depends_on=tuple(deps),
             create_namespace=False,
-            facts={"driver": op.driver, "mig_strategy": mig_strategy(stack)},
+            facts={"driver": op.driver, "mig_strategy": facts.mig_strategy(stack)},
         )
     ]

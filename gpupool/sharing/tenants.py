@@ -4,15 +4,16 @@ This module owns, per tenant, the Namespace (labelled with the tenant and, under
 queue) and a ResourceQuota ``gpupool-gpus``; and per priority level in use, one cluster-scoped
 PriorityClass ``gpupool-<level>``.
 
-PriorityClass values keep KAI's threshold meaningful (KAI treats >= 100 as non-preemptible):
-``preemptible`` 50 and ``low`` 75 may be preempted and may borrow beyond quota; ``normal`` 100,
-``high`` 125 and ``critical`` 150 are not preempted and stay within quota under KAI. The same
-values order preemption under the default scheduler. ``preemptible`` never preempts others.
+PriorityClass values (``gpupool.facts.tenancy``) keep KAI's threshold meaningful (KAI treats
+>= 100 as non-preemptible): ``preemptible`` 50 and ``low`` 75 may be preempted and may borrow
+beyond quota; ``normal`` 100, ``high`` 125 and ``critical`` 150 are not preempted and stay within
+quota under KAI. The same values order preemption under the default scheduler. ``preemptible``
+never preempts others.
 
 ResourceQuota (a backstop; KAI's queue ``limit`` is the precise ceiling):
 
-* it lists ``requests.<name>`` for every GPU resource any pool of the stack exposes (see
-  ``pools.exposure``);
+* it lists ``requests.<name>`` for every GPU resource any pool of the stack exposes (the GPU
+  facts, ``gpupool.facts``);
 * a resource none of the tenant's pools exposes gets ``0``, so pods cannot reach pools the
   tenant was not given;
 * otherwise the ceiling is ``limit.gpus`` x the most units per GPU among the tenant's pools that
@@ -29,29 +30,19 @@ import math
 from collections.abc import Set
 from typing import Any
 
-from gpupool.graph import Resource
+from gpupool import facts
+from gpupool.facts.names import KAI_QUEUE_LABEL, TENANT_LABEL
+from gpupool.facts.tenancy import KAI_NON_PREEMPTIBLE, PRIORITY_VALUES, priority_class_name
+from gpupool.graph import CloudResult, Resource
 from gpupool.model import PRIORITIES, Stack, Tenant
-from gpupool.providers import CloudResult
-from gpupool.sharing.names import KAI_QUEUE_LABEL, TENANT_LABEL
 from gpupool.sharing.objects import RenderingError, k8s_object
-from gpupool.sharing.pools import capacity_gpus, exposure
 
-PRIORITY_VALUES = {"preemptible": 50, "low": 75, "normal": 100, "high": 125, "critical": 150}
-KAI_NON_PREEMPTIBLE = 100
 QUOTA_NAME = "gpupool-gpus"
-
-
-def priority_class_name(level: str) -> str:
-    """Return the PriorityClass name of a priority level."""
-    return f"gpupool-{level}"
 
 
 def exposed_resources(stack: Stack) -> set[str]:
     """Return every GPU resource name any pool of the stack exposes."""
-    every: set[str] = set()
-    for pool in stack.pools:
-        every.update(exposure(stack, pool))
-    return every
+    return facts.of(stack).exposed_resources
 
 
 def quota_hard(stack: Stack, tenant: Tenant, every: Set[str] | None = None) -> dict[str, str]:
@@ -62,15 +53,17 @@ def quota_hard(stack: Stack, tenant: Tenant, every: Set[str] | None = None) -> d
     """
     if every is None:
         every = exposed_resources(stack)
+    known = facts.of(stack)
     units: dict[str, int] = {}
     capacity: dict[str, int] = {}
     for name in tenant.pools:
         pool = stack.pool(name)
         if pool is None:
             raise RenderingError(f"tenant {tenant.name} names unknown pool {name}")
-        for res, per_gpu in exposure(stack, pool).items():
+        pf = known.pool(pool)
+        for res, per_gpu in pf.exposure.items():
             units[res] = max(units.get(res, 0), per_gpu)
-            capacity[res] = capacity.get(res, 0) + capacity_gpus(pool) * per_gpu
+            capacity[res] = capacity.get(res, 0) + pf.capacity_gpus * per_gpu
     hard = {}
     for res in sorted(every):
         if res not in units:
@@ -125,7 +118,7 @@ def _tenant(stack: Stack, cloud: CloudResult, tenant: Tenant, every: Set[str]) -
     pools = tuple(a for p in tenant.pools for a in cloud.node_pools.get(p, ()))
     owner = f"tenant:{tenant.name}"
     labels = {TENANT_LABEL: tenant.name}
-    if stack.cluster.scheduler == "kai":
+    if facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
         labels[KAI_QUEUE_LABEL] = tenant.name
     ns = k8s_object(
         stack,

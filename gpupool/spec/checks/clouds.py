@@ -16,20 +16,20 @@ than what the file says:
 
 from __future__ import annotations
 
+from gpupool import facts
+from gpupool.facts.groups import capacity_groups
 from gpupool.model import Pool, Stack
-from gpupool.providers import azure, common
 from gpupool.spec.diagnostics import Diagnostic, error, warning
-
-GKE_NAME_MAX = 40 - 8
 
 
 def _gke_mig(stack: Stack, pool: Pool) -> list[Diagnostic]:
-    if stack.provider.cloud != "gcp" or not common.cloud_manages_gpu(stack):
+    if not facts.of(stack).cloud_shares_gpus:
         return []
     layout = pool.sharing.mig_layout
-    if pool.sharing.mode != "mig" or not layout:
+    kind = pool.sharing.kind
+    if not kind.partitioned or not layout:
         return []
-    path = (*pool.path, "sharing", "mig", "layout")
+    path = (*pool.path, "sharing", kind.section or "", "layout")
     fix = (
         "Set cluster.gpuOperator.driver: operator to have the GPU Operator's MIG Manager "
         "partition the GPUs instead."
@@ -64,14 +64,15 @@ def _gke_mig(stack: Stack, pool: Pool) -> list[Diagnostic]:
 
 
 def _names(stack: Stack) -> list[Diagnostic]:
-    cloud = stack.provider.cloud
-    if cloud == "kubernetes":
+    cloud = stack.cloud
+    if not cloud.provisions:
         return []
+    name_max = cloud.node_pool_name_max
     out: list[Diagnostic] = []
     taken: dict[str, str] = {p.name: p.name for p in stack.pools}
     agent_pools: dict[str, str] = {}
     for pool in stack.pools:
-        for group in common.capacity_groups(pool):
+        for group in capacity_groups(pool):
             logical = pool.name + group.suffix
             if group.suffix and logical in taken:
                 out.append(
@@ -85,19 +86,19 @@ def _names(stack: Stack) -> list[Diagnostic]:
                     )
                 )
             taken[logical] = pool.name
-            if cloud == "gcp" and len(logical) > GKE_NAME_MAX:
+            if name_max is not None and len(logical) > name_max:
                 out.append(
                     error(
                         "clouds.gke-name-too-long",
                         f"GKE node-pool name {logical} is too long",
                         f"GKE node-pool names have at most 40 characters and Pulumi appends 8 "
                         f"to {logical!r}; use a pool name of at most "
-                        f"{GKE_NAME_MAX - len(group.suffix)} characters.",
+                        f"{name_max - len(group.suffix)} characters.",
                         (*pool.path, "name"),
                     )
                 )
-            if cloud == "azure":
-                name = azure.agent_pool_name(pool.name, bool(group.suffix))
+            if cloud.node_pool_name is not None:
+                name = cloud.node_pool_name(pool.name, bool(group.suffix))
                 if name in agent_pools and agent_pools[name] != logical:
                     out.append(
                         error(
@@ -117,7 +118,7 @@ def _placement(stack: Stack, pool: Pool) -> list[Diagnostic]:
     if pool.topology != "compact":
         return []
     path = (*pool.path, "placement", "topology")
-    if stack.provider.cloud == "volcengine":
+    if stack.cloud.provisions and not stack.cloud.compact_placement:
         return [
             warning(
                 "clouds.compact-unsupported",
@@ -127,7 +128,7 @@ def _placement(stack: Stack, pool: Pool) -> list[Diagnostic]:
                 path,
             )
         ]
-    if len(pool.zones) > 1 and stack.provider.cloud in ("aws", "gcp", "azure"):
+    if len(pool.zones) > 1 and stack.cloud.zonal_compact:
         return [
             warning(
                 "clouds.compact-multi-zone",

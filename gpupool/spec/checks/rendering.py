@@ -10,10 +10,14 @@ cannot work at all; warnings are ones that work with a caveat the user should kn
 from __future__ import annotations
 
 from gpupool.model import Stack
-from gpupool.sharing.kai import parent_queue_name
-from gpupool.sharing.names import GPU_OPERATOR_NAMESPACE, GPU_RESOURCE
-from gpupool.sharing.pools import exposure, mig_strategy
-from gpupool.sharing.tenants import KAI_NON_PREEMPTIBLE, PRIORITY_VALUES
+from gpupool import facts
+from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
+from gpupool.facts.tenancy import (
+    KAI_DEFAULT_QUEUES,
+    KAI_NON_PREEMPTIBLE,
+    PRIORITY_VALUES,
+    parent_queue_name,
+)
 from gpupool.spec.diagnostics import Diagnostic, error, warning
 
 # Namespaces that exist already or belong to what gpupool installs.
@@ -27,12 +31,10 @@ _RESERVED_NAMESPACES = {
     "kai-resource-reservation",
     "kai-scale-adjust",
 }
-# Queues the KAI chart creates itself (values.yaml defaultQueue).
-_KAI_DEFAULT_QUEUES = {"default-queue", "default-parent-queue"}
 
 
 def _mps_and_mixed(stack: Stack) -> list[Diagnostic]:
-    if mig_strategy(stack) != "mixed":
+    if facts.mig_strategy(stack) != facts.MIG_MIXED:
         return []
     mixed = next(
         p for p in stack.pools if p.sharing.mode == "mig" and len(p.sharing.mig_layout) > 1
@@ -124,7 +126,7 @@ def _kai(stack: Stack) -> list[Diagnostic]:
     if stack.cluster.scheduler != "kai":
         return []
     out = []
-    taken = {parent_queue_name(stack), *_KAI_DEFAULT_QUEUES}
+    taken = {parent_queue_name(stack), *KAI_DEFAULT_QUEUES}
     for t in stack.tenants:
         if t.name in taken:
             out.append(
@@ -147,20 +149,22 @@ def _kai(stack: Stack) -> list[Diagnostic]:
                     (*t.path, "priority"),
                 )
             )
+        known = facts.of(stack)
         units = set()
         for name in t.pools:
             pool = stack.pool(name)
             if pool is not None:
-                units.add(exposure(stack, pool).get(GPU_RESOURCE, 1))
+                units.add(known.pool(pool).kai_gpus_per_gpu)
         if len(units) > 1:
             out.append(
                 warning(
                     "kai.queue-units-differ",
                     f"KAI counts tenant {t.name}'s pools in different units",
                     "KAI counts each time-slicing or MPS replica (and each MIG instance under "
-                    "strategy single) as one GPU. The tenant's pools offer "
-                    f"{', '.join(str(u) for u in sorted(units))} units per GPU, so its queue "
-                    f"uses the smallest, {min(units)}; on the other pools the quota covers "
+                    "strategy single) as one GPU, and a mixed-strategy MIG slice by its compute "
+                    "slices. The tenant's pools offer "
+                    f"{', '.join(f'{u:g}' for u in sorted(units))} units per GPU, so its queue "
+                    f"uses the smallest, {min(units):g}; on the other pools the quota covers "
                     "fewer physical GPUs than written.",
                     (*t.path, "pools"),
                 )

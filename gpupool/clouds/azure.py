@@ -1,0 +1,48 @@
+"""Azure AKS: agent pools of N-series VMs.
+
+AKS GPU images carry the driver and the container toolkit. Agent-pool names are 1-12 lowercase
+letters and digits, and AKS taints every spot node
+``kubernetes.azure.com/scalesetpriority=spot:NoSchedule`` (AKS docs, "Add a spot node pool").
+"""
+
+import hashlib
+import re
+
+from gpupool.clouds.base import Cloud, Sdk
+
+MAX_NAME = 12
+
+
+def agent_pool_name(pool_name: str, on_demand: bool = False) -> str:
+    """Return the AKS agent-pool name of a pool's group (1-12 lowercase letters and digits).
+
+    A pool name that already fits (letters and digits, at most 12) is used as it is; any other
+    name, and every on-demand companion group, becomes its first letters and digits plus four
+    hex digits of a hash of the name, so distinct groups keep distinct names.
+    """
+    base = re.sub(r"[^a-z0-9]", "", pool_name.lower())
+    if not base[:1].isalpha():
+        base = "p" + base
+    if not on_demand and base == pool_name and len(base) <= MAX_NAME:
+        return base
+    key = pool_name + ("/on-demand" if on_demand else "")
+    digest = hashlib.sha256(key.encode()).hexdigest()[:4]
+    return base[: MAX_NAME - len(digest)] + digest
+
+
+CLOUD = Cloud(
+    name="azure",
+    display="Azure",
+    node_pool_noun="node pool",
+    sdk=Sdk(
+        "azure-native",
+        "pulumi_azure_native",
+        "azure_native",
+        "pulumi-azure-native",
+        "3.29.0",
+        extra="azure",
+    ),
+    operator_values_preinstalled={"toolkit": {"enabled": False}},
+    spot_taint=("kubernetes.azure.com/scalesetpriority", "spot", "NoSchedule"),
+    node_pool_name=agent_pool_name,
+)

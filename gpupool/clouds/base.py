@@ -1,0 +1,93 @@
+"""The type every cloud plug-in is made of: ``Cloud``, and the SDK it renders with (``Sdk``).
+
+A ``Cloud`` states once what is true of one cloud for gpupool: how it is named to people, which
+Pulumi SDK its program imports, whether it provisions machines or labels existing nodes, whether
+the catalog lists its instance types, how its managed GPU node images behave towards the NVIDIA
+GPU Operator, which taints it puts on spot nodes, and its naming limits. The builders that turn
+pools into that cloud's resources live beside it in ``gpupool.providers.<cloud>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+DRIVER_OPERATOR = "operator"
+DRIVER_PREINSTALLED = "preinstalled"
+
+
+@dataclass(frozen=True)
+class Sdk:
+    """A Pulumi provider SDK the rendered program imports.
+
+    Attributes:
+        token: the package part of its type tokens (``aws`` in ``aws:eks/nodeGroup:NodeGroup``).
+        module: the Python module (``pulumi_aws``).
+        alias: the name the rendered program imports it as.
+        distribution: the PyPI distribution (``pulumi-aws``).
+        version: the version rendered programs pin and tests run them with.
+        extra: gpupool's pip extra that installs it, or None for a core dependency.
+
+    """
+
+    token: str
+    module: str
+    alias: str
+    distribution: str
+    version: str
+    extra: str | None = None
+
+
+@dataclass(frozen=True)
+class Cloud:
+    """One cloud's facts.
+
+    Attributes:
+        name: ``provider.cloud`` in a stack file.
+        display: the name people read (``AWS``).
+        node_pool_noun: what the cloud calls a group of nodes (``node group``).
+        sdk: the provider SDK its program imports, or None when it needs only Kubernetes.
+        provisions: gpupool creates machines (False: it labels existing nodes).
+        has_instance_catalog: the catalog lists the cloud's instance types.
+        declares_gpus: pools may declare ``gpu`` and ``host`` beside an instance type, because
+            no static catalog exists for the cloud.
+        default_driver: the GPU driver default (managed GPU images carry one).
+        shares_gpus_itself: with the preinstalled driver the cloud's node pools, not the GPU
+            Operator, implement time-sharing, MPS and MIG (GKE).
+        device_plugin_opt_out_label: the node label that turns the cloud's own device plugin
+            off when another one serves the GPUs, or None.
+        operator_values_preinstalled: GPU Operator values the cloud's managed GPU image needs
+            when the driver is preinstalled.
+        mig_manager_env: extra environment for the operator's MIG Manager on this cloud.
+        critical_pod_quota: the cloud admits system-node-critical pods outside kube-system only
+            under a matching ResourceQuota (GKE).
+        spot_taint: (key, value, effect) the cloud puts on every spot node, or None.
+        node_pool_name_max: the longest name gpupool may give a node pool, or None.
+        node_pool_name: the cloud's node-pool name for a pool's group (pool name, on-demand
+            companion?), when the cloud shortens names; None keeps the pool's name.
+        compact_placement: the cloud can keep a pool's nodes close (placement group or policy).
+        zonal_compact: compact placement holds one zone only.
+        labels_instance_type: nodes carry ``node.kubernetes.io/instance-type`` from the pool.
+
+    """
+
+    name: str
+    display: str
+    node_pool_noun: str
+    sdk: Sdk | None
+    provisions: bool = True
+    has_instance_catalog: bool = True
+    declares_gpus: bool = False
+    default_driver: str = DRIVER_PREINSTALLED
+    shares_gpus_itself: bool = False
+    device_plugin_opt_out_label: str | None = None
+    operator_values_preinstalled: Mapping[str, Any] = field(default_factory=dict)
+    mig_manager_env: tuple[Mapping[str, str], ...] = ()
+    critical_pod_quota: bool = False
+    spot_taint: tuple[str, str, str] | None = None
+    node_pool_name_max: int | None = None
+    node_pool_name: Callable[[str, bool], str] | None = None
+    compact_placement: bool = True
+    zonal_compact: bool = True
+    labels_instance_type: bool = True

@@ -1,0 +1,29 @@
+"""GCP GKE: node pools with guest accelerators.
+
+With ``driver: preinstalled`` GKE installs the driver under ``/home/kubernetes/bin/nvidia`` and
+its own device plugin shares GPUs (time-sharing, MPS, MIG partitions) from node-pool settings;
+the operator's toolkit must install there (NVIDIA cloud-native-docs ``google-gke.rst``). The
+label ``gke-no-default-nvidia-gpu-device-plugin`` keeps GKE's plugin off nodes another plugin
+serves. GKE admits system-node-critical pods outside kube-system only under a quota, and node-pool
+names have at most 40 characters, of which Pulumi's random suffix takes 8.
+"""
+
+from gpupool.clouds.base import Cloud, Sdk
+
+GKE_DRIVER_DIR = "/home/kubernetes/bin/nvidia"
+
+CLOUD = Cloud(
+    name="gcp",
+    display="GCP",
+    node_pool_noun="node pool",
+    sdk=Sdk("gcp", "pulumi_gcp", "gcp", "pulumi-gcp", "10.2.0", extra="gcp"),
+    shares_gpus_itself=True,
+    device_plugin_opt_out_label="gke-no-default-nvidia-gpu-device-plugin",
+    operator_values_preinstalled={
+        "hostPaths": {"driverInstallDir": GKE_DRIVER_DIR},
+        "toolkit": {"installDir": GKE_DRIVER_DIR},
+    },
+    mig_manager_env=({"name": "WITH_REBOOT", "value": "true"},),
+    critical_pod_quota=True,
+    node_pool_name_max=40 - 8,
+)

@@ -1,0 +1,25 @@
+"""Volcengine VKE: node pools of GPU instances.
+
+Volcengine publishes no static instance catalog, so VKE pools declare their GPUs (``gpu``,
+``host``) and their cost shows as unknown. VKE node pools have no compact placement policy.
+"""
+
+from gpupool.clouds.base import Cloud, Sdk
+
+CLOUD = Cloud(
+    name="volcengine",
+    display="Volcengine",
+    node_pool_noun="node pool",
+    sdk=Sdk(
+        "volcengine",
+        "pulumi_volcengine",
+        "volcengine",
+        "pulumi-volcengine",
+        "0.0.47",
+        extra="volcengine",
+    ),
+    has_instance_catalog=False,
+    declares_gpus=True,
+    compact_placement=False,
+    zonal_compact=False,
+)

@@ -1,0 +1,83 @@
+"""The types every sharing-mode plug-in is made of: its traits, and the QoS tiers.
+
+``SharingMode`` states a mode's traits once; ``Fractional`` is the ``sharing.fractional`` block.
+The QoS tier names live here too because one of them (``exclusive``) is also a mode's name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpupool.modes import Sharing
+
+QOS_EXCLUSIVE = "exclusive"
+QOS_GUARANTEED = "guaranteed"
+QOS_SHARED = "shared"
+QOS_TIERS = (QOS_EXCLUSIVE, QOS_GUARANTEED, QOS_SHARED)
+
+
+@dataclass(frozen=True)
+class Fractional:
+    """Scheduler-enforced fractional slots (the ``sharing.fractional`` section)."""
+
+    slots_per_gpu: int
+    memory_gib: float | None
+    memory_percent: int | None
+    cores_percent: int | None
+    memory_overcommit: float
+
+
+@dataclass(frozen=True)
+class SharingMode:
+    """One sharing mode's traits.
+
+    Attributes:
+        name: the value of ``sharing.mode`` in a stack file.
+        whole: one pod owns a whole GPU.
+        replicated: ``nvidia.com/gpu`` is advertised ``replicas`` times per GPU by the device
+            plugin (time-slicing, MPS); ``sharing.replicas`` applies.
+        partitioned: the GPU is cut into MIG instances (``sharing.mig`` applies).
+        scheduler_slots: slots are enforced by a GPU-sharing scheduler (HAMi, KAI), not by the
+            device plugin (``sharing.fractional`` applies).
+        section: the key of the mode's own block under ``sharing`` (``mig``, ``fractional``),
+            or None.
+        device_plugin_key: the key under the NVIDIA device plugin's ``sharing`` config
+            (``timeSlicing``, ``mps``), or None when the plugin does not share.
+        isolates: the mode isolates memory and compute by itself (MIG, MPS), so its QoS tier
+            is ``guaranteed`` by default.
+        mig_mixed_ok: the mode works while the cluster's MIG strategy is ``mixed`` (the device
+            plugin refuses to start MPS then).
+
+    """
+
+    name: str
+    whole: bool = False
+    replicated: bool = False
+    partitioned: bool = False
+    scheduler_slots: bool = False
+    section: str | None = None
+    device_plugin_key: str | None = None
+    isolates: bool = False
+    mig_mixed_ok: bool = True
+
+    def slots_per_gpu(self, sharing: Sharing) -> int:
+        """Return the schedulable units one GPU offers (MIG: instances per GPU)."""
+        if self.replicated:
+            return sharing.replicas or 1
+        if self.partitioned:
+            return sum(count for _, count in sharing.mig_layout) or 1
+        if self.scheduler_slots and sharing.fractional is not None:
+            return sharing.fractional.slots_per_gpu
+        return 1
+
+    def default_qos(self, sharing: Sharing) -> str:
+        """Return the QoS tier this mode gives when the stack file does not say (SPEC 2.3)."""
+        if self.whole:
+            return QOS_EXCLUSIVE
+        if self.isolates:
+            return QOS_GUARANTEED
+        if self.scheduler_slots and sharing.fractional and sharing.fractional.cores_percent:
+            return QOS_GUARANTEED
+        return QOS_SHARED
