@@ -204,26 +204,12 @@ class InstanceType:
     price: Price
     gpu_fraction: float = 1.0
     accelerator: str | None = None
-
-    @property
-    def gpu_model(self) -> GpuModel:
-        """The catalog entry of this instance's GPU.
-
-        Raises:
-            LookupError: The catalog data names a GPU model it does not define.
-
-        """
-        from gpupool.catalog.store import gpu as find_gpu
-
-        model = find_gpu(self.gpu)
-        if model is None:
-            raise LookupError(f"instance {self.name} names unknown GPU model {self.gpu}")
-        return model
+    gpu_memory_gib: float = 0.0  # memory of one whole GPU of model ``gpu``, set by the loader
 
     @property
     def total_gpu_memory_gib(self) -> float:
         """GPU memory of the whole instance in GiB (a fractional size gets its share)."""
-        return self.gpu_model.memory_gib * self.gpu_count * self.gpu_fraction
+        return self.gpu_memory_gib * self.gpu_count * self.gpu_fraction
 
     @property
     def gpus(self) -> float:

@@ -190,7 +190,8 @@ def gpu_names() -> tuple[str, ...]:
 
 def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceType:
     """Build one instance type from its JSON row."""
-    required = [n for n in _names(InstanceType) if n not in ("gpu_fraction", "accelerator")]
+    derived = ("gpu_fraction", "accelerator", "gpu_memory_gib")  # optional, or set here
+    required = [n for n in _names(InstanceType) if n not in derived]
     _keys(row, required, where, "gpu_fraction", "accelerator", "note")
     if row["cloud"] != cloud_name:
         raise CatalogDataError(f"{where}: cloud {row['cloud']!r} in the {cloud_name} file")
@@ -208,6 +209,7 @@ def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceTy
         name=str(row["name"]),
         machine_type=str(row["machine_type"]),
         gpu=model.name,
+        gpu_memory_gib=model.memory_gib,
         gpu_count=_integer(row["gpu_count"], where),
         vcpus=_integer(row["vcpus"], where),
         memory_gib=_positive(row["memory_gib"], where),

@@ -1,12 +1,12 @@
 """Effective GPU state from the Kubernetes API against what each pool declares.
 
-Per pool, the nodes labelled ``gpupool.io/pool=<pool>`` are compared with what the stack implies:
-GPU Feature Discovery's ``nvidia.com/gpu.product`` and ``gpu.memory`` against the pool's GPU,
-``gpu.count``, ``gpu.replicas`` and ``gpu.sharing-strategy`` against the sharing mode, allocatable
-``nvidia.com/gpu`` or ``nvidia.com/mig-*`` against count x replicas or the MIG layout, the config
-labels gpupool set, ``nvidia.com/mig.config.state`` (``failed`` is drift), the instance type and
-the node count against nodes.min..max. Label names and formats follow GPU Feature Discovery and
-the GPU Operator (see tests/fixtures/nodes/README.md).
+Per pool, the nodes labelled ``gpupool.io/pool=<pool>`` are compared with what the stack implies
+(the GPU facts, ``gpupool.facts``): GPU Feature Discovery's ``nvidia.com/gpu.product`` and
+``gpu.memory`` against the pool's GPU, ``gpu.count``, ``gpu.replicas`` and
+``gpu.sharing-strategy`` against the sharing mode, allocatable GPU resources against what the
+pool's nodes advertise, the config labels gpupool set, ``nvidia.com/mig.config.state``
+(``failed`` is drift), the instance type and the node count against nodes.min..max. Label names
+and formats follow GPU Feature Discovery and the GPU Operator (see tests/fixtures/nodes/README.md).
 """
 
 from __future__ import annotations
@@ -14,27 +14,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gpupool import facts
 from gpupool.cluster import ObservedNode
-from gpupool.drift.report import DriftItem
+from gpupool.drift.items import DriftItem
+from gpupool.facts.names import (
+    GFD_COUNT,
+    GFD_MEMORY,
+    GFD_PRODUCT,
+    GFD_REPLICAS,
+    GFD_SHARING_STRATEGY,
+    INSTANCE_TYPE_LABEL,
+    MIG_CONFIG_STATE_LABEL,
+    POOL_LABEL,
+)
 from gpupool.model import Pool, Stack
 
-POOL_LABEL = "gpupool.io/pool"
-PRODUCT = "nvidia.com/gpu.product"
-MEMORY = "nvidia.com/gpu.memory"
-COUNT = "nvidia.com/gpu.count"
-REPLICAS = "nvidia.com/gpu.replicas"
-STRATEGY = "nvidia.com/gpu.sharing-strategy"
-MIG_STATE = "nvidia.com/mig.config.state"
-INSTANCE_TYPE = "node.kubernetes.io/instance-type"
-GPU = "nvidia.com/gpu"
 #: Nominal and reported GPU memory differ (an "80 GB" A100 reports 81920 MiB, an L4 23034 MiB).
 MEMORY_TOLERANCE = 0.10
-
-
-def mig_strategy(stack: Stack) -> str:
-    """Return the cluster-wide MIG strategy: mixed when any MIG pool mixes profiles."""
-    mixed = any(p.sharing.mode == "mig" and len(p.sharing.mig_layout) > 1 for p in stack.pools)
-    return "mixed" if mixed else "single"
 
 
 @dataclass(frozen=True)
@@ -49,40 +45,42 @@ class Expected:
 
 
 def expected(stack: Stack, pool: Pool) -> Expected:
-    """Return what every node of ``pool`` should advertise."""
-    from gpupool import sharing
+    """Return what every node of ``pool`` should advertise, from the GPU facts.
 
-    gpu = pool.gpu
-    n = pool.gpus_per_node
+    Allocatable is each advertised resource times the GPUs per node (``PoolFacts.units``: the
+    same numbers the device-plugin configs, HAMi's values, the quotas and the plan use). GPU
+    Feature Discovery labels: ``gpu.count`` (GPUs, or MIG devices under strategy single), and
+    for time-slicing and MPS ``gpu.replicas`` and ``gpu.sharing-strategy`` (GFD writes the
+    mode's name); under MIG strategy single the product gets ``-MIG-<profile>`` and the memory
+    is the slice's. Under HAMi, HAMi's own plugin advertises and GFD may not run, so no GFD
+    count is expected.
+    """
+    pf = facts.pool_facts(stack, pool)
+    gpu = pf.gpu
+    n = pf.gpus_per_node
     s = pool.sharing
-    labels = dict(sharing.node_labels(stack, pool))
+    kind = s.kind
+    labels = dict(pf.node_labels)
     alloc: dict[str, int] = {}
+    for unit in pf.units:
+        alloc[unit.resource] = alloc.get(unit.resource, 0) + n * unit.per_gpu
     product = gpu.product_label if gpu else None
     memory_mib = gpu.memory_gib * 1024 if gpu else None
-    hami = stack.cluster.scheduler == "hami"
-    if s.mode in ("time-slicing", "mps") and s.replicas:
-        labels[REPLICAS] = str(s.replicas)
-        labels[STRATEGY] = s.mode
-        labels[COUNT] = str(n)
-        alloc[GPU] = n * s.replicas
-    elif s.mode == "mig":
-        if mig_strategy(stack) == "single":
+    if facts.uses_scheduler(stack, facts.SCHEDULER_HAMI):
+        pass
+    elif kind.replicated and s.replicas:
+        labels[GFD_REPLICAS] = str(s.replicas)
+        labels[GFD_SHARING_STRATEGY] = s.mode
+        labels[GFD_COUNT] = str(n)
+    elif kind.partitioned:
+        if facts.mig_strategy(stack) == facts.MIG_SINGLE:
             [(profile, per_gpu)] = s.mig_layout
             product = f"{product}-MIG-{profile}" if product else None
             prof = gpu.mig.profile(profile) if gpu and gpu.mig else None
             memory_mib = prof.memory_gib * 1024 if prof else None  # GFD reports the slice
-            labels[COUNT] = str(n * per_gpu)
-            alloc[GPU] = n * per_gpu
-        else:
-            for profile, per_gpu in s.mig_layout:
-                alloc["nvidia.com/mig-" + profile.replace("+", ".")] = n * per_gpu
-    elif s.mode == "fractional" and hami and s.fractional is not None:
-        alloc[GPU] = n * s.fractional.slots_per_gpu
-    elif not hami:
-        labels[COUNT] = str(n)
-        alloc[GPU] = n
-    if hami:
-        labels.pop(COUNT, None)  # HAMi's own plugin advertises; GFD may not run
+            labels[GFD_COUNT] = str(n * per_gpu)
+    else:
+        labels[GFD_COUNT] = str(n)
     inst = pool.instance
     return Expected(
         product=product,
@@ -104,9 +102,9 @@ def _node(stack: Stack, pool: Pool, want: Expected, node: ObservedNode) -> list[
     def item(declared: object, observed: object, summary: str) -> None:
         out.append(DriftItem("cluster", addr, declared, observed, summary))
 
-    got_type = node.labels.get(INSTANCE_TYPE)
+    got_type = node.labels.get(INSTANCE_TYPE_LABEL)
     if (
-        stack.provider.cloud != "kubernetes"
+        stack.cloud.labels_instance_type
         and want.instance_type
         and got_type
         and got_type != want.instance_type
@@ -116,10 +114,10 @@ def _node(stack: Stack, pool: Pool, want: Expected, node: ObservedNode) -> list[
             got_type,
             f"node runs {got_type}, pool declares {want.instance_type}",
         )
-    got_product = node.labels.get(PRODUCT)
+    got_product = node.labels.get(GFD_PRODUCT)
     if want.product and got_product and _base_product(got_product) != want.product:
         item(want.product, got_product, f"node has {got_product}, pool declares {want.product}")
-    got_mem = node.labels.get(MEMORY)
+    got_mem = node.labels.get(GFD_MEMORY)
     if (
         want.memory_mib
         and got_mem
@@ -135,8 +133,8 @@ def _node(stack: Stack, pool: Pool, want: Expected, node: ObservedNode) -> list[
         got = node.labels.get(key)
         if got != value:
             item({key: value}, {key: got}, f"label {key} is {got!r}, expected {value!r}")
-    state = node.labels.get(MIG_STATE)
-    if pool.sharing.mode == "mig" and state == "failed":
+    state = node.labels.get(MIG_CONFIG_STATE_LABEL)
+    if pool.sharing.kind.partitioned and state == "failed":
         item("success", state, "MIG reconfiguration failed on this node (mig.config.state=failed)")
     for res, count in sorted(want.allocatable.items()):
         got_n = node.allocatable_amount(res)
@@ -151,7 +149,7 @@ def compare(stack: Stack, nodes: Sequence[ObservedNode]) -> list[DriftItem]:
     for pool in stack.pools:
         members = [n for n in nodes if n.labels.get(POOL_LABEL) == pool.name]
         want = expected(stack, pool)
-        if stack.provider.cloud == "kubernetes":
+        if not stack.cloud.provisions:
             names = {n.name for n in members}
             for missing in sorted(set(pool.node_names) - names):
                 out.append(

@@ -74,6 +74,22 @@ class Unit:
 
 
 @dataclass(frozen=True)
+class SlotKind:
+    """One kind of slot a pool's GPUs offer to pods (a MIG profile, or the single slot kind).
+
+    Attributes:
+        name: for people (``whole GPU``, ``1/4 GPU``, ``3g.40gb``).
+        per_gpu: slots of this kind per physical GPU.
+        memory_gib: GPU memory one slot may use, or None when unknown.
+
+    """
+
+    name: str
+    per_gpu: int
+    memory_gib: float | None
+
+
+@dataclass(frozen=True)
 class PoolFacts:
     """What one pool's GPUs become in the cluster.
 
@@ -84,6 +100,8 @@ class PoolFacts:
         gpu_memory_gib: memory of one GPU (a fractional instance's share), or None.
         slots_per_gpu: schedulable slots one GPU offers to pods.
         units: the extended resources its nodes advertise, in a stable order.
+        slot_kinds: what pods share one GPU as: the units, except on KAI fractional pools,
+            whose slots are pod annotations on a whole-GPU resource.
         node_labels: labels every node of the pool must carry for the sharing configuration.
         taints: the pool's declared taints plus those the cloud adds.
         hami_split: vGPUs per GPU HAMi applies on its nodes (None without HAMi).
@@ -97,6 +115,7 @@ class PoolFacts:
     gpu_memory_gib: float | None
     slots_per_gpu: int
     units: tuple[Unit, ...]
+    slot_kinds: tuple[SlotKind, ...]
     node_labels: Mapping[str, str]
     taints: tuple[Taint, ...]
     hami_split: int | None = None
@@ -321,21 +340,27 @@ def _pool(
             split, scaling = chart_split or 1, chart_scaling or 1.0
         units = (_slot_unit(pool, memory, split, scaling),)
         slots = split
+        kinds = _kinds(units)
     elif kind.partitioned:
         units = _mig_units(pool, gpu, mixed=strategy == MIG_MIXED)
         slots = s.slots_per_gpu
+        kinds = _kinds(units)
     elif kind.replicated:
         n = s.replicas or 1
         mem = None if memory is None else memory / n
         units = (Unit(GPU_RESOURCE, n, f"1/{n} GPU", mem, 1.0),)
         slots = n
+        kinds = _kinds(units)
     elif kind.scheduler_slots:
         # KAI: fractions are pod annotations, not resources; nodes keep whole GPUs
         units = (Unit(GPU_RESOURCE, 1, "whole GPU", memory, 1.0),)
         slots = s.slots_per_gpu
+        slot = _slot_unit(pool, memory, slots, 1.0)
+        kinds = (SlotKind(slot.slot, slot.per_gpu, slot.memory_gib),)
     else:
         units = (Unit(GPU_RESOURCE, 1, "whole GPU", memory, 1.0),)
         slots = 1
+        kinds = _kinds(units)
     return PoolFacts(
         pool=pool,
         gpu=gpu,
@@ -343,6 +368,7 @@ def _pool(
         gpu_memory_gib=memory,
         slots_per_gpu=slots,
         units=units,
+        slot_kinds=kinds,
         node_labels=_labels(
             stack, pool, shares=shares, device_plugin=device_plugin, mig=mig_manager
         ),
@@ -352,8 +378,16 @@ def _pool(
     )
 
 
+def _kinds(units: tuple[Unit, ...]) -> tuple[SlotKind, ...]:
+    return tuple(SlotKind(u.slot, u.per_gpu, u.memory_gib) for u in units)
+
+
 def _slot_unit(pool: Pool, memory: float | None, split: int, scaling: float) -> Unit:
-    """Return the one resource HAMi advertises on a pool's nodes: ``split`` vGPUs per GPU."""
+    """Return ``split`` slots per GPU of ``pool`` as one unit of ``nvidia.com/gpu``.
+
+    Memory per slot: ``memoryGiB``; else ``memoryPercent`` of the GPU; else an equal share of
+    the (with HAMi, possibly overcommitted) memory.
+    """
     if split == 1:
         return Unit(GPU_RESOURCE, 1, "whole GPU", memory, 1.0)
     f = pool.sharing.fractional if pool.sharing.kind.scheduler_slots else None

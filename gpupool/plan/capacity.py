@@ -1,23 +1,20 @@
 """What the desired pools hold: GPUs, slots, memory per slot, QoS, TFLOPS, tenant quotas.
 
 This module owns ``MinMax`` (a quantity at nodes.min and nodes.max, None when unknown) and the
-capacity view of a plan, computed from the desired ``Stack`` and the catalog (never from a
-graph): per pool the GPUs at min and max (whole-GPU equivalents, so fractional instance sizes
-count their share), what one GPU is split into and how much memory each slot gets
-(time-slicing and MPS: GPU memory / replicas; MIG: the profile's memory; fractional:
-``memoryGiB``, ``memoryPercent`` or an equal share of the, possibly overcommitted, memory), the
-QoS tier and dense BF16 TFLOPS at nodes.max; per tenant its quota and limit beside what its pools
-hold.
+capacity view of a plan, computed from the desired ``Stack`` and its GPU facts
+(``gpupool.facts``, never from a graph): per pool the GPUs at min and max (whole-GPU
+equivalents, so fractional instance sizes count their share), what one GPU is split into and how
+much memory each slot gets, the resources its nodes advertise, the QoS tier and dense BF16
+TFLOPS at nodes.max; per tenant its quota and limit beside what its pools hold.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from gpupool.model import Pool, Stack
+from gpupool import facts
+from gpupool.model import Pool, Stack
 
 
 @dataclass(frozen=True)
@@ -81,6 +78,7 @@ class PoolCapacity:
         slots_per_gpu: schedulable units per GPU.
         slot_memory_gib: memory of one slot (the smallest, for a mixed MIG layout), or None.
         slot_profiles: the slot kinds (several for a mixed MIG layout).
+        resources: the extended resources the pool's nodes advertise, with units per GPU.
         qos: the pool's QoS tier (declared or derived).
         qos_derived: whether the tier was derived from the sharing mode.
         policy: compute policy.
@@ -96,6 +94,7 @@ class PoolCapacity:
     slots_per_gpu: int
     slot_memory_gib: float | None
     slot_profiles: tuple[SlotProfile, ...]
+    resources: Mapping[str, int]
     qos: str
     qos_derived: bool
     policy: str
@@ -116,44 +115,16 @@ class TenantCapacity:
 
 def capacity(stack: Stack) -> tuple[PoolCapacity, ...]:
     """Return what each pool of ``stack`` offers, from the model and the catalog."""
-    return tuple(_pool_capacity(p) for p in stack.pools)
+    return tuple(_pool_capacity(stack, p) for p in stack.pools)
 
 
-def _slot_profiles(pool: Pool, memory: float | None) -> tuple[SlotProfile, ...]:
-    """Return the slot kinds one GPU of ``pool`` offers, with each slot's memory."""
-    sharing = pool.sharing
-    if sharing.mode in ("time-slicing", "mps"):
-        n = sharing.replicas or 1
-        return (SlotProfile(f"1/{n} GPU", n, None if memory is None else memory / n),)
-    if sharing.mode == "mig":
-        model = pool.gpu
-        geometry = model.mig if model is not None else None
-        out = []
-        for name, count in sharing.mig_layout:
-            profile = geometry.profile(name) if geometry is not None else None
-            out.append(SlotProfile(name, count, profile.memory_gib if profile else None))
-        return tuple(out)
-    if sharing.mode == "fractional" and sharing.fractional is not None:
-        frac = sharing.fractional
-        n = frac.slots_per_gpu
-        if frac.memory_gib is not None:
-            mem: float | None = float(frac.memory_gib)
-        elif memory is None:
-            mem = None
-        elif frac.memory_percent is not None:
-            mem = memory * frac.memory_percent / 100
-        else:  # an equal share of the (overcommitted, with HAMi) memory
-            mem = memory * frac.memory_overcommit / n
-        return (SlotProfile(f"1/{n} GPU", n, mem),)
-    return (SlotProfile("whole GPU", 1, memory),)
-
-
-def _pool_capacity(pool: Pool) -> PoolCapacity:
-    model = pool.gpu
+def _pool_capacity(stack: Stack, pool: Pool) -> PoolCapacity:
+    pf = facts.pool_facts(stack, pool)
+    model = pf.gpu
     inst = pool.instance
     per_node = inst.gpus if inst is not None else float(pool.gpus_per_node)
-    memory = model.memory_gib * (inst.gpu_fraction if inst else 1.0) if model else None
-    profiles = _slot_profiles(pool, memory)
+    memory = pf.gpu_memory_gib
+    profiles = tuple(SlotProfile(k.name, k.per_gpu, k.memory_gib) for k in pf.slot_kinds)
     slot_mems = [p.memory_gib for p in profiles]
     gpus = MinMax(pool.nodes.min * per_node, pool.nodes.max * per_node)
     tflops = model.bf16_tflops if model is not None else None
@@ -163,9 +134,10 @@ def _pool_capacity(pool: Pool) -> PoolCapacity:
         gpu_memory_gib=memory,
         gpus=gpus,
         mode=pool.sharing.mode,
-        slots_per_gpu=pool.sharing.slots_per_gpu,
+        slots_per_gpu=pf.slots_per_gpu,
         slot_memory_gib=None if None in slot_mems else min(m for m in slot_mems if m is not None),
         slot_profiles=profiles,
+        resources=pf.exposure,
         qos=pool.qos,
         qos_derived=not pool.qos_declared,
         policy=pool.policy,
