@@ -24,7 +24,7 @@ def test_every_instance_names_a_canonical_gpu() -> None:
         model = catalog.gpu(entry.gpu)
         assert model is not None, entry.name
         assert model.name == entry.gpu
-        assert entry.gpu_model is model
+        assert entry.gpu_memory_gib == model.memory_gib
 
 
 def test_instance_names_unique_per_cloud() -> None:
@@ -71,7 +71,7 @@ def test_nvswitch_implies_nvlink() -> None:
         if entry.interconnect.nvswitch:
             assert entry.interconnect.nvlink, entry.name
         if entry.interconnect.nvlink:
-            assert entry.gpu_model.nvlink and entry.gpu_count > 1, entry.name
+            assert catalog.gpu(entry.gpu).nvlink and entry.gpu_count > 1, entry.name
 
 
 def test_efa_only_on_aws() -> None:
