@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TypeVar
 
+from gpupool import clouds
 from gpupool.engine.collector import (
     MIN_SECRET,
     Diagnostic,
@@ -88,8 +89,8 @@ _PY_ERROR_LINE = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Excepti
                             r"|Interrupt|Warning|Iteration)\b.*$")
 _PY_FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+)')
 _MISSING_MODULE = re.compile(r"No module named '(?P<module>[\w.]+)'")
-_EXTRAS = {"pulumi_aws": "aws", "pulumi_gcp": "gcp", "pulumi_azure_native": "azure",
-           "pulumi_volcengine": "volcengine"}
+#: gpupool's pip extra that installs each provider SDK module (core dependencies have none).
+_EXTRAS = {sdk.module: sdk.extra for sdk in clouds.sdks() if sdk.extra}
 #: Cloud SDK request noise dropped from one-line reasons (kept in ``detail``).
 _REQUEST_NOISE = re.compile(r",? ?https response error StatusCode: \d+, RequestID: [\w-]+")
 _NOISE = re.compile(r"^(code: -?\d+|stdout:|stderr:|Resources:|Duration:|View (Live|in Browser)"
