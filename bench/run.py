@@ -122,11 +122,11 @@ def _mocks(program: Path, graph: Path, out: Path) -> tuple[dict, float]:
 _DUMP_GRAPH = """
 import sys
 from pathlib import Path
-from gpupool import graph
+from gpupool import assemble
 from gpupool.spec.validate import validate_file
 result = validate_file(Path(sys.argv[1]))
 assert result.stack is not None, "the generated stack must be valid"
-Path(sys.argv[2]).write_text(graph.build(result.stack).dumps(), encoding="utf-8")
+Path(sys.argv[2]).write_text(assemble.build(result.stack).dumps(), encoding="utf-8")
 """
 
 
