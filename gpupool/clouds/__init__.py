@@ -22,6 +22,7 @@ __all__ = [
     "Cloud",
     "Sdk",
     "all_clouds",
+    "find",
     "get",
     "names",
     "sdks",
@@ -40,6 +41,11 @@ def all_clouds() -> tuple[Cloud, ...]:
 def names(*, provisioning: bool = False) -> tuple[str, ...]:
     """Return every cloud's name (only those that provision machines, if asked)."""
     return tuple(c.name for c in _CLOUDS.values() if c.provisions or not provisioning)
+
+
+def find(name: str) -> Cloud | None:
+    """Return the cloud called ``name``, or None (e.g. a name from an older record)."""
+    return _CLOUDS.get(name)
 
 
 def get(name: str) -> Cloud:

@@ -14,17 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpupool import clouds, modes
 from gpupool.graph import Resource, ResourceGraph
 from gpupool.plan.changes import CREATE, MISSING, InputChange, InputPath, dotted, show_value
 from gpupool.plan.cost import node_pools
-
-_CLOUDS = {
-    "aws": ("AWS", "node group"),
-    "gcp": ("GCP", "node pool"),
-    "azure": ("Azure", "node pool"),
-    "volcengine": ("Volcengine", "node pool"),
-    "kubernetes": ("Kubernetes", "node set"),
-}
 
 # How scalar facts read in reasons: key -> (label, unit). Other keys read as themselves.
 _FACT_LABELS = {
@@ -59,6 +52,21 @@ def pool_facts(graph: ResourceGraph) -> dict[str, Mapping[str, Any]]:
     for r in node_pools(graph):
         out.setdefault(str(r.facts.get("pool")), r.facts)
     return out
+
+
+def _cloud_words(name: str) -> tuple[str, str]:
+    """Return how people name the cloud and its node pools.
+
+    A cloud gpupool does not know (a name from an older record) reads as its name and
+    "node pool".
+    """
+    cloud = clouds.find(name) if isinstance(name, str) else None
+    return (cloud.display, cloud.node_pool_noun) if cloud else (str(name), "node pool")
+
+
+def _mode(name: Any) -> modes.SharingMode | None:
+    """Return the sharing mode a fact names, or None (no mode, or one gpupool no longer knows)."""
+    return modes.find(name) if isinstance(name, str) else None
 
 
 def _num(v: Any) -> str:
@@ -115,28 +123,31 @@ def _sharing_reasons(
     mode_a, mode_b = old.get("mode"), new.get("mode")
     if not old or not new:
         return []
+    kind_a, kind = _mode(mode_a), _mode(mode_b)
     mig_then = _MIG_NODES if replace else _MIG_MANAGER
     if mode_a != mode_b:
-        if "mig" in (mode_a, mode_b):
+        if any(k is not None and k.partitioned for k in (kind_a, kind)):
             then = mig_then
         else:
             then = "the device plugin restarts; pods must request what the new mode advertises"
         return [f"sharing {mode_a} -> {mode_b}: {then}"]
     out = []
     ra, rb = old.get("replicas"), new.get("replicas")
-    if mode_b == "time-slicing" and ra != rb:
+    replicated = kind is not None and kind.replicated
+    isolates = kind is not None and kind.isolates
+    if replicated and not isolates and ra != rb:
         share = _share(ra, rb, mem_a, mem_b)
         out.append(f"time-slicing replicas {ra} -> {rb}: slot memory share {share}, no isolation")
-    if mode_b == "mps" and ra != rb:
+    if replicated and isolates and ra != rb:
         share = _share(ra, rb, mem_a, mem_b)
         out.append(
             f"MPS replicas {ra} -> {rb}: each client's memory limit {share}, enforced by MPS"
         )
     la, lb = old.get("mig_layout"), new.get("mig_layout")
-    if mode_b == "mig" and _layout(la) != _layout(lb):
+    if kind is not None and kind.partitioned and _layout(la) != _layout(lb):
         out.append(f"MIG layout {_layout(la)} -> {_layout(lb)}: {mig_then}")
     sa, sb = old.get("slots_per_gpu"), new.get("slots_per_gpu")
-    if mode_b == "fractional" and sa != sb:
+    if kind is not None and kind.scheduler_slots and sa != sb:
         share = _share(sa, sb, mem_a, mem_b)
         out.append(f"fractional slots per GPU {sa} -> {sb}: equal memory share {share}")
     return out
@@ -146,7 +157,7 @@ def _node_pool_reasons(
     old: Mapping[str, Any], new: Mapping[str, Any], replace: bool, ctx: Context
 ) -> tuple[list[str], bool]:
     """Explain a node-pool change; also say whether a reason accounts for a replacement."""
-    cloud, noun = _CLOUDS.get(ctx.cloud, (ctx.cloud, "node pool"))
+    cloud, noun = _cloud_words(ctx.cloud)
     out: list[str] = []
     explained = False
     if old.get("instance_type") != new.get("instance_type"):
@@ -288,7 +299,7 @@ def explain(
     if not out:
         out = _input_reasons(changes)
     if replace and not explained:
-        cloud, noun = _CLOUDS.get(ctx.cloud, (ctx.cloud, "node pool"))
+        cloud, noun = _cloud_words(ctx.cloud)
         forcing = ", ".join(dotted(p) for p in replace_paths)
         who = f"{cloud} replaces the {noun}" if new.get("kind") == "node-pool" else "replaced"
         out.append(f"{forcing} cannot change in place: {who}")
