@@ -1,26 +1,28 @@
-"""gpupool.node against a stand-in NVML.
+"""gpupool.nodes against a stand-in NVML, and node reports read back from JSON.
 
-The stand-in implements the pynvml functions gpupool.node calls, with the constants and the
+The stand-in implements the pynvml functions gpupool.nodes.nvml calls, with the constants and the
 NVMLError classes of the real pynvml module, so every failure goes through the real error
 classes (``NVMLError(code)`` maps to ``NVMLError_NotSupported`` and friends).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+import socket
 import subprocess
 import sys
 import textwrap
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from gpupool import node
-from gpupool.errors import GpupoolError
-from gpupool.node import NodeUnavailableError, format_text, inspect
+from gpupool.errors import GpupoolError, InputError
+from gpupool.nodes import NodeReport, NodeUnavailableError, format_text, inspect, nvml
 
 pynvml = pytest.importorskip("pynvml")
 
@@ -86,7 +88,7 @@ READ_ONLY_CALL = re.compile(
 
 
 class FakeNVML:
-    """Enough of pynvml for gpupool.node, recording every nvml* attribute it looks up."""
+    """Enough of pynvml for gpupool.nodes, recording every nvml* attribute it looks up."""
 
     def __init__(
         self,
@@ -284,7 +286,7 @@ def t4(**overrides: Any) -> FakeGpu:
 
 @pytest.fixture(autouse=True)
 def _hostname(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(node.socket, "gethostname", lambda: "gpu-node-01")
+    monkeypatch.setattr(socket, "gethostname", lambda: "gpu-node-01")
 
 
 def assert_read_only(fake: FakeNVML) -> None:
@@ -360,7 +362,7 @@ def test_derived_profile_name_follows_go_nvlib_rounding(
     total_mib: int, memory_mb: int, slices: int, expected: str
 ) -> None:
     attrs = SimpleNamespace(gpuInstanceSliceCount=slices, memorySizeMB=memory_mb)
-    assert node._derived_profile(attrs, total_mib * MIB) == expected
+    assert nvml._derived_profile(attrs, total_mib * MIB) == expected
 
 
 def test_mig_capable_but_disabled_reports_pending_change_and_no_instances() -> None:
@@ -545,12 +547,13 @@ def test_text_report_shows_instances_and_faults() -> None:
     assert "  ! GPU 1 ecc: " in text and "  ! GPU 1 overheat: " in text
 
 
-def test_importing_gpupool_node_does_not_import_pynvml() -> None:
+def test_importing_gpupool_nodes_does_not_import_pynvml() -> None:
     code = textwrap.dedent(
         """
         import sys
-        import gpupool.node
-        assert "pynvml" not in sys.modules, "gpupool.node imported pynvml at import time"
+        import gpupool.nodes
+        import gpupool.nodes.nvml
+        assert "pynvml" not in sys.modules, "gpupool.nodes imported pynvml at import time"
         print("ok")
         """
     )
@@ -579,3 +582,197 @@ def test_node_name_comes_from_the_downward_api(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.delenv("NODE_NAME")
     doc = inspect(FakeNVML([t4()])).to_json()
     assert doc["node_name"] == doc["hostname"]
+
+
+def test_only_the_nvml_module_imports_pynvml() -> None:
+    """pynvml is an outside system: one module of gpupool talks to it."""
+    package = Path(__file__).parent.parent / "gpupool"
+    importers = set()
+    for path in package.rglob("*.py"):
+        for stmt in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(stmt, ast.Import):
+                names = [alias.name for alias in stmt.names]
+            elif isinstance(stmt, ast.ImportFrom) and stmt.module:
+                names = [stmt.module]
+            if any(name.split(".")[0] == "pynvml" for name in names):
+                importers.add(path.relative_to(package.parent).as_posix())
+    assert importers == {"gpupool/nodes/nvml.py"}
+
+
+# --------------------------------------------------------------------------- from_json
+
+HOT_ECC = {(0, 0): 0, (1, 0): 1, (0, 1): 0, (1, 1): 1}
+
+#: Every kind of node the stand-in can be, for reading reports back.
+SCENARIOS: dict[str, Any] = {
+    "mig": lambda: [mig_a100()],
+    "mig-unprivileged": lambda: [mig_a100(gi_by_id_error=pynvml.NVML_ERROR_NO_PERMISSION)],
+    "mig-pending": lambda: [FakeGpu(mig=(0, 1))],
+    "no-mig": lambda: [t4()],
+    "ecc": lambda: [FakeGpu(), FakeGpu(ecc={(0, 0): 12, (1, 0): 2, (0, 1): 40, (1, 1): 5})],
+    "overheat": lambda: [FakeGpu(temperature=87), FakeGpu(temperature=86, slowdown=None)],
+    "unsupported": lambda: [
+        t4(
+            capability=NOT_SUPPORTED,
+            ecc_mode=NOT_SUPPORTED,
+            ecc={},
+            slowdown=None,
+            shutdown=None,
+            power_mw=None,
+            limit_mw=None,
+            persistence=None,
+        )
+    ],
+    "lost": lambda: [FakeGpu(lost=True), t4()],
+    "empty": lambda: [],
+    "mixed-faults": lambda: [mig_a100(), FakeGpu(temperature=95, ecc=HOT_ECC)],
+}
+
+
+@pytest.mark.parametrize("node_name", [None, "ip-10-0-1-2.ec2.internal"])
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_report_reads_back_from_its_json(
+    scenario: str, node_name: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """from_json(to_json(r)) == r, through a real JSON text, for every kind of node."""
+    if node_name is None:
+        monkeypatch.delenv("NODE_NAME", raising=False)
+    else:
+        monkeypatch.setenv("NODE_NAME", node_name)
+    report = inspect(FakeNVML(SCENARIOS[scenario]()))
+    doc = report.to_json()
+    back = NodeReport.from_json(json.loads(json.dumps(doc, indent=2, sort_keys=True)))
+    assert back == report
+    assert back.to_json() == doc
+    assert format_text(back) == format_text(report)
+
+
+def _doc(**changes: Any) -> dict[str, Any]:
+    """A node report document (one MIG A100, one faulty T4) with top-level keys changed."""
+    doc = inspect(FakeNVML([mig_a100(), t4(temperature=99)])).to_json()
+    doc.update(changes)
+    return doc
+
+
+def test_report_from_before_node_name_reads_with_the_hostname() -> None:
+    """Reports written before the DaemonSet have no node_name; the hostname names the node."""
+    doc = _doc()
+    del doc["node_name"]
+    report = NodeReport.from_json(doc)
+    assert report.node_name == "gpu-node-01"
+    assert report.to_json() == _doc()
+
+
+def test_report_keys_a_later_gpupool_adds_are_ignored_and_fault_kinds_kept() -> None:
+    """Added fields keep the format version; a fault this gpupool does not know still counts."""
+    doc = _doc(uptime_s=12)
+    doc["gpus"][0]["clocks"] = {"sm_mhz": 1410}
+    doc["faults"].append({"gpu": 0, "kind": "xid", "detail": "Xid 79: GPU has fallen off the bus"})
+    report = NodeReport.from_json(doc)
+    assert [(f.gpu, f.kind) for f in report.faults] == [(1, "overheat"), (0, "xid")]
+
+
+NODE_LISTS = sorted((Path(__file__).parent / "fixtures" / "nodes").glob("*.json"))
+
+
+@pytest.mark.parametrize("fixture", NODE_LISTS, ids=lambda path: path.stem)
+def test_kubernetes_node_lists_are_not_node_reports(fixture: Path) -> None:
+    """The NodeList fixtures are what the API server says, not what NVML says: rejected."""
+    data = json.loads(fixture.read_text(encoding="utf-8"))
+    with pytest.raises(InputError, match=r"^not a gpupool node report: it has no 'hostname'$"):
+        NodeReport.from_json(data)
+
+
+def _set(path: str, value: Any) -> Any:
+    """A document with the value at a dotted path (``gpus.0.mig.current``) replaced or removed."""
+
+    def build() -> dict[str, Any]:
+        doc = _doc()
+        *parents, last = path.split(".")
+        target: Any = doc
+        for part in parents:
+            target = target[int(part)] if isinstance(target, list) else target[part]
+        if value is _MISSING:
+            del target[last]
+        elif isinstance(target, list):
+            target[int(last)] = value
+        else:
+            target[last] = value
+        return doc
+
+    return build
+
+
+_MISSING = object()
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: [], "not a gpupool node report: the document is a list, not a JSON object"),
+        (lambda: "report", "not a gpupool node report: the document is the string 'report'"),
+        (lambda: {}, "not a gpupool node report: it has no 'hostname'"),
+        (
+            lambda: {"format_version": "1", "stack": "s", "drifted": False, "items": []},
+            "not a gpupool node report: it has no 'hostname'",
+        ),
+        (_set("gpus", _MISSING), "not a gpupool node report: it has no 'gpus'"),
+        (_set("format_version", _MISSING), "not a gpupool node report: it has no 'format_version'"),
+        (_set("format_version", "2"), "node report format_version '2' is not one this gpupool"),
+        (_set("format_version", 1), "node report format_version 1 is not one this gpupool"),
+        (_set("hostname", ""), "hostname must be a non-empty string"),
+        (_set("hostname", 7), "hostname must be a string, not the number 7"),
+        (_set("node_name", None), "node_name must be a string, not null"),
+        (_set("driver_version", 550), "driver_version must be a string, not the number 550"),
+        (_set("gpus", {"0": {}}), "gpus must be a list, not an object"),
+        (_set("faults", _MISSING), "faults is missing"),
+        (_set("gpus.1", "T4"), "gpus[1] must be an object, not the string 'T4'"),
+        (_set("gpus.0.index", "0"), "gpus[0].index must be an integer, not the string '0'"),
+        (_set("gpus.0.index", True), "gpus[0].index must be an integer, not true"),
+        (_set("gpus.0.index", None), "gpus[0].index must be an integer, not null"),
+        (_set("gpus.0.memory.total_mib", 80.5), "gpus[0].memory.total_mib must be an integer"),
+        (_set("gpus.0.memory", _MISSING), "gpus[0].memory is missing"),
+        (
+            _set("gpus.0.mig.current", "on"),
+            "gpus[0].mig.current must be \"enabled\", \"disabled\" or null, not the string 'on'",
+        ),
+        (_set("gpus.0.mig.supported", "yes"), "gpus[0].mig.supported must be true, false or null"),
+        (
+            _set("gpus.0.mig.gpu_instances.0.compute_instances", None),
+            "gpus[0].mig.gpu_instances[0].compute_instances must be a list, not null",
+        ),
+        (
+            _set("gpus.0.mig.gpu_instances.1.compute_instances.0.uuid", ["MIG-1"]),
+            "gpus[0].mig.gpu_instances[1].compute_instances[0].uuid must be a string, not a list",
+        ),
+        (_set("gpus.1.ecc.volatile", _MISSING), "gpus[1].ecc.volatile is missing"),
+        (_set("gpus.1.ecc.aggregate.uncorrected", "5"), "gpus[1].ecc.aggregate.uncorrected"),
+        (_set("gpus.1.temperature.gpu_c", 99.5), "gpus[1].temperature.gpu_c must be an integer"),
+        (_set("gpus.1.power.draw_w", "27 W"), "gpus[1].power.draw_w must be a finite number"),
+        (_set("gpus.1.power.draw_w", float("nan")), "gpus[1].power.draw_w must be a finite"),
+        (_set("gpus.1.power.limit_w", 10**400), "gpus[1].power.limit_w must be a finite number"),
+        (_set("gpus.1.persistence_mode", 1), "gpus[1].persistence_mode must be \"enabled\""),
+        (_set("faults.0.kind", None), "faults[0].kind must be a string, not null"),
+        (_set("faults.0.gpu", "1"), "faults[0].gpu must be an integer, not the string '1'"),
+        (_set("faults.0.detail", _MISSING), "faults[0].detail is missing"),
+    ],
+)
+def test_documents_that_are_not_node_reports_are_rejected_clearly(make: Any, message: str) -> None:
+    """One InputError naming the key at fault; never a KeyError or TypeError."""
+    with pytest.raises(InputError) as caught:
+        NodeReport.from_json(make())
+    text = str(caught.value)
+    assert message in text
+    assert "\n" not in text
+    if "format_version" not in message:
+        assert text.startswith("not a gpupool node report: ")
+
+
+def test_good_numbers_read_as_the_report_writes_them() -> None:
+    """Whole watts may be written as integers; they read back as floats."""
+    doc = _doc()
+    doc["gpus"][1]["power"] = {"draw_w": 27, "limit_w": 70.0}
+    gpu = NodeReport.from_json(doc).gpus[1]
+    assert (gpu.power_draw_w, gpu.power_limit_w) == (27.0, 70.0)
+    assert isinstance(gpu.power_draw_w, float)

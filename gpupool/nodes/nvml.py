@@ -1,12 +1,14 @@
-"""The GPUs of this node, read through NVML: the data behind ``gpupool node inspect``.
+"""NVML, read only: the one place gpupool talks to the NVIDIA driver.
 
-Owns: the only import of ``pynvml`` (package ``nvidia-ml-py``, imported lazily inside
-functions so ``import gpupool.node`` stays cheap and works without it), the read-only walk over
-the local GPUs and their MIG instances, the fault rules (uncorrected ECC errors, overheating,
-a GPU NVML cannot reach), and the JSON and text shapes of the report.
+Owns: the only import of ``pynvml`` in gpupool (package ``nvidia-ml-py``, imported lazily inside
+:func:`read` so ``import gpupool.nodes`` stays cheap and works without it), starting and stopping
+NVML, and the walk over the local GPUs and their MIG instances into plain data: the driver, CUDA
+and NVML versions and one :class:`~gpupool.nodes.report.GpuReport` per GPU, in the report's
+units (MiB, watts, ``"enabled"``/``"disabled"``) and with MIG profiles named as NVML names them
+(or, where NVML will not say to an unprivileged user, as NVIDIA's go-nvlib derives them).
 
-Does not own: comparing the report with a stack (``gpupool.drift``), command-line flags and
-exit codes (``gpupool.cli``), or Kubernetes node labels (``gpupool.cluster``). Nothing here
+Does not own: the hostname and node name, the faults (``gpupool.nodes.inventory`` and
+``gpupool.nodes.faults``), or the report's JSON (``gpupool.nodes.report``). Nothing here
 changes a GPU: no MIG mode, clock, power limit, persistence or ECC setting is ever written.
 
 Every per-GPU NVML call that can fail (``NVMLError_NotSupported`` on a GPU without the
@@ -19,17 +21,12 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
-import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from gpupool.errors import GpupoolError
-
-FORMAT_VERSION = "1"
-OVERHEAT_FALLBACK_C = 85
-"""Overheat threshold when NVML reports no slowdown temperature for a GPU."""
+from gpupool.nodes.report import ComputeInstance, EccCounts, GpuInstance, GpuReport, MigState
 
 _MIB = 1024 * 1024
 _GIB = 1024 * _MIB
@@ -40,190 +37,24 @@ class NodeUnavailableError(GpupoolError):
 
 
 @dataclass(frozen=True)
-class EccCounts:
-    """ECC error counts of one counter type (volatile or aggregate); ``None`` = unknown."""
+class NvmlReading:
+    """What NVML says about this machine: driver versions and every GPU, in index order."""
 
-    corrected: int | None
-    uncorrected: int | None
-
-    def to_json(self) -> dict[str, int | None]:
-        """Return the JSON shape."""
-        return {"corrected": self.corrected, "uncorrected": self.uncorrected}
-
-
-@dataclass(frozen=True)
-class ComputeInstance:
-    """One MIG device: a compute instance inside a GPU instance."""
-
-    id: int | None
-    profile: str | None
-    uuid: str | None
-    memory_total_mib: int | None
-    memory_used_mib: int | None
-    multiprocessors: int | None
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the JSON shape."""
-        return {
-            "id": self.id,
-            "profile": self.profile,
-            "uuid": self.uuid,
-            "memory_total_mib": self.memory_total_mib,
-            "memory_used_mib": self.memory_used_mib,
-            "multiprocessors": self.multiprocessors,
-        }
-
-
-@dataclass(frozen=True)
-class GpuInstance:
-    """One MIG GPU instance (a memory + compute partition) and its compute instances."""
-
-    id: int | None
-    profile: str | None
-    memory_mib: int | None
-    slices: int | None
-    compute_instances: tuple[ComputeInstance, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the JSON shape."""
-        return {
-            "id": self.id,
-            "profile": self.profile,
-            "memory_mib": self.memory_mib,
-            "slices": self.slices,
-            "compute_instances": [ci.to_json() for ci in self.compute_instances],
-        }
-
-
-@dataclass(frozen=True)
-class MigState:
-    """MIG mode of one GPU.
-
-    ``supported`` is False on a GPU without MIG (T4, L4, A10G ...), None when NVML would not
-    say. ``current`` and ``pending`` are ``"enabled"``/``"disabled"``; they differ after a mode
-    change that still waits for a GPU reset.
-    """
-
-    supported: bool | None
-    current: str | None
-    pending: str | None
-    gpu_instances: tuple[GpuInstance, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the JSON shape."""
-        return {
-            "supported": self.supported,
-            "current": self.current,
-            "pending": self.pending,
-            "gpu_instances": [gi.to_json() for gi in self.gpu_instances],
-        }
-
-
-@dataclass(frozen=True)
-class GpuReport:
-    """Everything read about one physical GPU; ``None`` fields were not available."""
-
-    index: int
-    uuid: str | None = None
-    name: str | None = None
-    memory_total_mib: int | None = None
-    memory_used_mib: int | None = None
-    compute_capability: str | None = None
-    mig: MigState = MigState(None, None, None, ())
-    ecc_mode: str | None = None
-    ecc_volatile: EccCounts = EccCounts(None, None)
-    ecc_aggregate: EccCounts = EccCounts(None, None)
-    temperature_c: int | None = None
-    slowdown_c: int | None = None
-    shutdown_c: int | None = None
-    power_draw_w: float | None = None
-    power_limit_w: float | None = None
-    persistence_mode: str | None = None
-    error: str | None = None
-    """Set when NVML could not open the GPU at all (for example "GPU is lost")."""
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the JSON shape."""
-        return {
-            "index": self.index,
-            "uuid": self.uuid,
-            "name": self.name,
-            "memory": {"total_mib": self.memory_total_mib, "used_mib": self.memory_used_mib},
-            "compute_capability": self.compute_capability,
-            "mig": self.mig.to_json(),
-            "ecc": {
-                "mode": self.ecc_mode,
-                "volatile": self.ecc_volatile.to_json(),
-                "aggregate": self.ecc_aggregate.to_json(),
-            },
-            "temperature": {
-                "gpu_c": self.temperature_c,
-                "slowdown_c": self.slowdown_c,
-                "shutdown_c": self.shutdown_c,
-            },
-            "power": {"draw_w": self.power_draw_w, "limit_w": self.power_limit_w},
-            "persistence_mode": self.persistence_mode,
-            "error": self.error,
-        }
-
-
-@dataclass(frozen=True)
-class Fault:
-    """A condition on one GPU that needs an operator: ``ecc``, ``overheat`` or ``unreachable``."""
-
-    gpu: int
-    kind: str
-    detail: str
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the JSON shape."""
-        return {"gpu": self.gpu, "kind": self.kind, "detail": self.detail}
-
-
-@dataclass(frozen=True)
-class NodeReport:
-    """The inventory of this node's GPUs at one moment."""
-
-    hostname: str
     driver_version: str | None
     cuda_driver_version: str | None
     nvml_version: str | None
     gpus: tuple[GpuReport, ...]
-    #: The Kubernetes node name (``NODE_NAME`` from the downward API when run as a DaemonSet or
-    #: Job, where the hostname is the pod's); the hostname otherwise.
-    node_name: str = ""
-
-    @property
-    def faults(self) -> tuple[Fault, ...]:
-        """Faults found on the GPUs, in GPU order."""
-        return tuple(fault for gpu in self.gpus for fault in _faults(gpu))
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the stable JSON shape (``format_version`` "1")."""
-        return {
-            "format_version": FORMAT_VERSION,
-            "hostname": self.hostname,
-            "node_name": self.node_name or self.hostname,
-            "driver_version": self.driver_version,
-            "cuda_driver_version": self.cuda_driver_version,
-            "nvml_version": self.nvml_version,
-            "gpus": [gpu.to_json() for gpu in self.gpus],
-            "faults": [fault.to_json() for fault in self.faults],
-        }
 
 
-# --------------------------------------------------------------------------- reading
-
-
-def inspect(nvml: Any | None = None) -> NodeReport:
-    """Read this node's GPUs through NVML, without changing anything.
+def read(nvml: Any | None = None) -> NvmlReading:
+    """Read this machine's GPUs through NVML, without changing anything.
 
     Args:
         nvml: An object with the ``pynvml`` module's functions, constants and ``NVMLError``
             classes; tests pass a stand-in. ``None`` imports the real ``pynvml``.
 
     Returns:
-        The node report.
+        The reading.
 
     Raises:
         NodeUnavailableError: ``pynvml`` is not installed, or NVML cannot start (no driver,
@@ -236,7 +67,7 @@ def inspect(nvml: Any | None = None) -> NodeReport:
     except lib.NVMLError as exc:
         raise NodeUnavailableError(_init_failure(lib, exc)) from exc
     try:
-        return _read_node(lib)
+        return _read_system(lib)
     finally:
         with contextlib.suppress(lib.NVMLError):
             lib.nvmlShutdown()
@@ -279,19 +110,17 @@ def _init_failure(lib: Any, exc: Exception) -> str:
     return f"NVML is unavailable: nvmlInit failed ({exc})."
 
 
-def _read_node(lib: Any) -> NodeReport:
+def _read_system(lib: Any) -> NvmlReading:
     try:
         count = int(lib.nvmlDeviceGetCount())
     except lib.NVMLError as exc:
         raise NodeUnavailableError(f"NVML started but could not count the GPUs ({exc}).") from exc
     cuda = _call(lib, "nvmlSystemGetCudaDriverVersion")
-    return NodeReport(
-        hostname=socket.gethostname(),
+    return NvmlReading(
         driver_version=_text(_call(lib, "nvmlSystemGetDriverVersion")),
         cuda_driver_version=_cuda_version(cuda),
         nvml_version=_text(_call(lib, "nvmlSystemGetNVMLVersion")),
         gpus=tuple(_read_gpu(lib, index) for index in range(count)),
-        node_name=os.environ.get("NODE_NAME", ""),
     )
 
 
@@ -507,117 +336,6 @@ def _ci_profile(gi_profile: str | None, attrs: Any) -> str | None:
     return f"{ci_slices}c.{gi_profile}"
 
 
-# --------------------------------------------------------------------------- faults
-
-
-def _faults(gpu: GpuReport) -> list[Fault]:
-    faults = []
-    if gpu.error is not None:
-        faults.append(Fault(gpu.index, "unreachable", f"NVML cannot open the GPU: {gpu.error}"))
-    volatile = gpu.ecc_volatile.uncorrected or 0
-    aggregate = gpu.ecc_aggregate.uncorrected or 0
-    if volatile > 0 or aggregate > 0:
-        faults.append(
-            Fault(
-                gpu.index,
-                "ecc",
-                f"{_count(gpu.ecc_volatile.uncorrected)} uncorrected ECC errors since the driver "
-                f"loaded, {_count(gpu.ecc_aggregate.uncorrected)} over the GPU's lifetime",
-            )
-        )
-    if gpu.temperature_c is not None:
-        if gpu.slowdown_c is not None:
-            limit, source = gpu.slowdown_c, "its slowdown threshold"
-        else:
-            limit, source = OVERHEAT_FALLBACK_C, "the default limit (no threshold reported)"
-        if gpu.temperature_c >= limit:
-            faults.append(
-                Fault(
-                    gpu.index,
-                    "overheat",
-                    f"{gpu.temperature_c} C is at or above {source} of {limit} C",
-                )
-            )
-    return faults
-
-
-# --------------------------------------------------------------------------- text
-
-
-def format_text(report: NodeReport) -> str:
-    """Render a report for people, one block per GPU, faults last.
-
-    Args:
-        report: The node report.
-
-    Returns:
-        Text ending in a newline.
-
-    """
-    lines = [
-        f"Node {report.hostname}: {len(report.gpus)} GPU(s), "
-        f"driver {_show(report.driver_version)}, CUDA {_show(report.cuda_driver_version)}, "
-        f"NVML {_show(report.nvml_version)}"
-    ]
-    for gpu in report.gpus:
-        lines.append("")
-        lines.extend(_gpu_lines(gpu))
-    lines.append("")
-    faults = report.faults
-    if not faults:
-        lines.append("Faults: none")
-    else:
-        lines.append(f"Faults: {len(faults)}")
-        lines.extend(f"  ! GPU {f.gpu} {f.kind}: {f.detail}" for f in faults)
-    return "\n".join(lines) + "\n"
-
-
-def _gpu_lines(gpu: GpuReport) -> list[str]:
-    if gpu.error is not None:
-        return [f"GPU {gpu.index}  unreachable: {gpu.error}"]
-    lines = [f"GPU {gpu.index}  {_show(gpu.name)}  {_show(gpu.uuid)}"]
-    lines.append(
-        f"  memory       {_show(gpu.memory_used_mib)} / {_show(gpu.memory_total_mib)} MiB used"
-    )
-    lines.append(f"  compute      {_show(gpu.compute_capability)}")
-    lines.append(f"  MIG          {_mig_summary(gpu.mig)}")
-    for gi in gpu.mig.gpu_instances:
-        lines.append(f"    GI {_show(gi.id)}  {_show(gi.profile)}  {_show(gi.memory_mib)} MiB")
-        for ci in gi.compute_instances:
-            lines.append(
-                f"      CI {_show(ci.id)}  {_show(ci.profile)}  {_show(ci.uuid)}  "
-                f"{_show(ci.memory_used_mib)} / {_show(ci.memory_total_mib)} MiB used"
-            )
-    lines.append(
-        f"  ECC          {_show(gpu.ecc_mode)}; uncorrected {_count(gpu.ecc_volatile.uncorrected)} "
-        f"volatile / {_count(gpu.ecc_aggregate.uncorrected)} aggregate; corrected "
-        f"{_count(gpu.ecc_volatile.corrected)} volatile / {_count(gpu.ecc_aggregate.corrected)} "
-        "aggregate"
-    )
-    lines.append(
-        f"  temperature  {_unit(gpu.temperature_c, 'C')} (slowdown {_unit(gpu.slowdown_c, 'C')}, "
-        f"shutdown {_unit(gpu.shutdown_c, 'C')})"
-    )
-    lines.append(
-        f"  power        {_unit(gpu.power_draw_w, 'W')} of {_unit(gpu.power_limit_w, 'W')} limit"
-    )
-    lines.append(f"  persistence  {_show(gpu.persistence_mode)}")
-    return lines
-
-
-def _mig_summary(mig: MigState) -> str:
-    if mig.supported is False:
-        return "not supported"
-    if mig.supported is None:
-        return "n/a"
-    text = f"{mig.current}"
-    if mig.pending != mig.current:
-        text += f" (pending {mig.pending}: takes effect after a GPU reset)"
-    if mig.current == "enabled":
-        text += f", {len(mig.gpu_instances)} GPU instance(s)"
-    return text
-
-
 # --------------------------------------------------------------------------- helpers
 
 
@@ -668,15 +386,3 @@ def _cuda_version(value: Any) -> str | None:
 
 def _sort_key(value: int | None) -> tuple[int, int]:
     return (1, 0) if value is None else (0, value)
-
-
-def _show(value: object) -> str:
-    return "n/a" if value is None else str(value)
-
-
-def _count(value: int | None) -> str:
-    return "n/a" if value is None else str(value)
-
-
-def _unit(value: float | None, unit: str) -> str:
-    return "n/a" if value is None else f"{value} {unit}"
