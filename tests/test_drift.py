@@ -9,15 +9,18 @@ from typing import Any
 
 import pytest
 
+from gpupool import facts
 from gpupool.cluster import ObservedNode
+from gpupool.drift import items as drift_items
+from gpupool.drift import node_reports
 from gpupool.drift import nodes as node_state
-from gpupool.drift import report as drift_report
-from gpupool.drift import reports as node_reports
 from gpupool.drift.run import DriftInputs, RequiredSourceError, run
 from gpupool.engine.results import EngineResult, ResourceStep
-from gpupool.errors import EngineNotInstalledError
+from gpupool.errors import EngineNotInstalledError, InputError
 from gpupool.model import Stack
+from gpupool.nodes.report import Fault, GpuInstance, GpuReport, MigState, NodeReport
 from gpupool.spec.validate import validate_text
+from gpupool.views import drift as drift_view
 
 NODES = Path(__file__).parent / "fixtures" / "nodes"
 
@@ -62,9 +65,8 @@ def observed(name: str, stack: Stack | None = None) -> list[ObservedNode]:
         labels = dict(item["metadata"].get("labels", {}))
         pool = stack.pool(labels.get("gpupool.io/pool", "")) if stack else None
         if pool is not None:
-            from gpupool import sharing
 
-            for k, v in sharing.node_labels(stack, pool).items():
+            for k, v in facts.node_labels(stack, pool).items():
                 labels.setdefault(k, v)
         out.append(
             ObservedNode(
@@ -138,26 +140,38 @@ def test_node_count_outside_range_is_drift() -> None:
     assert item.observed == 0
 
 
-def _report(name: str, gpus: list[dict[str, Any]], faults: list[dict[str, Any]]) -> dict:
-    return {"format_version": "1", "hostname": name, "gpus": gpus, "faults": faults}
+def _report(name: str, gpus: list[GpuReport], faults: tuple[Fault, ...] = ()) -> NodeReport:
+    return NodeReport(name, name, "550.54.15", "12.4", "12.550.54.15", tuple(gpus), faults)
 
 
-def _gpu(i: int, name: str, mig: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"index": i, "name": name, "mig": mig or {"supported": False}}
+def _gpu(i: int, name: str, mig: MigState | None = None) -> GpuReport:
+    return GpuReport(index=i, name=name, mig=mig or MigState(False, None, None, ()))
+
+
+def _mig(*profiles: str) -> MigState:
+    instances = tuple(GpuInstance(n, p, None, None, ()) for n, p in enumerate(profiles))
+    return MigState(True, "enabled", "enabled", instances)
+
+
+def _write(directory: Path, *reports: NodeReport) -> Path:
+    """Write reports as ``gpupool node inspect --format json`` does, one file per node."""
+    for rep in reports:
+        doc = json.dumps(rep.to_json(), indent=2, sort_keys=True)
+        (directory / f"{rep.hostname}.json").write_text(doc + "\n")
+    return directory
 
 
 def test_node_reports_faults_and_mig_layout(tmp_path: Path) -> None:
-    """ECC faults are reported as faults; a MIG layout that differs is drift."""
+    """Recorded faults are reported as faults; a MIG layout that differs is drift."""
     stack = stack_of("infer-mig")
-    inst = [{"profile": "1g.10gb"}] * 6  # one instance missing
-    mig = {"supported": True, "current": "enabled", "gpu_instances": inst}
-    ok = {"supported": True, "current": "enabled", "gpu_instances": [{"profile": "1g.10gb"}] * 7}
-    gpus = [_gpu(0, "NVIDIA A100-SXM4-80GB", mig)] + [
-        _gpu(i, "NVIDIA A100-SXM4-80GB", ok) for i in range(1, 8)
+    gpus = [_gpu(0, "NVIDIA A100-SXM4-80GB", _mig(*["1g.10gb"] * 6))] + [  # one GI missing
+        _gpu(i, "NVIDIA A100-SXM4-80GB", _mig(*["1g.10gb"] * 7)) for i in range(1, 8)
     ]
-    rep = _report("n1", gpus, [{"gpu": 3, "kind": "ecc", "detail": "2 uncorrected errors"}])
-    (tmp_path / "n1.json").write_text(json.dumps(rep))
-    items = node_reports.compare(stack, node_reports.load_reports(tmp_path), {"n1": "infer-mig"})
+    # The fault is the node's judgement, kept as recorded (no ECC counts here to judge again).
+    rep = _report("n1", gpus, (Fault(3, "ecc", "2 uncorrected errors"),))
+    loaded = node_reports.load_reports(_write(tmp_path, rep))
+    assert loaded == [rep]
+    items = node_reports.compare(stack, loaded, {"n1": "infer-mig"})
     kinds = {(i.address, i.kind, i.summary) for i in items}
     assert ("pool.infer-mig/node/n1/gpu/3", "fault", "2 uncorrected errors") in kinds
     assert (
@@ -171,17 +185,47 @@ def test_node_reports_faults_and_mig_layout(tmp_path: Path) -> None:
 def test_node_report_with_wrong_gpu_model(tmp_path: Path) -> None:
     """NVML seeing another GPU model than declared is drift."""
     stack = stack_of("infer-a10g")
-    rep = _report("n2", [_gpu(0, "NVIDIA L4")], [])
+    rep = _report("n2", [_gpu(0, "NVIDIA L4")])
     items = node_reports.compare(stack, [rep], {"n2": "infer-a10g"})
     assert summaries(items) == ["GPU is NVIDIA L4, pool declares A10G"]
 
 
-def test_bad_report_directory_is_an_input_error(tmp_path: Path) -> None:
-    """A file that is not a node report is one clear error."""
-    (tmp_path / "x.json").write_text("{}")
-    from gpupool.errors import InputError
+def test_node_source_reads_reports_of_nodes_the_cluster_labels(tmp_path: Path) -> None:
+    """The node source matches reports to pools by the cluster's pool label on the node name."""
+    stack = stack_of("infer-l4")
+    nodes = observed("time-slicing", stack)
+    first, second = (n.name for n in nodes)
+    hot = Fault(2, "overheat", "90 C is at or above its slowdown threshold of 87 C")
+    _write(
+        tmp_path,
+        _report(first, [_gpu(i, "NVIDIA L4") for i in range(4)], (hot,)),
+        _report(second, [_gpu(i, "NVIDIA L4") for i in range(3)]),
+    )
+    inputs = DriftInputs(cluster=lambda: nodes, node_reports_dir=tmp_path)
+    rep = run(stack, tmp_path / "s.yaml", inputs)
+    assert [(i.source, i.kind, i.address, i.summary) for i in rep.items] == [
+        ("node", "fault", f"pool.infer-l4/node/{first}/gpu/2", hot.detail),
+        ("node", "drift", f"pool.infer-l4/node/{second}", "NVML sees 3 GPU(s), pool declares 4"),
+    ]
+    assert ("node", True) in [(s.name, s.checked) for s in rep.sources]
 
-    with pytest.raises(InputError, match="not a gpupool node report"):
+
+def test_bad_report_directory_is_an_input_error(tmp_path: Path) -> None:
+    """A file that is not a node report is one clear error naming the file."""
+    (tmp_path / "x.json").write_text("{}")
+    with pytest.raises(InputError, match=r"x\.json: not a gpupool node report: it has no 'host"):
+        node_reports.load_reports(tmp_path)
+
+
+def test_node_report_with_a_wrong_type_names_the_file_and_key(tmp_path: Path) -> None:
+    """A damaged report is rejected before it is compared, with the key that is wrong."""
+    doc = _report("n3", [_gpu(0, "NVIDIA L4")]).to_json()
+    doc["gpus"][0]["mig"]["current"] = 1
+    (tmp_path / "n3.json").write_text(json.dumps(doc))
+    with pytest.raises(InputError, match=r"n3\.json: not a gpupool node report: gpus\[0\]\.mig"):
+        node_reports.load_reports(tmp_path)
+    (tmp_path / "n3.json").write_text("[" * 100_000)
+    with pytest.raises(InputError, match=r"n3\.json: not a readable node report"):
         node_reports.load_reports(tmp_path)
 
 
@@ -215,7 +259,7 @@ def test_run_combines_sources_and_reports_skips(tmp_path: Path) -> None:
         ("cluster", True),
         ("node", False),
     ]
-    doc = rep.to_json()
+    doc = drift_view.to_json(rep)
     assert doc["format_version"] == "1" and doc["drifted"] is True
     assert set(doc["items"][0]) >= {"source", "address", "declared", "observed", "summary"}
 
@@ -237,9 +281,9 @@ def test_run_without_drift_and_required_source(tmp_path: Path) -> None:
 
 def test_text_and_markdown_forms() -> None:
     """The text report lists each finding; markdown starts with its marker line."""
-    item = drift_report.DriftItem("node", "node/x/gpu/0", None, "ecc", "2 errors", kind="fault")
-    rep = drift_report.DriftReport("s", (item,), (drift_report.SourceStatus("node", True),))
-    assert "! node/x/gpu/0: 2 errors" in drift_report.format_text(rep)
-    md = drift_report.format_markdown(copy.deepcopy(rep))
+    item = drift_items.DriftItem("node", "node/x/gpu/0", None, "ecc", "2 errors", kind="fault")
+    rep = drift_items.DriftReport("s", (item,), (drift_items.SourceStatus("node", True),))
+    assert "! node/x/gpu/0: 2 errors" in drift_view.format_text(rep)
+    md = drift_view.format_markdown(copy.deepcopy(rep))
     assert md.startswith("<!-- gpupool-drift: s -->")
     assert "| node (fault) |" in md

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpupool.drift import node_reports
 from gpupool.drift import nodes as node_state
-from gpupool.drift import reports as node_reports
-from gpupool.drift.report import DriftItem, DriftReport, SourceStatus
+from gpupool.drift.items import DriftItem, DriftReport, SourceStatus
 from gpupool.errors import GpupoolError
 from gpupool.model import Stack
 
