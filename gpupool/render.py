@@ -39,39 +39,45 @@ from typing import Any
 import jinja2
 import yaml
 
-from gpupool import __version__
+from gpupool import __version__, clouds
 from gpupool.errors import GpupoolError
 from gpupool.graph import Lookup, Ref, Resource, ResourceGraph
 from gpupool.model import Stack
 from gpupool.record import remove_stale_temps
 from gpupool.resources import templates_dir
 
-# type-token package -> (Python module, alias in the program, distribution, tested version)
-_PACKAGES = {
-    "aws": ("pulumi_aws", "aws", "pulumi-aws", "7.51.1"),
-    "azure-native": ("pulumi_azure_native", "azure_native", "pulumi-azure-native", "3.29.0"),
-    "gcp": ("pulumi_gcp", "gcp", "pulumi-gcp", "10.2.0"),
-    "kubernetes": ("pulumi_kubernetes", "k8s", "pulumi-kubernetes", "4.34.2"),
-    "volcengine": ("pulumi_volcengine", "volcengine", "pulumi-volcengine", "0.0.47"),
-}
+# type-token package -> its provider SDK (module, alias in the program, distribution, version)
+_PACKAGES: dict[str, clouds.Sdk] = {sdk.token: sdk for sdk in clouds.sdks()}
+_K8S = clouds.KUBERNETES_SDK.token
 #: SDK versions the rendered programs are tested with (tests execute them under Pulumi mocks).
-SDK_PINS = {"pulumi": "3.272.0", **{p[2]: p[3] for p in _PACKAGES.values()}}
+SDK_PINS = {"pulumi": "3.272.0", **{s.distribution: s.version for s in _PACKAGES.values()}}
+# program helper -> (standard-library modules, other helpers) it needs
+_HELPER_NEEDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "aks_kubeconfig": (("base64",), ("invoke_field",)),
+    "as_string": ((), ()),
+    "eks_kubeconfig": (("json",), ("invoke_field",)),
+    "gke_kubeconfig": (("json",), ("invoke_field",)),
+    "invoke_field": ((), ()),
+    "vke_cluster_id": ((), ("invoke_field",)),
+    "vke_kubeconfig": (("base64",), ("invoke_field",)),
+}
+# program helper -> the packages it calls (each cloud names the helpers that call its SDK)
+_HELPER_PACKAGES = {
+    helper: (cloud.sdk.token,)
+    for cloud in clouds.all_clouds()
+    if cloud.sdk is not None
+    for helper in cloud.program_helpers
+}
 # program helper -> (packages, standard-library modules, other helpers) it needs
 _HELPERS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
-    "aks_kubeconfig": (("azure-native",), ("base64",), ("invoke_field",)),
-    "as_string": ((), (), ()),
-    "eks_kubeconfig": (("aws",), ("json",), ("invoke_field",)),
-    "gke_kubeconfig": (("gcp",), ("json",), ("invoke_field",)),
-    "invoke_field": ((), (), ()),
-    "vke_cluster_id": (("volcengine",), (), ("invoke_field",)),
-    "vke_kubeconfig": (("volcengine",), ("base64",), ("invoke_field",)),
+    name: (_HELPER_PACKAGES.get(name, ()), stdlib, needs)
+    for name, (stdlib, needs) in _HELPER_NEEDS.items()
 }
 # Kubernetes API groups with generated SDK classes (others render as CustomResource)
 _K8S_PLAIN_GROUPS = {"core", "apps", "batch", "autoscaling", "policy", "helm.sh", "yaml"}
-# AKS agent pools carry names gpupool chose, and Azure would PUT a same-named replacement over
-# the old pool and then delete it: replace them by deleting first.
-_DELETE_BEFORE_REPLACE = frozenset({"azure-native:containerservice:AgentPool"})
-_RESERVED = {"pulumi", "opts", *(p[1] for p in _PACKAGES.values()), *_HELPERS}
+# Types a cloud replaces by deleting first (names gpupool chose, which the cloud would reuse)
+_DELETE_BEFORE_REPLACE = frozenset(t for c in clouds.all_clouds() for t in c.delete_before_replace)
+_RESERVED = {"pulumi", "opts", *(s.alias for s in _PACKAGES.values()), *_HELPERS}
 _WIDTH = 99
 _INDEX = ".gpupool-files"
 _TMP_PREFIX = ".gpupool-tmp."  # then the writer's pid: see record.remove_stale_temps
@@ -259,7 +265,7 @@ def constructor_of(type_token: str) -> tuple[str, str]:
         package, expr = parts[2], "Provider"
     else:
         package, module, cls = parts
-        if package == "kubernetes":
+        if package == _K8S:
             group, _, version = module.rpartition("/")
             if group in _K8S_PLAIN_GROUPS or group.endswith(".k8s.io"):
                 expr = f"{group.split('.')[0]}.{version}.{cls}"
@@ -269,7 +275,7 @@ def constructor_of(type_token: str) -> tuple[str, str]:
             expr = f"{module.split('/')[0]}.{cls}"
     if package not in _PACKAGES or not all(p.isidentifier() for p in expr.split(".")):
         raise RenderError(f"gpupool cannot render the type {type_token!r}")
-    return package, f"{_PACKAGES[package][1]}.{expr}"
+    return package, f"{_PACKAGES[package].alias}.{expr}"
 
 
 def _camel(name: str) -> str:
@@ -322,7 +328,7 @@ def _program(graph: ResourceGraph, stack: Stack) -> tuple[str, list[str]]:
         version=__version__,
         stack_comment=safe_text(stack.name),
         stdlib=stdlib,
-        sdks=sorted((_PACKAGES[p][0], _PACKAGES[p][1]) for p in program.packages),
+        sdks=sorted((_PACKAGES[p].module, _PACKAGES[p].alias) for p in program.packages),
         helpers=helpers,
         blocks=blocks,
         exports=exports,
@@ -335,7 +341,7 @@ def _files(stack: Stack, graph: ResourceGraph) -> dict[str, str]:
 
     main, packages = _program(graph, stack)
     env = _environment()
-    dists = sorted(_PACKAGES[p][2] for p in packages)
+    dists = sorted(_PACKAGES[p].distribution for p in packages)
     files = {
         "Pulumi.yaml": env.get_template("Pulumi.yaml.j2").render(
             version=__version__,

@@ -12,4 +12,5 @@ CLOUD = Cloud(
     node_pool_noun="node group",
     sdk=Sdk("aws", "pulumi_aws", "aws", "pulumi-aws", "7.51.1", extra="aws"),
     operator_values_preinstalled={"toolkit": {"enabled": False}},
+    program_helpers=("eks_kubeconfig",),
 )

@@ -3,6 +3,8 @@
 AKS GPU images carry the driver and the container toolkit. Agent-pool names are 1-12 lowercase
 letters and digits, and AKS taints every spot node
 ``kubernetes.azure.com/scalesetpriority=spot:NoSchedule`` (AKS docs, "Add a spot node pool").
+Agent pools carry names gpupool chose, and Azure would PUT a same-named replacement over the old
+pool and then delete it, so Pulumi replaces them by deleting first.
 """
 
 import hashlib
@@ -45,4 +47,6 @@ CLOUD = Cloud(
     operator_values_preinstalled={"toolkit": {"enabled": False}},
     spot_taint=("kubernetes.azure.com/scalesetpriority", "spot", "NoSchedule"),
     node_pool_name=agent_pool_name,
+    program_helpers=("aks_kubeconfig",),
+    delete_before_replace=("azure-native:containerservice:AgentPool",),
 )

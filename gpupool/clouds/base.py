@@ -69,6 +69,11 @@ class Cloud:
         compact_placement: the cloud can keep a pool's nodes close (placement group or policy).
         zonal_compact: compact placement holds one zone only.
         labels_instance_type: nodes carry ``node.kubernetes.io/instance-type`` from the pool.
+        program_helpers: the rendered program's helpers (``templates/helpers``) that call the
+            cloud's SDK, so a program that uses one imports it.
+        delete_before_replace: type tokens of the cloud's resources that Pulumi replaces by
+            deleting the old one first (gpupool chose their names, and the cloud would reuse a
+            name for the replacement before deleting the old resource).
 
     """
 
@@ -91,3 +96,5 @@ class Cloud:
     compact_placement: bool = True
     zonal_compact: bool = True
     labels_instance_type: bool = True
+    program_helpers: tuple[str, ...] = ()
+    delete_before_replace: tuple[str, ...] = ()

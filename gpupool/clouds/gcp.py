@@ -26,4 +26,5 @@ CLOUD = Cloud(
     mig_manager_env=({"name": "WITH_REBOOT", "value": "true"},),
     critical_pod_quota=True,
     node_pool_name_max=40 - 8,
+    program_helpers=("gke_kubeconfig",),
 )

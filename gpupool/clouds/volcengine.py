@@ -22,4 +22,5 @@ CLOUD = Cloud(
     declares_gpus=True,
     compact_placement=False,
     zonal_compact=False,
+    program_helpers=("vke_cluster_id", "vke_kubeconfig"),
 )
