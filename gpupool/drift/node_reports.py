@@ -95,7 +95,7 @@ def compare(
                     f"NVML sees {len(gpus)} GPU(s), pool declares {pool.gpus_per_node}",
                 )
             )
-        want_mig = pool.sharing.mode == "mig"
+        want_mig = pool.sharing.kind.partitioned
         layout = dict(pool.sharing.mig_layout)
         for g in gpus:
             gaddr = f"{base}/gpu/{g.index}"
