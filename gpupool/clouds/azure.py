@@ -1,7 +1,13 @@
 """Azure AKS: agent pools of N-series VMs.
 
-AKS GPU images carry the driver and the container toolkit. Agent-pool names are 1-12 lowercase
-letters and digits, and AKS taints every spot node
+AKS GPU images carry the driver and the container toolkit, and their containerd runtime for GPU
+pods is ``nvidia-container-runtime`` (also the node's default): there is no runtime called
+``nvidia``, so with the preinstalled driver the GPU Operator must name AKS's runtime in
+``operator.runtimeClass`` (NVIDIA cloud-native-docs ``gpu-operator/microsoft-aks.rst``: "--set
+driver.enabled=false --set toolkit.enabled=false --set
+operator.runtimeClass=nvidia-container-runtime"; Azure AgentBaker's containerd template makes
+``nvidia-container-runtime`` the N-series default). Agent-pool names are 1-12 lowercase letters
+and digits, and AKS taints every spot node
 ``kubernetes.azure.com/scalesetpriority=spot:NoSchedule`` (AKS docs, "Add a spot node pool").
 Agent pools carry names gpupool chose, and Azure would PUT a same-named replacement over the old
 pool and then delete it, so Pulumi replaces them by deleting first.
@@ -13,6 +19,7 @@ import re
 from gpupool.clouds.base import Cloud, Sdk
 
 MAX_NAME = 12
+AKS_GPU_RUNTIME = "nvidia-container-runtime"
 
 
 def agent_pool_name(pool_name: str, on_demand: bool = False) -> str:
@@ -44,7 +51,11 @@ CLOUD = Cloud(
         "3.29.0",
         extra="azure",
     ),
-    operator_values_preinstalled={"toolkit": {"enabled": False}},
+    operator_values_preinstalled={
+        "toolkit": {"enabled": False},
+        "operator": {"runtimeClass": AKS_GPU_RUNTIME},
+    },
+    preinstalled_runtime_class=AKS_GPU_RUNTIME,
     spot_taint=("kubernetes.azure.com/scalesetpriority", "spot", "NoSchedule"),
     node_pool_name=agent_pool_name,
     program_helpers=("aks_kubeconfig",),

@@ -57,8 +57,12 @@ class Cloud:
             Operator, implement time-sharing, MPS and MIG (GKE).
         device_plugin_opt_out_label: the node label that turns the cloud's own device plugin
             off when another one serves the GPUs, or None.
+        operator_values: GPU Operator values the cloud needs whatever the driver.
         operator_values_preinstalled: GPU Operator values the cloud's managed GPU image needs
-            when the driver is preinstalled.
+            when the driver is preinstalled (merged over ``operator_values``).
+        preinstalled_runtime_class: the containerd runtime handler GPU pods must use when the
+            cloud's image carries the driver and container toolkit and the operator installs
+            neither; None keeps the operator's own RuntimeClass ``nvidia``.
         mig_manager_env: extra environment for the operator's MIG Manager on this cloud.
         critical_pod_quota: the cloud admits system-node-critical pods outside kube-system only
             under a matching ResourceQuota (GKE).
@@ -87,7 +91,9 @@ class Cloud:
     default_driver: str = DRIVER_PREINSTALLED
     shares_gpus_itself: bool = False
     device_plugin_opt_out_label: str | None = None
+    operator_values: Mapping[str, Any] = field(default_factory=dict)
     operator_values_preinstalled: Mapping[str, Any] = field(default_factory=dict)
+    preinstalled_runtime_class: str | None = None
     mig_manager_env: tuple[Mapping[str, str], ...] = ()
     critical_pod_quota: bool = False
     spot_taint: tuple[str, str, str] | None = None

@@ -6,6 +6,12 @@ the operator's toolkit must install there (NVIDIA cloud-native-docs ``google-gke
 label ``gke-no-default-nvidia-gpu-device-plugin`` keeps GKE's plugin off nodes another plugin
 serves. GKE admits system-node-critical pods outside kube-system only under a quota, and node-pool
 names have at most 40 characters, of which Pulumi's random suffix takes 8.
+
+On GKE 1.33 and later the container toolkit misconfigures containerd unless it reads the runtime
+config from the file (``RUNTIME_CONFIG_SOURCE=file``; NVIDIA cloud-native-docs PR #312,
+``google-gke.rst`` known issue, merged 2025-11-14; gpu-operator issue #1679). gpu-operator
+v26.7.0, the version gpupool pins, has no GKE handling of its own, so every GKE stack sets it on
+the toolkit, whichever driver it uses.
 """
 
 from gpupool.clouds.base import Cloud, Sdk
@@ -19,6 +25,7 @@ CLOUD = Cloud(
     sdk=Sdk("gcp", "pulumi_gcp", "gcp", "pulumi-gcp", "10.2.0", extra="gcp"),
     shares_gpus_itself=True,
     device_plugin_opt_out_label="gke-no-default-nvidia-gpu-device-plugin",
+    operator_values={"toolkit": {"env": [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}]}},
     operator_values_preinstalled={
         "hostPaths": {"driverInstallDir": GKE_DRIVER_DIR},
         "toolkit": {"installDir": GKE_DRIVER_DIR},

@@ -36,6 +36,7 @@ from gpupool.facts.names import (
     HAMI_NODE_LABEL,
     MIG_CONFIG_LABEL,
     MIG_DISABLED,
+    OPERATOR_RUNTIME_CLASS,
     POOL_LABEL,
     device_plugin_config_name,
     mig_config_name,
@@ -148,6 +149,9 @@ class StackFacts:
         mig_manager: the operator's MIG Manager partitions the GPUs.
         hami_chart_split: HAMi's chart-wide ``deviceSplitCount`` (None without HAMi).
         hami_chart_memory_scaling: HAMi's chart-wide ``deviceMemoryScaling``.
+        gpu_runtime_class: the RuntimeClass GPU containers outside the operator's own operands
+            (HAMi's device plugin, KAI's fractional pods) must run with: the operator's
+            ``nvidia``, or the cloud's runtime when its image carries driver and toolkit.
         pools: facts per pool name.
 
     """
@@ -158,6 +162,7 @@ class StackFacts:
     mig_manager: bool
     hami_chart_split: int | None
     hami_chart_memory_scaling: float | None
+    gpu_runtime_class: str = OPERATOR_RUNTIME_CLASS
     pools: Mapping[str, PoolFacts] = field(default_factory=dict)
 
     def pool(self, pool: Pool | str) -> PoolFacts:
@@ -235,7 +240,11 @@ def _compute(stack: Stack) -> StackFacts:
             mig_manager=mig_manager,
             hami=(chart_split, chart_scaling) if hami else None,
         )
+    runtime = OPERATOR_RUNTIME_CLASS
+    if op.driver == DRIVER_PREINSTALLED and cloud.preinstalled_runtime_class:
+        runtime = cloud.preinstalled_runtime_class
     return StackFacts(
+        gpu_runtime_class=runtime,
         mig_strategy=strategy,
         cloud_shares_gpus=shares,
         device_plugin_configs=device_plugin,

@@ -32,6 +32,9 @@ KAI_QUEUE_LABEL = "kai.scheduler/queue"
 DEFAULT_DEVICE_PLUGIN_CONFIG = "default"
 
 GPU_OPERATOR_NAMESPACE = "gpu-operator"
+# The RuntimeClass the GPU Operator creates for GPU containers (gpu-operator v26.7.0 values.yaml
+# ``operator.runtimeClass: nvidia``; controllers/object_controls.go sets handler = name).
+OPERATOR_RUNTIME_CLASS = "nvidia"
 # The GPU Operator chart's values key for the MIG strategy (gpu-operator v26.7.0 values.yaml).
 OPERATOR_MIG_VALUES_KEY = "mig"
 DEVICE_PLUGIN_CONFIGMAP = "gpupool-device-plugin-config"

@@ -77,6 +77,12 @@ def values(stack: Stack) -> dict[str, Any]:
         plugin["nodeConfiguration"] = {
             "config": json.dumps({"nodeconfig": overrides}, indent=2) + "\n"
         }
+    if stack.cluster.gpu_operator.install:
+        # GPU Operator >= 25.10 turns CDI on and no longer makes ``nvidia`` containerd's default
+        # runtime, so HAMi's device plugin (and HAMi's GPU pods) must name the RuntimeClass or
+        # they get no NVML (HAMi 2.10.0 values ``devicePlugin.runtimeClassName``; gpu-operator
+        # v25.10.1 ``transformToolkitCtrForCDI``; HAMi website PR #716, HAMi issue #1568).
+        plugin["runtimeClassName"] = known.gpu_runtime_class
     out: dict[str, Any] = {"schedulerName": SCHEDULER_NAME, "devicePlugin": plugin}
     if any(p.policy == "strict" for p in stack.pools):
         out["devices"] = {"nvidia": {"gpuCorePolicy": "force"}}

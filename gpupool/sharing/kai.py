@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpupool import facts
+from gpupool.facts.names import OPERATOR_RUNTIME_CLASS
 from gpupool.facts.tenancy import parent_queue_name
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack, Tenant
@@ -112,9 +113,26 @@ def check(spec: dict[str, Any]) -> None:
 
 
 def values(stack: Stack) -> dict[str, Any]:
-    """Return the KAI Helm values gpupool sets."""
-    fractional = any(p.sharing.kind.scheduler_slots for p in stack.pools)
-    return {"global": {"gpuSharing": fractional}}
+    """Return the KAI Helm values gpupool sets.
+
+    * ``global.gpuSharing`` when a pool is fractional (KAI's ``gpu-fraction`` needs it);
+    * ``global.clusterAutoscaling`` when such a pool can grow (``nodes.max > nodes.min``):
+      fractional pods request no ``nvidia.com/gpu``, so the cluster autoscaler never sees their
+      demand unless KAI's node-scale-adjuster stands in for them (KAI v0.17.0
+      ``docs/gpu-sharing/autoscaling/README.md``; values.yaml ``global.clusterAutoscaling``);
+    * ``admission.gpuFractionRuntimeClassName`` when GPU pods must run with another runtime
+      than the operator's ``nvidia`` (AKS's preinstalled driver): KAI's webhook stamps it on
+      every fractional pod (KAI v0.17.0 values.yaml; ``runtime_enforcement.go``).
+    """
+    fractional = [p for p in stack.pools if p.sharing.kind.scheduler_slots]
+    glob: dict[str, Any] = {"gpuSharing": bool(fractional)}
+    if any(p.nodes.max > p.nodes.min for p in fractional):
+        glob["clusterAutoscaling"] = True
+    out: dict[str, Any] = {"global": glob}
+    runtime = facts.of(stack).gpu_runtime_class
+    if fractional and runtime != OPERATOR_RUNTIME_CLASS:
+        out["admission"] = {"gpuFractionRuntimeClassName": runtime}
+    return out
 
 
 def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Resource]:

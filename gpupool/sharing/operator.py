@@ -3,10 +3,13 @@
 This module owns ``helm.gpu-operator`` and the ``gpu-operator`` Namespace the configs live in.
 The values wire in what the other modules render and nothing more:
 
+* the cloud plug-in's ``operator_values`` (GKE: the toolkit reads containerd's config from the
+  file, ``RUNTIME_CONFIG_SOURCE=file``);
 * ``driver.enabled`` is false when ``cluster.gpuOperator.driver`` is ``preinstalled``, and the
-  cloud plug-in's ``operator_values_preinstalled`` are added (on AWS and Azure the managed GPU
-  images carry the container toolkit too, so ``toolkit.enabled`` is false there; on GKE the
-  driver lives in ``/home/kubernetes/bin/nvidia`` and the toolkit is pointed there);
+  cloud plug-in's ``operator_values_preinstalled`` are merged in (on AWS and Azure the managed
+  GPU images carry the container toolkit too, so ``toolkit.enabled`` is false there, and on AKS
+  ``operator.runtimeClass`` names AKS's runtime ``nvidia-container-runtime``; on GKE the driver
+  lives in ``/home/kubernetes/bin/nvidia`` and the toolkit is pointed there);
 * ``mig.strategy`` from the GPU facts (``gpupool.facts``);
 * ``devicePlugin``: off under HAMi (HAMi's plugin registers ``nvidia.com/gpu`` itself) and on
   GKE with ``driver: preinstalled`` (GKE's plugin shares the GPUs), else pointed at the
@@ -27,6 +30,7 @@ those ConfigMaps' ``facts["operator_values"]``) is what that operator must be se
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 from gpupool import facts
@@ -71,8 +75,9 @@ def expected_values(stack: Stack) -> dict[str, Any]:
         "driver": {"enabled": not preinstalled},
         OPERATOR_MIG_VALUES_KEY: {"strategy": facts.mig_strategy(stack)},
     }
+    _merge(values, cloud.operator_values)
     if preinstalled:
-        values.update(copy.deepcopy(dict(cloud.operator_values_preinstalled)))
+        _merge(values, cloud.operator_values_preinstalled)
     if deviceplugin.enabled(stack):
         values["devicePlugin"] = {
             "enabled": True,
@@ -92,6 +97,15 @@ def expected_values(stack: Stack) -> dict[str, Any]:
         "worker": {"tolerations": daemon_tolerations(stack, _NFD_WORKER_TOLERATIONS)}
     }
     return values
+
+
+def _merge(into: dict[str, Any], extra: Mapping[str, Any]) -> None:
+    """Merge ``extra`` into ``into`` in place, maps key by key (a copy: plug-in data stays)."""
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = copy.deepcopy(value)
 
 
 def namespace(stack: Stack, cloud: CloudResult) -> list[Resource]:

@@ -1,8 +1,8 @@
 """Tenants: their Namespaces, GPU ResourceQuotas and the PriorityClasses they use.
 
-This module owns, per tenant, the Namespace (labelled with the tenant and, under KAI, with its
-queue) and a ResourceQuota ``gpupool-gpus``; and per priority level in use, one cluster-scoped
-PriorityClass ``gpupool-<level>``.
+This module owns, per tenant, the Namespace (labelled with the tenant; KAI reads queues from
+pods, not namespaces) and a ResourceQuota ``gpupool-gpus``; and per priority level in use, one
+cluster-scoped PriorityClass ``gpupool-<level>`` (it mentions KAI only on stacks that run KAI).
 
 PriorityClass values (``gpupool.facts.tenancy``) keep KAI's threshold meaningful (KAI treats
 >= 100 as non-preemptible): ``preemptible`` 50 and ``low`` 75 may be preempted and may borrow
@@ -31,7 +31,7 @@ from collections.abc import Set
 from typing import Any
 
 from gpupool import facts
-from gpupool.facts.names import KAI_QUEUE_LABEL, TENANT_LABEL
+from gpupool.facts.names import TENANT_LABEL
 from gpupool.facts.tenancy import KAI_NON_PREEMPTIBLE, PRIORITY_VALUES, priority_class_name
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import PRIORITIES, Stack, Tenant
@@ -76,6 +76,17 @@ def quota_hard(stack: Stack, tenant: Tenant, every: Set[str] | None = None) -> d
     return hard
 
 
+def _description(stack: Stack, level: str, value: int) -> str:
+    """Return a PriorityClass description; KAI's meaning only on stacks that run KAI."""
+    if not facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
+        return f"gpupool priority {level}"
+    return f"gpupool priority {level} " + (
+        "(preemptible under KAI: may borrow beyond quota)"
+        if value < KAI_NON_PREEMPTIBLE
+        else "(non-preemptible under KAI: stays within quota)"
+    )
+
+
 def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
     """Return the PriorityClasses in use, then per tenant its Namespace and ResourceQuota."""
     out: list[Resource] = []
@@ -92,12 +103,7 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
             "value": value,
             "globalDefault": False,
             "preemptionPolicy": "Never" if level == "preemptible" else "PreemptLowerPriority",
-            "description": f"gpupool priority {level} "
-            + (
-                "(preemptible under KAI: may borrow beyond quota)"
-                if value < KAI_NON_PREEMPTIBLE
-                else "(non-preemptible under KAI: stays within quota)"
-            ),
+            "description": _description(stack, level, value),
         }
         out.append(
             k8s_object(
@@ -117,9 +123,10 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
 def _tenant(stack: Stack, cloud: CloudResult, tenant: Tenant, every: Set[str]) -> list[Resource]:
     pools = tuple(a for p in tenant.pools for a in cloud.node_pools.get(p, ()))
     owner = f"tenant:{tenant.name}"
+    # No kai.scheduler/queue label here: KAI reads the queue from the pod (or its top owner),
+    # never from the namespace (KAI v0.17.0 pkg/podgrouper/podgrouper/plugins/defaultgrouper/
+    # default_grouper.go CalcPodGroupQueue), so the snippets put it on the pod template.
     labels = {TENANT_LABEL: tenant.name}
-    if facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
-        labels[KAI_QUEUE_LABEL] = tenant.name
     ns = k8s_object(
         stack,
         {
