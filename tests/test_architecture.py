@@ -29,6 +29,10 @@ PACKAGE = ROOT / "gpupool"
 NOT_A_PLUGIN_NAME = {
     # The GPU Operator chart's values key for the MIG strategy (gpu-operator values.yaml).
     ("gpupool/facts/names.py", "mig"),
+    # A node report's JSON field holding a GPU's NVML MIG mode (gpupool node inspect).
+    ("gpupool/nodes/report.py", "mig"),
+    # The catalog GPU model's ``mig`` geometry field in the catalog listing's JSON.
+    ("gpupool/views/catalog.py", "mig"),
 }
 
 
