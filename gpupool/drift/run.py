@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpupool import cluster
 from gpupool.drift import node_reports
 from gpupool.drift import nodes as node_state
 from gpupool.drift.items import DriftItem, DriftReport, SourceStatus
@@ -100,8 +101,6 @@ def run(
         if inputs.cluster is not None:
             observed = list(inputs.cluster())
         else:
-            from gpupool import cluster
-
             observed = cluster.read_gpu_nodes(stack.provider.settings.context)
         items += node_state.compare(stack, observed)
         statuses.append(SourceStatus(CLUSTER_SOURCE, True))
