@@ -24,6 +24,7 @@ from gpupool.modes.base import (
     QOS_GUARANTEED,
     QOS_SHARED,
     QOS_TIERS,
+    ClientLimit,
     Fractional,
     SharingMode,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "QOS_GUARANTEED",
     "QOS_SHARED",
     "QOS_TIERS",
+    "ClientLimit",
     "Fractional",
     "Sharing",
     "SharingMode",
@@ -42,6 +44,7 @@ __all__ = [
     "get",
     "names",
     "parse",
+    "with_trait",
 ]
 
 _MODES: dict[str, SharingMode] = {
@@ -94,8 +97,13 @@ def get(name: str) -> SharingMode:
     return _MODES[name]
 
 
+def with_trait(trait: str) -> tuple[SharingMode, ...]:
+    """Return the modes whose trait ``trait`` is set (e.g. ``replicated``), in file order."""
+    return tuple(m for m in _MODES.values() if getattr(m, trait))
+
+
 def _by_trait(trait: str) -> SharingMode:
-    return next(m for m in _MODES.values() if getattr(m, trait))
+    return with_trait(trait)[0]
 
 
 def default() -> SharingMode:

@@ -30,6 +30,23 @@ class Fractional:
 
 
 @dataclass(frozen=True)
+class ClientLimit:
+    """The most pods one GPU may serve under a mode, because its runtime caps its clients.
+
+    Attributes:
+        clients: the cap on GPUs of compute capability ``older_below`` or newer.
+        older_clients: the cap on older GPUs.
+        older_below: the compute capability (``major.minor``) below which ``older_clients``
+            applies.
+
+    """
+
+    clients: int
+    older_clients: int
+    older_below: str
+
+
+@dataclass(frozen=True)
 class SharingMode:
     """One sharing mode's traits.
 
@@ -49,6 +66,8 @@ class SharingMode:
             is ``guaranteed`` by default.
         mig_mixed_ok: the mode works while the cluster's MIG strategy is ``mixed`` (the device
             plugin refuses to start MPS then).
+        client_limit: the most clients the mode's runtime serves per GPU, which caps
+            ``sharing.replicas`` (MPS), or None when nothing caps them.
 
     """
 
@@ -61,6 +80,7 @@ class SharingMode:
     device_plugin_key: str | None = None
     isolates: bool = False
     mig_mixed_ok: bool = True
+    client_limit: ClientLimit | None = None
 
     def slots_per_gpu(self, sharing: Sharing) -> int:
         """Return the schedulable units one GPU offers (MIG: instances per GPU)."""
