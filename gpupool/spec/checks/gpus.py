@@ -15,24 +15,23 @@ _RATIO = {"training": 2.0, "inference": 1.0}
 
 
 def _names(pool: Pool, stack: Stack) -> list[Diagnostic]:
-    cloud = stack.provider.cloud
-    if cloud == "volcengine" and pool.instance is None and pool.gpu_model is None:
+    plugin = stack.cloud
+    cloud = plugin.name
+    # a provisioning cloud without a static catalog: its instance types say nothing of GPUs
+    uncatalogued = plugin.provisions and not plugin.has_instance_catalog
+    if uncatalogued and pool.instance is None and pool.gpu_model is None:
         return [
             error(
                 "catalog.volcengine-needs-gpu",
                 f"Declare the GPUs of '{pool.instance_type}'",
-                "gpupool's catalog lists no Volcengine instance types (Volcengine publishes no "
-                "static catalog), so say what each node carries: gpu: {model: A10, count: 1} and "
-                "optionally host: {memoryGiB: 120}.",
+                f"gpupool's catalog lists no {plugin.display} instance types ({plugin.display} "
+                "publishes no static catalog), so say what each node carries: gpu: {model: A10, "
+                "count: 1} and optionally host: {memoryGiB: 120}.",
                 pool.path,
                 anchor="parent",
             )
         ]
-    if (
-        cloud not in ("kubernetes", "volcengine")
-        and pool.instance_type is not None
-        and pool.instance is None
-    ):
+    if plugin.has_instance_catalog and pool.instance_type is not None and pool.instance is None:
         known = [i.name for i in catalog.instances(cloud)]
         close = catalog.closest(pool.instance_type, known)
         return [
@@ -60,9 +59,10 @@ def _names(pool: Pool, stack: Stack) -> list[Diagnostic]:
 
 def _mig(pool: Pool) -> list[Diagnostic]:
     gpu = pool.gpu
-    if pool.sharing.mode != "mig" or not pool.sharing.mig_layout or gpu is None:
+    kind = pool.sharing.kind
+    if not kind.partitioned or not pool.sharing.mig_layout or gpu is None:
         return []
-    layout_path = (*pool.path, "sharing", "mig", "layout")
+    layout_path = (*pool.path, "sharing", kind.section or "", "layout")
     if gpu.mig is None:
         capable = [g.name for g in catalog.gpus() if g.mig is not None]
         return [

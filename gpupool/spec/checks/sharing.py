@@ -8,16 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gpupool import modes
 from gpupool.model import Pool, Stack, Tenant
+from gpupool.modes import QOS_EXCLUSIVE, QOS_GUARANTEED
 from gpupool.spec.diagnostics import Diagnostic, error, warning
-
-MPS_MAX = 48
-MPS_MAX_BEFORE_TURING = 16
 
 
 def _replicas(pool: Pool) -> list[Diagnostic]:
     s = pool.sharing
-    if s.replicas is None or s.mode not in ("time-slicing", "mps"):
+    if s.replicas is None or not s.kind.replicated:
         return []
     path = (*pool.path, "sharing", "replicas")
     if s.replicas < 2:
@@ -26,18 +25,20 @@ def _replicas(pool: Pool) -> list[Diagnostic]:
                 "sharing.replicas-too-low",
                 "replicas must be at least 2",
                 f"The device plugin rejects fewer than 2 replicas; for whole GPUs use mode "
-                f"exclusive. ({s.mode} replicas: {s.replicas})",
+                f"{modes.default().name}. ({s.mode} replicas: {s.replicas})",
                 path,
             )
         ]
-    if s.mode == "mps":
+    limit = s.kind.client_limit
+    if limit is not None:
         gpu = pool.gpu
-        cap = MPS_MAX
+        cap = limit.clients
         why = ""
-        if gpu is not None and not gpu.cc_at_least("7.5"):
+        if gpu is not None and not gpu.cc_at_least(limit.older_below):
             cap, why = (
-                MPS_MAX_BEFORE_TURING,
-                f" ({gpu.name} has compute capability {gpu.compute_capability}, below 7.5)",
+                limit.older_clients,
+                f" ({gpu.name} has compute capability {gpu.compute_capability}, below "
+                f"{limit.older_below})",
             )
         if s.replicas > cap:
             return [
@@ -53,9 +54,10 @@ def _replicas(pool: Pool) -> list[Diagnostic]:
 
 def _fractional(pool: Pool, scheduler: str) -> list[Diagnostic]:
     f = pool.sharing.fractional
-    if pool.sharing.mode != "fractional" or f is None:
+    kind = pool.sharing.kind
+    if not kind.scheduler_slots or f is None:
         return []
-    fp = (*pool.path, "sharing", "fractional")
+    fp = (*pool.path, "sharing", kind.section or "")
     out = []
     if scheduler not in ("hami", "kai"):
         out.append(
@@ -125,6 +127,7 @@ def _fractional(pool: Pool, scheduler: str) -> list[Diagnostic]:
 def _policy(pool: Pool, stack: Stack, weighted: Mapping[str, Tenant]) -> list[Diagnostic]:
     """Check a pool's compute policy; ``weighted`` is ``_first_weighted(stack)``."""
     mode, sched, policy = pool.sharing.mode, stack.cluster.scheduler, pool.policy
+    kind = pool.sharing.kind
     path = (*pool.path, "compute", "policy")
     if policy == "priority" and sched not in ("kai", "hami"):
         return [
@@ -137,7 +140,8 @@ def _policy(pool: Pool, stack: Stack, weighted: Mapping[str, Tenant]) -> list[Di
             )
         ]
     if policy == "strict":
-        ok = mode in ("exclusive", "mig", "mps") or (mode == "fractional" and sched == "hami")
+        # whole GPUs and isolating modes cap compute themselves; fractional slots need HAMi
+        ok = kind.whole or kind.isolates or (kind.scheduler_slots and sched == "hami")
         if not ok:
             return [
                 error(
@@ -145,15 +149,15 @@ def _policy(pool: Pool, stack: Stack, weighted: Mapping[str, Tenant]) -> list[Di
                     f"policy strict on {mode}: use mps, mig, or fractional with scheduler hami",
                     "strict caps each slot's compute; "
                     + (
-                        "time-slicing shares time with no caps."
-                        if mode == "time-slicing"
+                        f"{mode} shares time with no caps."
+                        if kind.replicated
                         else "kai's gpu-fraction caps memory, not compute."
                     ),
                     path,
                 )
             ]
         f = pool.sharing.fractional
-        if mode == "fractional" and f is not None and f.cores_percent is None:
+        if kind.scheduler_slots and f is not None and f.cores_percent is None:
             return [
                 error(
                     "policy.strict-needs-cores",
@@ -183,25 +187,26 @@ def _qos(pool: Pool) -> list[Diagnostic]:
     if not pool.qos_declared:
         return []
     mode, f = pool.sharing.mode, pool.sharing.fractional
+    kind = pool.sharing.kind
     path = (*pool.path, "qos")
-    if pool.qos == "exclusive" and mode != "exclusive":
+    if pool.qos == QOS_EXCLUSIVE and not kind.whole:
         return [
             error(
                 "qos.mismatch",
-                f"qos exclusive needs mode exclusive, not {mode}",
+                f"qos {QOS_EXCLUSIVE} needs mode {modes.default().name}, not {mode}",
                 "A shared GPU cannot be exclusive; use qos guaranteed (mig, mps) or shared.",
                 path,
             )
         ]
-    if pool.qos == "guaranteed":
-        ok = mode in ("mig", "mps") or (mode == "fractional" and f is not None and f.cores_percent)
+    if pool.qos == QOS_GUARANTEED:
+        ok = kind.isolates or (kind.scheduler_slots and f is not None and f.cores_percent)
         if not ok:
             why = (
-                "set fractional.coresPercent so each slot's compute is capped"
-                if mode == "fractional"
+                f"set {kind.section}.coresPercent so each slot's compute is capped"
+                if kind.scheduler_slots
                 else "it gives no memory or fault isolation"
-                if mode == "time-slicing"
-                else "use qos exclusive for whole GPUs"
+                if kind.replicated
+                else f"use qos {QOS_EXCLUSIVE} for whole GPUs"
             )
             return [
                 error(

@@ -12,8 +12,8 @@ from gpupool.spec.diagnostics import Diagnostic, error, warning
 
 
 def _pool(pool: Pool, stack: Stack) -> list[Diagnostic]:
-    if not pool.capacity.spot or stack.provider.cloud == "kubernetes":
-        return []
+    if not pool.capacity.spot or not stack.cloud.provisions:
+        return []  # existing nodes: structure reports spot.not-for-existing-nodes
     facts = catalog.cloud(stack.provider.cloud)
     cap = (*pool.path, "capacity")
     if not facts.spot_node_pools:

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from gpupool import clouds, modes
 from gpupool.model import Pool, Stack
+from gpupool.modes import SharingMode
 from gpupool.spec.diagnostics import Diagnostic, Path, error
 from gpupool.spec.schema import suggest
 
@@ -34,16 +36,23 @@ def _duplicates(items: Iterable[tuple[str, Path]], what: str, code: str) -> list
     return out
 
 
+def _clouds_where(trait: str, wanted: bool = True) -> str:
+    """Name the clouds whose ``trait`` is ``wanted``: clouds of existing nodes first."""
+    hits = [c for c in clouds.all_clouds() if bool(getattr(c, trait)) == wanted]
+    return " and ".join(c.name for c in sorted(hits, key=lambda c: c.provisions))
+
+
 def _pool_fields(stack: Stack, pool: Pool) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     p = pool.path
-    if stack.provider.cloud == "kubernetes":
+    cloud = stack.cloud
+    if not cloud.provisions:
         if pool.instance_type is not None:
             out.append(
                 error(
                     "pool.field-not-for-cloud",
-                    "instanceType does not apply to cloud kubernetes",
-                    "With provider.cloud kubernetes gpupool provisions no machines: name the "
+                    f"instanceType does not apply to cloud {cloud.name}",
+                    f"With provider.cloud {cloud.name} gpupool provisions no machines: name the "
                     "existing nodes in nodeNames and declare their GPUs in gpu.",
                     (*p, "instanceType"),
                     anchor="key",
@@ -54,7 +63,7 @@ def _pool_fields(stack: Stack, pool: Pool) -> list[Diagnostic]:
                 error(
                     "pool.missing-node-names",
                     "Pool needs nodeNames",
-                    "With provider.cloud kubernetes each pool names its existing nodes "
+                    f"With provider.cloud {cloud.name} each pool names its existing nodes "
                     "(nodeNames) and their GPUs (gpu: {model, count}).",
                     p,
                     anchor="parent",
@@ -75,26 +84,26 @@ def _pool_fields(stack: Stack, pool: Pool) -> list[Diagnostic]:
                 error(
                     "spot.not-for-existing-nodes",
                     "Spot does not apply to existing nodes",
-                    "cloud kubernetes pools are existing machines; capacity.type spot is for "
+                    f"cloud {cloud.name} pools are existing machines; capacity.type spot is for "
                     "cloud node pools.",
                     (*p, "capacity", "type"),
                 )
             )
     else:
-        # Volcengine publishes no static instance catalog, so its pools may declare their GPUs.
-        explicit_gpus = stack.provider.cloud == "volcengine"
-        for key, present in (
-            ("nodeNames", bool(pool.node_names)),
-            ("gpu", pool.gpu_model is not None and not explicit_gpus),
-            ("host", pool.host_memory_gib is not None and not explicit_gpus),
+        # Clouds with no static instance catalog let their pools declare their GPUs.
+        explicit_gpus = cloud.declares_gpus
+        declaring = _clouds_where("declares_gpus")
+        for key, present, where in (
+            ("nodeNames", bool(pool.node_names), _clouds_where("provisions", wanted=False)),
+            ("gpu", pool.gpu_model is not None and not explicit_gpus, declaring),
+            ("host", pool.host_memory_gib is not None and not explicit_gpus, declaring),
         ):
             if present:
                 out.append(
                     error(
                         "pool.field-not-for-cloud",
-                        f"{key} only applies to cloud kubernetes"
-                        + ("" if key == "nodeNames" else " and volcengine"),
-                        f"On {stack.provider.cloud} the instance type decides the GPUs and host "
+                        f"{key} only applies to cloud {where}",
+                        f"On {cloud.name} the instance type decides the GPUs and host "
                         f"memory; remove {key}.",
                         (*p, key),
                         anchor="key",
@@ -105,8 +114,8 @@ def _pool_fields(stack: Stack, pool: Pool) -> list[Diagnostic]:
                 error(
                     "pool.missing-instance-type",
                     "Pool needs instanceType",
-                    f"Name a {stack.provider.cloud} GPU instance type "
-                    f"(see: gpupool catalog instances --cloud {stack.provider.cloud}).",
+                    f"Name a {cloud.name} GPU instance type "
+                    f"(see: gpupool catalog instances --cloud {cloud.name}).",
                     p,
                     anchor="parent",
                 )
@@ -138,43 +147,57 @@ def _node_range(pool: Pool, has_nodes_key: bool) -> list[Diagnostic]:
     return out
 
 
+def _mode_names(modes_: tuple[SharingMode, ...]) -> str:
+    return " or ".join(m.name for m in modes_)
+
+
 def _sharing_fields(pool: Pool) -> list[Diagnostic]:
     s = pool.sharing
+    kind = s.kind
     p = (*pool.path, "sharing")
     out = []
-    wanted = {
-        "replicas": s.mode in ("time-slicing", "mps"),
-        "mig": s.mode == "mig",
-        "fractional": s.mode == "fractional",
+    replicated = modes.with_trait("replicated")
+    (mig,) = modes.with_trait("partitioned")
+    (frac,) = modes.with_trait("scheduler_slots")
+    mig_key, frac_key = mig.section or "", frac.section or ""
+    # key -> (wanted by this mode, present, the modes that read it, how to give it)
+    fields = {
+        "replicas": (
+            kind.replicated,
+            s.replicas is not None,
+            _mode_names(replicated),
+            "Say how many pods share each GPU, e.g. replicas: 4.",
+        ),
+        mig_key: (
+            kind.partitioned,
+            bool(s.mig_layout),
+            mig.name,
+            f"Give the MIG layout, e.g. {mig_key}: {{layout: {{3g.40gb: 2}}}}.",
+        ),
+        frac_key: (
+            kind.scheduler_slots,
+            s.fractional is not None,
+            frac.name,
+            f"Give the slots, e.g. {frac_key}: {{slotsPerGpu: 4}}.",
+        ),
     }
-    present = {
-        "replicas": s.replicas is not None,
-        "mig": bool(s.mig_layout),
-        "fractional": s.fractional is not None,
-    }
-    for key, want in wanted.items():
-        if present[key] and not want:
+    for key, (want, present, readers, how) in fields.items():
+        if present and not want:
             out.append(
                 error(
                     "sharing.field-not-for-mode",
                     f"{key} does not apply to mode {s.mode}",
-                    f"sharing.{key} is read only by mode "
-                    f"{'time-slicing or mps' if key == 'replicas' else key}; remove it or change "
-                    "the mode.",
+                    f"sharing.{key} is read only by mode {readers}; remove it or change the mode.",
                     (*p, key),
                     anchor="key",
                 )
             )
-        if want and not present[key]:
+        if want and not present:
             out.append(
                 error(
                     "sharing.missing-field",
                     f"Mode {s.mode} needs {key}",
-                    {
-                        "replicas": "Say how many pods share each GPU, e.g. replicas: 4.",
-                        "mig": "Give the MIG layout, e.g. mig: {layout: {3g.40gb: 2}}.",
-                        "fractional": "Give the slots, e.g. fractional: {slotsPerGpu: 4}.",
-                    }[key],
+                    how,
                     p,
                     anchor="parent",
                 )
@@ -186,7 +209,7 @@ def _sharing_fields(pool: Pool) -> list[Diagnostic]:
                 "fractional.memory-twice",
                 "Give memoryGiB or memoryPercent, not both",
                 "Each slot's memory is set once: in GiB or as a percentage of the GPU.",
-                (*p, "fractional", "memoryPercent"),
+                (*p, frac_key, "memoryPercent"),
                 anchor="key",
             )
         )
@@ -289,7 +312,7 @@ def run(stack: Stack, raw: Mapping[str, Any] | None = None) -> list[Diagnostic]:
     for pool in stack.pools:
         rp = raw_pools[pool.path[1]] if len(raw_pools) > pool.path[1] else {}
         out += _pool_fields(stack, pool)
-        if stack.provider.cloud != "kubernetes":
+        if stack.cloud.provisions:
             if "nodes" not in rp:
                 out.append(
                     error(
@@ -305,7 +328,7 @@ def run(stack: Stack, raw: Mapping[str, Any] | None = None) -> list[Diagnostic]:
             out.append(
                 error(
                     "pool.field-not-for-cloud",
-                    "nodes does not apply to cloud kubernetes",
+                    f"nodes does not apply to cloud {stack.cloud.name}",
                     "The node list (nodeNames) is the pool's size; remove nodes.",
                     (*pool.path, "nodes"),
                     anchor="key",
