@@ -9,16 +9,17 @@ cannot work at all; warnings are ones that work with a caveat the user should kn
 
 from __future__ import annotations
 
-from gpupool.model import Stack
 from gpupool import facts
-from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
+from gpupool.facts.names import GPU_OPERATOR_NAMESPACE, HAMI_CORES, HAMI_MEMORY_PERCENT
 from gpupool.facts.tenancy import (
     KAI_DEFAULT_QUEUES,
     KAI_NON_PREEMPTIBLE,
     PRIORITY_VALUES,
     parent_queue_name,
 )
-from gpupool.spec.diagnostics import Diagnostic, error, warning
+from gpupool.model import Pool, Stack
+from gpupool.modes import SharingMode
+from gpupool.spec.diagnostics import Diagnostic, Path, error, warning
 
 # Namespaces that exist already or belong to what gpupool installs.
 _RESERVED_NAMESPACES = {
@@ -33,11 +34,16 @@ _RESERVED_NAMESPACES = {
 }
 
 
+def _section(pool: Pool) -> Path:
+    """Return the path of the pool's own sharing block (``sharing.fractional``, ``sharing.mig``)."""
+    return (*pool.path, "sharing", pool.sharing.kind.section or "")
+
+
 def _mps_and_mixed(stack: Stack) -> list[Diagnostic]:
     if facts.mig_strategy(stack) != facts.MIG_MIXED:
         return []
     mixed = next(
-        p for p in stack.pools if p.sharing.mode == "mig" and len(p.sharing.mig_layout) > 1
+        p for p in stack.pools if p.sharing.kind.partitioned and len(p.sharing.mig_layout) > 1
     )
     return [
         error(
@@ -49,12 +55,46 @@ def _mps_and_mixed(stack: Stack) -> list[Diagnostic]:
             (*pool.path, "sharing", "mode"),
         )
         for pool in stack.pools
-        if pool.sharing.mode == "mps"
+        if not pool.sharing.kind.mig_mixed_ok
+    ]
+
+
+def _hami_runs(kind: SharingMode) -> bool:
+    """Return True for modes HAMi serves: whole GPUs and its own slots.
+
+    Replicas and MIG layouts are the NVIDIA device plugin's, which HAMi replaces.
+    """
+    return kind.whole or kind.scheduler_slots
+
+
+def _hami_split_on_whole(stack: Stack, pool: Pool) -> list[Diagnostic]:
+    """Warn when HAMi's chart-wide split turns a pool of whole GPUs into vGPUs.
+
+    HAMi's ``devicePlugin.deviceSplitCount`` is chart-wide; ``devicePlugin.nodeConfiguration``
+    overrides it per node, keyed by node name (HAMi 2.10.0 ``charts/hami/values.yaml``). Only
+    pools of existing nodes (``nodeNames``) have names, so every other pool's nodes advertise
+    the fractional pools' split.
+    """
+    split = facts.pool_facts(stack, pool).hami_split or 1
+    # fractional pools ask for the split; replicas and MIG under HAMi are errors already
+    if split <= 1 or not pool.sharing.kind.whole:
+        return []
+    return [
+        warning(
+            "hami.split-reaches-whole-gpus",
+            f"HAMi advertises each GPU of pool {pool.name} as {split} vGPUs",
+            "HAMi's deviceSplitCount is chart-wide, and it overrides it per node only by node "
+            "name, which only pools of existing nodes (nodeNames) have. Pool "
+            f"{pool.name}'s GPUs are therefore advertised as {split} vGPUs each, so quotas and "
+            f"capacity count {split} units per GPU. Pods that want a whole GPU should ask for "
+            f"{HAMI_MEMORY_PERCENT}: 100 and {HAMI_CORES}: 100, or put the pool on named nodes.",
+            (*pool.path, "sharing", "mode"),
+        )
     ]
 
 
 def _hami(stack: Stack) -> list[Diagnostic]:
-    if stack.cluster.scheduler != "hami":
+    if not facts.uses_scheduler(stack, facts.SCHEDULER_HAMI):
         return []
     out = [
         error(
@@ -66,9 +106,11 @@ def _hami(stack: Stack) -> list[Diagnostic]:
             (*pool.path, "sharing", "mode"),
         )
         for pool in stack.pools
-        if pool.sharing.mode in ("time-slicing", "mps", "mig")
+        if not _hami_runs(pool.sharing.kind)
     ]
-    unnamed = [p for p in stack.pools if not p.node_names and p.sharing.mode == "fractional"]
+    for pool in stack.pools:
+        out += _hami_split_on_whole(stack, pool)
+    unnamed = [p for p in stack.pools if not p.node_names and p.sharing.kind.scheduler_slots]
     overcommits = {p.sharing.fractional.memory_overcommit for p in unnamed if p.sharing.fractional}
     if len(overcommits) > 1:
         out.append(
@@ -78,7 +120,7 @@ def _hami(stack: Stack) -> list[Diagnostic]:
                 "HAMi overrides deviceMemoryScaling per node name only, and the node names of "
                 "cloud pools are not known in advance. Use the same memoryOvercommit on "
                 f"pools {', '.join(p.name for p in unnamed)}.",
-                (*unnamed[-1].path, "sharing", "fractional", "memoryOvercommit"),
+                (*_section(unnamed[-1]), "memoryOvercommit"),
             )
         )
     slots = {p.sharing.slots_per_gpu for p in unnamed}
@@ -91,7 +133,7 @@ def _hami(stack: Stack) -> list[Diagnostic]:
                 f"deviceSplitCount {max(slots)} on all of them (it overrides per node name "
                 "only). Smaller pools stay within their slots only through the memory each pod "
                 "requests, as the workload snippets do.",
-                (*unnamed[-1].path, "sharing", "fractional", "slotsPerGpu"),
+                (*_section(unnamed[-1]), "slotsPerGpu"),
             )
         )
     if not stack.cluster.gpu_operator.install:
