@@ -16,6 +16,7 @@ from functools import cache
 from typing import Any
 
 from gpupool.resources import schema_path
+from gpupool.spec.compiled import compile_schema
 from gpupool.spec.diagnostics import Diagnostic, Path, error
 
 _TYPE_WORDS = {
@@ -39,8 +40,6 @@ def schema() -> dict[str, Any]:
 
 @cache
 def _fast_check() -> Callable[[Any], bool] | None:
-    from gpupool.spec.compiled import compile_schema
-
     return compile_schema(schema())
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpupool import model
-from gpupool.spec import diagnostics, load, schema
+from gpupool.spec import checks, diagnostics, load, schema
 from gpupool.spec.diagnostics import Diagnostic
 
 
@@ -48,8 +48,6 @@ def validate_document(doc: load.Document) -> tuple[list[Diagnostic], model.Stack
     diags = schema.validate(doc.data)
     stack = None
     if not diagnostics.has_errors(diags):
-        from gpupool.spec import checks  # the catalog loads only for schema-valid files
-
         stack = model.build(doc.data, doc.filename)
         diags += checks.run(stack, doc.data)
     placed = diagnostics.sort(_place(doc, diags))
