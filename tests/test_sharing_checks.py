@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from gpupool import model, sharing
+from gpupool import facts, model, sharing
+from gpupool.graph import CloudResult
 from gpupool.model import Fractional, Stack
-from gpupool.providers import CloudResult
 from gpupool.sharing import deviceplugin, kai, pools
 from gpupool.sharing.objects import RenderingError
 from gpupool.spec import schema
@@ -78,7 +78,11 @@ def build(s: Stack) -> list[Any]:
 def test_examples_and_fixtures_render_cleanly(path: Path) -> None:
     s = validate_file(path).stack
     assert s is not None
-    assert rendering.run(s) == []
+    found = rendering.run(s)
+    if path.parent.name == "examples":
+        assert found == []
+    else:  # fixtures may show a warning they mark (the fixture test checks the markers)
+        assert [d for d in found if d.is_error] == []
 
 
 def test_mps_beside_mixed_mig_is_an_error() -> None:
@@ -290,13 +294,13 @@ def test_gpu_fraction_must_be_below_one() -> None:
 def test_node_labels_under_each_scheduler() -> None:
     pool = {**L4, "name": "a", "sharing": {"mode": "fractional", "fractional": {"slotsPerGpu": 2}}}
     on_hami = stack([pool], scheduler="hami")
-    assert sharing.node_labels(on_hami, on_hami.pools[0]) == {
+    assert facts.node_labels(on_hami, on_hami.pools[0]) == {
         "gpupool.io/pool": "a",
         "nvidia.com/mig.config": "all-disabled",
         "gpu": "on",
     }
     on_kai = stack([pool], scheduler="kai")
-    assert sharing.node_labels(on_kai, on_kai.pools[0]) == {
+    assert facts.node_labels(on_kai, on_kai.pools[0]) == {
         "gpupool.io/pool": "a",
         "nvidia.com/device-plugin.config": "pool-a",
         "nvidia.com/mig.config": "all-disabled",

@@ -97,7 +97,9 @@ def check(cfg: dict[str, Any]) -> None:
             if "rename" in res or "devices" in res:
                 raise RenderingError("device-plugin configs never set rename or devices")
             if kind.isolates and res["name"] != GPU_RESOURCE:
-                raise RenderingError(f"{key} only shares {GPU_RESOURCE}, not {res['name']}")
+                raise RenderingError(
+                    f"{key.upper()} only shares {GPU_RESOURCE}, not {res['name']}"
+                )
             if res["replicas"] < 2:
                 raise RenderingError(f"{key} replicas must be at least 2")
 
