@@ -4,6 +4,10 @@ The lock is an ``fcntl.flock`` on ``.gpupool/locks/<stack>.lock`` beside the sta
 kernel drops it when the holder exits, however it exits, so a killed run never leaves a stale
 lock. The file records who holds it (user, host, pid, command, start time) so the second run can
 say so. Pulumi's own backend lock still applies on top; this one also guards gpupool's record.
+
+The holder's name is written into the locked file itself, not replaced atomically: renaming a new
+file over it would hand the next run a different inode, and with it a lock of its own. The stack
+name is checked by ``gpupool.files.check_name``, the rule the applied record follows too.
 """
 
 from __future__ import annotations
@@ -18,14 +22,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from gpupool.errors import StackLockedError
+from gpupool.errors import StackLockedError, StateError
+from gpupool.files import check_name
 
 
 def lock_path(stack_file: Path, stack_name: str) -> Path:
     """Return the lock file of a stack (``StateError`` for a name that is not a file name)."""
-    from gpupool.record import check_name
-
-    check_name(stack_name)
+    check_name(stack_name, StateError)
     return stack_file.resolve().parent / ".gpupool" / "locks" / f"{stack_name}.lock"
 
 
