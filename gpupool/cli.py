@@ -1,8 +1,10 @@
 """The ``gpupool`` command line: parse flags, call one use case, map the result to an exit code.
 
 This module owns argument parsing, where output goes (results on stdout; diagnostics, progress and
-errors on stderr) and the exit codes of SPEC section 5. It holds no logic of its own and imports
-each command's machinery only when that command runs, so ``gpupool --help`` stays fast.
+errors on stderr), the terminal prompts of ``up`` and ``destroy`` and the exit codes of SPEC
+section 5. Each command calls its use case (``gpupool.usecases``) and hands the result to its view
+(``gpupool.views``); nothing else happens here. Each command's machinery is imported only when
+that command runs, so ``gpupool --help`` stays fast.
 
 Exit codes: 0 ok / no changes, 1 error, 2 changes or drift, 64 usage, 130 interrupted.
 """
@@ -18,9 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from gpupool import __version__
+from gpupool.catalog import INSTANCE_CLOUDS
 
 if TYPE_CHECKING:
-    from gpupool.engine.results import EngineResult, ProgressEvent
+    from gpupool.engine.results import ProgressEvent
     from gpupool.model import Stack
 
 EXIT_OK = 0
@@ -53,11 +56,11 @@ def _formats(p: argparse.ArgumentParser, *extra: str) -> None:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from gpupool import report_validate
-    from gpupool.spec.validate import validate_file
+    from gpupool.usecases.validate import validate
+    from gpupool.views import validate as view
 
-    results = [validate_file(Path(f), f) for f in args.files]
-    out = report_validate.render(results, args.format)
+    results = validate(args.files)
+    out = view.render(results, args.format)
     if args.format == "text":
         sys.stderr.write(out.diagnostics)
     sys.stdout.write(out.result)
@@ -65,110 +68,84 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    from gpupool.resources import schema_path
+    from gpupool.usecases.schema import schema_text
 
-    sys.stdout.write(schema_path().read_text(encoding="utf-8"))
+    sys.stdout.write(schema_text())
     return EXIT_OK
 
 
 def _cmd_catalog(args: argparse.Namespace) -> int:
-    from gpupool import catalog
-    from gpupool.catalog import report
-    from gpupool.errors import InputError
+    from gpupool.usecases import catalog
+    from gpupool.views import catalog as view
 
     if args.what == "gpus":
-        gpus = catalog.gpus()
-        if args.gpu:
-            hit = catalog.gpu(args.gpu)
-            if hit is None:
-                close = ", ".join(catalog.closest(args.gpu, [g.name for g in gpus]))
-                raise InputError(f"unknown GPU model '{args.gpu}'; closest: {close}")
-            gpus = (hit,)
-        sys.stdout.write(report.format_gpus(gpus, args.format))
-        return EXIT_OK
-    if args.gpu and catalog.gpu(args.gpu) is None:
-        close = ", ".join(catalog.closest(args.gpu, [g.name for g in catalog.gpus()]))
-        raise InputError(f"unknown GPU model '{args.gpu}'; closest: {close}")
-    sys.stdout.write(report.format_instances(catalog.instances(args.cloud, args.gpu), args.format))
+        sys.stdout.write(view.format_gpus(catalog.gpus(args.gpu), args.format))
+    else:
+        found = catalog.instances(args.cloud, args.gpu)
+        sys.stdout.write(view.format_instances(found, args.format))
     return EXIT_OK
 
 
 def _cmd_node_inspect(args: argparse.Namespace) -> int:
-    import json
+    from gpupool.usecases import node
+    from gpupool.views import node as view
 
-    from gpupool import node
-
-    report = node.inspect()
-    if args.format == "json":
-        sys.stdout.write(json.dumps(report.to_json(), indent=2, sort_keys=True) + "\n")
-    else:
-        sys.stdout.write(node.format_text(report))
+    sys.stdout.write(view.render(node.inspect(), args.format))
     return EXIT_OK
 
 
-def _valid_stack(file: str) -> tuple[Path, Stack] | None:
-    """Validate a stack file; print its diagnostics on stderr; return it when valid."""
-    from gpupool import report_validate
-    from gpupool.spec.validate import validate_file
+def _stack(file: str) -> Stack | None:
+    """Read and validate one stack file; print its diagnostics on stderr; return it when valid."""
+    from gpupool.usecases.validate import load_stack
+    from gpupool.views.validate import stack_diagnostics
 
-    path = Path(file)
-    checked = validate_file(path, file)
-    out = report_validate.render([checked], "text")
-    sys.stderr.write(out.diagnostics + ("" if checked.stack else out.result))
-    return (path, checked.stack) if checked.stack is not None else None
+    checked = load_stack(file)
+    sys.stderr.write(stack_diagnostics(checked))
+    return checked.stack
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
-    from gpupool import plan, record, report_validate
-    from gpupool.graph import build
-    from gpupool.report import plan_text
+    from gpupool.usecases import plan
+    from gpupool.usecases.base import InvalidBaseError
+    from gpupool.views import plan as view
+    from gpupool.views import validate as validate_view
 
-    valid = _valid_stack(args.file)
-    if valid is None:
+    stack = _stack(args.file)
+    if stack is None:
         return EXIT_ERROR
-    path, stack = valid
     try:
-        base = record.load_base(path, stack.name, args.base)
-    except record.InvalidBaseError as exc:
-        sys.stderr.write(report_validate.render([exc.result], "text").diagnostics)
+        result = plan.plan(Path(args.file), stack, args.base)
+    except InvalidBaseError as exc:
+        sys.stderr.write(validate_view.render([exc.result], "text").diagnostics)
         raise
-    result = plan.make_plan(base, build(stack), stack)
-    out = plan_text.render(result, args.format)
+    out = view.render(result, args.format)
     sys.stderr.write(out.notes)
     sys.stdout.write(out.result)
     return EXIT_CHANGES if args.detailed_exitcode and result.has_changes else EXIT_OK
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
-    from gpupool import render
-    from gpupool.graph import build
+    from gpupool.usecases import render
+    from gpupool.views import render as view
 
-    valid = _valid_stack(args.file)
-    if valid is None:
+    stack = _stack(args.file)
+    if stack is None:
         return EXIT_ERROR
-    path, stack = valid
-    out_dir = Path(args.out) if args.out else render.default_out_dir(path, stack)
-    result = render.render(stack, build(stack), out_dir)
-    sys.stdout.write(render.report(result, args.format))
+    result = render.render(Path(args.file), stack, args.out)
+    sys.stdout.write(view.summary(result, args.format))
     return EXIT_OK
 
 
-def _progress(event: ProgressEvent) -> None:
-    """Print one engine progress event on stderr (resource by resource, with elapsed time)."""
-    if event.kind == "summary":
-        return
-    name = event.urn.rsplit("::", 1)[-1] if event.urn else ""
-    if event.kind == "resource-start":
-        line = f"  {event.op:<10} {event.type} {name} ..."
-    elif event.kind == "resource-done":
-        line = f"  {event.op:<10} {event.type} {name} done"
-    elif event.kind == "resource-failed":
-        line = f"  failed     {event.type} {name}: {event.message}"
-    elif event.severity in ("error", "warning"):
-        line = f"  {event.severity}: {event.message.strip()}"
-    else:
-        return
-    sys.stderr.write(f"[{event.elapsed_s:7.1f}s]{line}\n")
+def _progress() -> Callable[[ProgressEvent], None]:
+    """Return the engine's progress printer: one line on stderr per event worth showing."""
+    from gpupool.views.engine import progress_line
+
+    def show(event: ProgressEvent) -> None:
+        line = progress_line(event)
+        if line is not None:
+            sys.stderr.write(line)
+
+    return show
 
 
 def _confirm(question: str) -> bool:
@@ -183,66 +160,62 @@ def _confirm(question: str) -> bool:
 
 
 def _cmd_preview(args: argparse.Namespace) -> int:
-    from gpupool import ops
-    from gpupool.report import plan_text
+    from gpupool.usecases import engine
+    from gpupool.views import plan as view
 
-    valid = _valid_stack(args.file)
-    if valid is None:
+    stack = _stack(args.file)
+    if stack is None:
         return EXIT_ERROR
-    result = ops.preview(*valid, _progress)
-    out = plan_text.render(result, args.format)
+    result = engine.preview(Path(args.file), stack, _progress())
+    out = view.render(result, args.format)
     sys.stderr.write(out.notes)
     sys.stdout.write(out.result)
     return EXIT_CHANGES if args.detailed_exitcode and result.has_changes else EXIT_OK
 
 
-def _engine_summary(verb: str, result: EngineResult) -> str:
-    counts = ", ".join(f"{n} {op}" for op, n in sorted(result.summary.items()) if n)
-    return f"{verb} complete: {counts or 'nothing to do'}.\n"
-
-
 def _cmd_up(args: argparse.Namespace) -> int:
-    from gpupool import ops
-    from gpupool.report import plan_text
+    from gpupool.usecases import engine
+    from gpupool.views import engine as engine_view
+    from gpupool.views import plan as plan_view
 
-    valid = _valid_stack(args.file)
-    if valid is None:
+    stack = _stack(args.file)
+    if stack is None:
         return EXIT_ERROR
-    path, stack = valid
+    path = Path(args.file)
     if not args.yes:
-        shown = ops.preview(path, stack, _progress)
-        sys.stdout.write(plan_text.render(shown, "text").result)
+        shown = engine.preview(path, stack, _progress())
+        sys.stdout.write(plan_view.render(shown, "text").result)
         sys.stdout.flush()
         if not shown.has_changes:
             return EXIT_OK
         if not _confirm(f"Apply these changes to stack {stack.name}?"):
             sys.stderr.write("Apply cancelled.\n")
             return EXIT_ERROR
-    result = ops.up(path, stack, _progress)
-    sys.stdout.write(_engine_summary("Apply", result))
+    result = engine.up(path, stack, _progress())
+    sys.stdout.write(engine_view.summary("Apply", result))
     return EXIT_OK
 
 
 def _cmd_destroy(args: argparse.Namespace) -> int:
-    from gpupool import ops
+    from gpupool.usecases import engine
+    from gpupool.views import engine as view
 
-    valid = _valid_stack(args.file)
-    if valid is None:
+    stack = _stack(args.file)
+    if stack is None:
         return EXIT_ERROR
-    path, stack = valid
     if not args.yes and not _confirm(
         f"Destroy every resource of stack {stack.name}? GPU nodes and their workloads go away."
     ):
         sys.stderr.write("Destroy cancelled.\n")
         return EXIT_ERROR
-    result = ops.destroy(path, stack, _progress)
-    sys.stdout.write(_engine_summary("Destroy", result))
+    result = engine.destroy(Path(args.file), stack, _progress())
+    sys.stdout.write(view.summary("Destroy", result))
     return EXIT_OK
 
 
 def _cmd_drift(args: argparse.Namespace) -> int:
-    from gpupool import ops
-    from gpupool.drift import report
+    from gpupool.usecases import drift
+    from gpupool.views import drift as view
 
     require = frozenset(x for x in (args.require or "").split(",") if x)
     unknown = require - {"cloud", "cluster", "node"}
@@ -250,12 +223,12 @@ def _cmd_drift(args: argparse.Namespace) -> int:
         raise _UsageError(
             f"gpupool drift: --require takes cloud, cluster, node; not {sorted(unknown)}"
         )
-    valid = _valid_stack(args.file)
-    if valid is None:
+    stack = _stack(args.file)
+    if stack is None:
         return EXIT_ERROR
     reports = Path(args.node_reports) if args.node_reports else None
-    result = ops.drift(*valid, reports, require, _progress)
-    sys.stdout.write(report.render(result, args.format))
+    result = drift.drift(Path(args.file), stack, reports, require, _progress())
+    sys.stdout.write(view.render(result, args.format))
     if result.drifted:
         return EXIT_CHANGES
     if not any(s.checked for s in result.sources):
@@ -351,7 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("catalog", help="list known GPUs or instance types with prices")
     p.add_argument("what", choices=("gpus", "instances"))
-    p.add_argument("--cloud", choices=("aws", "gcp", "azure", "volcengine"), help="one cloud")
+    p.add_argument("--cloud", choices=INSTANCE_CLOUDS, help="one cloud")
     p.add_argument("--gpu", metavar="MODEL", help="only this GPU model (aliases accepted)")
     _formats(p)
     p.set_defaults(handler=_cmd_catalog)

@@ -14,22 +14,18 @@ This module owns the rendered directory and how the program reads:
   characters. Output is byte-identical across runs and machines: no timestamps, no absolute
   paths, sorted keys;
 - every path built from a name is resolved and must stay inside the output directory, and every
-  file is replaced by renaming a complete temporary file over it (a killed render leaves no torn
-  file).
+  file is replaced through ``gpupool.files.write_atomic`` (a complete temporary file renamed over
+  it: a killed render leaves no torn file).
 
 Nothing secret is written: kubeconfigs and credentials are read by the program when it runs.
 """
 
 from __future__ import annotations
 
-import contextlib
-import itertools
 import json
 import keyword
 import math
-import os
 import re
-import shlex
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -40,10 +36,10 @@ import jinja2
 import yaml
 
 from gpupool import __version__, clouds
-from gpupool.errors import GpupoolError
+from gpupool.errors import GpupoolError, InputError
+from gpupool.files import write_atomic
 from gpupool.graph import Lookup, Ref, Resource, ResourceGraph
 from gpupool.model import Stack
-from gpupool.record import remove_stale_temps
 from gpupool.resources import templates_dir
 
 # type-token package -> its provider SDK (module, alias in the program, distribution, version)
@@ -80,9 +76,7 @@ _DELETE_BEFORE_REPLACE = frozenset(t for c in clouds.all_clouds() for t in c.del
 _RESERVED = {"pulumi", "opts", *(s.alias for s in _PACKAGES.values()), *_HELPERS}
 _WIDTH = 99
 _INDEX = ".gpupool-files"
-_TMP_PREFIX = ".gpupool-tmp."  # then the writer's pid: see record.remove_stale_temps
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_TMP_SERIAL = itertools.count()
+_TMP_PREFIX = ".gpupool-tmp."  # then "<pid>.<serial>": see files.write_atomic
 
 
 class RenderError(GpupoolError):
@@ -390,31 +384,13 @@ def _inside(root: Path, rel: str) -> Path:
 
 
 def _replace_file(path: Path, data: bytes) -> None:
-    """Write ``path`` by renaming a complete temporary file over it.
+    """Write ``path`` by renaming a complete temporary file over it (``files.write_atomic``).
 
     A render killed part way leaves every file whole, old or new: a torn ``__main__.py`` can be
-    valid Python that declares fewer resources, and ``pulumi up`` would delete the rest. (No
-    fsync: a rendered program is rebuilt by every run that uses it.)
+    valid Python that declares fewer resources, and ``pulumi up`` would delete the rest. Files that
+    already hold ``data`` are left alone (re-renders leave most files unchanged).
     """
-    try:
-        with open(path, "rb") as fh:
-            if fh.read(len(data) + 1) == data:
-                return  # already whole and current (re-renders leave most files unchanged)
-    except OSError:
-        pass
-    while True:  # O_EXCL: never through a file or link already there; the umask sets the mode
-        tmp = f"{path.parent}/{_TMP_PREFIX}{os.getpid()}.{next(_TMP_SERIAL)}"
-        with contextlib.suppress(FileExistsError):
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o666)
-            break
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, data, temp_prefix=_TMP_PREFIX, temp_suffix="")
 
 
 def render(stack: Stack, graph: ResourceGraph, out_dir: Path) -> RenderResult:
@@ -436,8 +412,6 @@ def render(stack: Stack, graph: ResourceGraph, out_dir: Path) -> RenderResult:
         InputError: ``out_dir`` cannot be created or written.
 
     """
-    from gpupool.errors import InputError
-
     files = _files(stack, graph)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -452,27 +426,9 @@ def render(stack: Stack, graph: ResourceGraph, out_dir: Path) -> RenderResult:
                         stale.unlink()
         for directory in sorted({root, *(t.parent for t in targets.values())}):
             directory.mkdir(parents=True, exist_ok=True)
-            remove_stale_temps(directory, _TMP_PREFIX, "")
         for rel in sorted(files):
             _replace_file(targets[rel], files[rel].encode("utf-8"))
         _replace_file(index, "".join(f"{rel}\n" for rel in sorted(files)).encode("utf-8"))
     except OSError as exc:
         raise InputError(f"cannot write the program to {out_dir}: {exc.strerror or exc}") from exc
     return RenderResult(tuple(sorted(targets.values())), root)
-
-
-def report(result: RenderResult, fmt: str, cwd: Path | None = None) -> str:
-    """Return what ``gpupool render`` prints: where it wrote and what to run next."""
-    here, shown = (cwd or Path.cwd()).resolve(), result.out_dir
-    if shown.is_relative_to(here):
-        shown = shown.relative_to(here)
-    next_step = f"cd {shlex.quote(str(shown))} && pulumi preview"
-    if fmt == "json":
-        doc = {
-            "format_version": "1",
-            "out_dir": str(result.out_dir),
-            "files": [p.relative_to(result.out_dir).as_posix() for p in result.files],
-            "next": next_step,
-        }
-        return json.dumps(doc, indent=2) + "\n"
-    return f"Rendered {len(result.files)} files to {shown}\nNext: {next_step}\n"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gpupool import catalog
-from gpupool.catalog.report import format_gpus, format_instances
+from gpupool.views.catalog import format_gpus, format_instances
 
 
 def test_instances_text_answers_h100_on_aws() -> None:

@@ -31,11 +31,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpupool import catalog, graph, plan, render
+from gpupool import assemble, catalog, plan, render
 from gpupool.graph import ResourceGraph
-from gpupool.record import Base
-from gpupool.report import plan_text
+from gpupool.plan import Base
 from gpupool.spec.validate import validate_text
+from gpupool.views import plan as plan_view
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "stacks" / "examples").glob("*.yaml"))
@@ -68,7 +68,7 @@ def original(path: Path) -> tuple[dict[str, Any], ResourceGraph]:
     text = path.read_text(encoding="utf-8")
     result = validate_text(text, path.name)
     assert result.stack is not None, result.diagnostics
-    return yaml.safe_load(text), graph.build(result.stack)
+    return yaml.safe_load(text), assemble.build(result.stack)
 
 
 def leaves(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:
@@ -345,7 +345,7 @@ def pipeline(name: str, text: str, base_graph: ResourceGraph) -> None:
         return
     STATS["valid"] += 1
     stack = result.stack
-    desired = graph.build(stack)
+    desired = assemble.build(stack)
     assert ResourceGraph.from_json(json.loads(desired.dumps())) == desired
     with tempfile.TemporaryDirectory() as tmp:
         written = render.render(stack, desired, Path(tmp) / "out")
@@ -355,7 +355,7 @@ def pipeline(name: str, text: str, base_graph: ResourceGraph) -> None:
     for base in (Base("empty", None, None), Base("file", name, base_graph)):
         result_plan = plan.make_plan(base, desired, stack)
         for fmt in ("text", "json", "markdown"):
-            out = plan_text.render(result_plan, fmt)
+            out = plan_view.render(result_plan, fmt)
             if fmt == "json":
                 json.loads(out.result)
     STATS["planned"] += 1

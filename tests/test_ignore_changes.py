@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gpupool import graph, plan, render
+from gpupool import assemble, plan, render
 from gpupool.graph import ResourceGraph
-from gpupool.record import Base
+from gpupool.plan import Base
 from gpupool.spec.validate import validate_file
 
 EXAMPLES = Path(__file__).parent.parent / "stacks" / "examples"
@@ -33,7 +33,7 @@ def test_program_tells_pulumi_to_leave_the_current_size_alone(
 ) -> None:
     """Every node pool block carries ignore_changes with the provider's property path."""
     stack = _stack(example)
-    g = graph.build(stack)
+    g = assemble.build(stack)
     node_pools = [r for r in g.resources if r.address.startswith("pool.") and r.facts]
     assert node_pools and all(r.ignore_changes for r in node_pools)
     render.render(stack, g, tmp_path)
@@ -52,8 +52,8 @@ def test_plan_ignores_a_changed_desired_size_but_not_the_maximum() -> None:
             *stack.pools[1:],
         ),
     )
-    base = Base("file", "base.yaml", graph.build(stack))
-    result = plan.make_plan(base, graph.build(desired_only), desired_only)
+    base = Base("file", "base.yaml", assemble.build(stack))
+    result = plan.make_plan(base, assemble.build(desired_only), desired_only)
     assert not result.has_changes
     bigger = dataclasses.replace(
         stack,
@@ -62,7 +62,7 @@ def test_plan_ignores_a_changed_desired_size_but_not_the_maximum() -> None:
             *stack.pools[1:],
         ),
     )
-    result = plan.make_plan(base, graph.build(bigger), bigger)
+    result = plan.make_plan(base, assemble.build(bigger), bigger)
     changed = {c.address: c for c in result.changes if c.action != "no-op"}
     # (tenant quota ceilings follow the pool's size too, so they may change as well)
     node_group = changed["pool.infer-l4.node_group"]
@@ -72,7 +72,7 @@ def test_plan_ignores_a_changed_desired_size_but_not_the_maximum() -> None:
 
 def test_ignore_changes_survive_the_applied_record() -> None:
     """The recorded graph keeps ignore_changes, so a plan against it ignores the same paths."""
-    g = graph.build(_stack("aws-inference-l4.yaml"))
+    g = assemble.build(_stack("aws-inference-l4.yaml"))
     again = ResourceGraph.from_json(g.to_json())
     assert again == g
     assert again.get("pool.infer-l4.node_group").ignore_changes == ("scaling_config.desired_size",)

@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
-from gpupool import plan, record
-from gpupool.graph import build
-from gpupool.report import plan_json
+from gpupool import plan
+from gpupool.assemble import build
 from gpupool.spec.validate import validate_file
+from gpupool.usecases.base import load_base
+from gpupool.views import plan_json
 
 ROOT = Path(__file__).parent.parent
 CASES = Path(__file__).parent / "fixtures" / "plan"
@@ -31,9 +32,9 @@ def plan_files(desired_file: Path, base_file: Path | None) -> plan.PlanResult:
     desired = validate_file(desired_file)
     assert desired.stack is not None, desired.diagnostics
     if base_file is None:
-        base = record.Base("empty", None, None)
+        base = plan.Base("empty", None, None)
     else:
-        base = record.load_base(desired_file, desired.stack.name, str(base_file))
+        base = load_base(desired_file, desired.stack.name, str(base_file))
     return plan.make_plan(base, build(desired.stack), desired.stack)
 
 

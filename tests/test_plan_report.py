@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from test_plan import graph, node_pool, queue, sharing_config
 
-from gpupool import plan, record
-from gpupool.graph import ResourceGraph, build
-from gpupool.report import plan_json, plan_markdown, plan_text
+from gpupool import plan
+from gpupool.assemble import build
+from gpupool.graph import ResourceGraph
 from gpupool.spec.validate import validate_file
+from gpupool.views import plan_json, plan_markdown, plan_text
 
 EXAMPLE = Path(__file__).parent.parent / "stacks" / "examples" / "aws-inference-l4.yaml"
 HEAD = (
@@ -29,7 +30,7 @@ def _result(
     """A plan of hand-built graphs with the example stack's capacity."""
     stack = validate_file(EXAMPLE).stack
     assert stack is not None
-    base = record.Base(kind, "x.json" if kind == "recorded" else None, base_graph)
+    base = plan.Base(kind, "x.json" if kind == "recorded" else None, base_graph)
     return plan.make_plan(base, desired_graph, stack)
 
 
@@ -182,7 +183,7 @@ def test_markdown_of_a_huge_stack_stays_under_the_limit(tmp_path: Path, pools: i
     path = _huge_stack(tmp_path, pools)
     checked = validate_file(path)
     assert checked.stack is not None, checked.diagnostics[:3]
-    result = plan.make_plan(record.Base("empty", None, None), build(checked.stack), checked.stack)
+    result = plan.make_plan(plan.Base("empty", None, None), build(checked.stack), checked.stack)
     md = plan_markdown.format_markdown(result)
     assert len(md) <= plan_markdown.MARKDOWN_LIMIT
     assert md.startswith("<!-- gpupool-plan: plan-test -->\n")

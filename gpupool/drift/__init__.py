@@ -1,6 +1,6 @@
 """Drift: whether what runs is still what the stack file declares.
 
-Three sources, each optional and reported separately (``report.DriftReport.sources`` says which
+Three sources, each optional and reported separately (``items.DriftReport.sources`` says which
 ran and why any was skipped):
 
 - ``engine``: a refresh preview of the rendered program (cloud node pools and Kubernetes objects);
@@ -15,6 +15,6 @@ recorded inputs.
 
 from __future__ import annotations
 
-from gpupool.drift.report import DriftItem, DriftReport, SourceStatus
+from gpupool.drift.items import DriftItem, DriftReport, SourceStatus
 
 __all__ = ["DriftItem", "DriftReport", "SourceStatus"]

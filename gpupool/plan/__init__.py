@@ -13,8 +13,9 @@ This package owns ``PlanResult`` and the pure functions that make one (no I/O, n
   graphs (so a recorded base is priced too), its all-on-demand equivalent and the delta
   (``gpupool.plan.cost``).
 
-Where the base graph comes from is ``gpupool.record``'s job; how a plan reads is
-``gpupool.report``'s.
+A plan takes its base as data (``Base``: a graph, or None for nothing, and where it came from);
+choosing and loading it (the applied record, another stack file, a git revision) is
+``gpupool.usecases.base``'s job. How a plan reads is ``gpupool.views``'.
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ from gpupool.plan.diff import diff, diff_inputs
 
 if TYPE_CHECKING:
     from gpupool.model import Stack
-    from gpupool.record import Base
 
 __all__ = [
     "CREATE",
@@ -63,6 +63,7 @@ __all__ = [
     "REPLACE",
     "UPDATE",
     "ZERO",
+    "Base",
     "CostReport",
     "InputChange",
     "InputPath",
@@ -84,6 +85,25 @@ __all__ = [
     "summarize",
     "tenant_capacity",
 ]
+
+
+@dataclass(frozen=True)
+class Base:
+    """What a plan is compared against: a graph, and where it came from.
+
+    Attributes:
+        kind: ``recorded`` (the applied record), ``file`` (another stack file), ``git`` (the
+            same stack file at a git revision) or ``empty`` (nothing: every resource is new).
+        ref: the record path, base file path or git ref; None for a plain empty base.
+        graph: the base graph; None when there is nothing (every resource is new).
+        note: one sentence on how the base was chosen, when that is worth saying.
+
+    """
+
+    kind: str
+    ref: str | None
+    graph: ResourceGraph | None
+    note: str | None = None
 
 
 @dataclass(frozen=True)

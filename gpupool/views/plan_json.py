@@ -12,9 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gpupool.formats import FORMAT_VERSION
 from gpupool.plan import HOURS_PER_MONTH, MinMax, PlanResult
-
-FORMAT_VERSION = "1"
 
 
 def _mm(mm: MinMax, digits: int = 4) -> dict[str, float | None]:

@@ -1,4 +1,10 @@
-"""Output of ``gpupool validate``: text for people, JSON in the SPEC 5.1 shape for machines."""
+"""Output of ``gpupool validate``, and the diagnostics every command that reads a stack prints.
+
+``render`` writes validation results as text for people (one line per file on stdout, the
+diagnostics on stderr) or JSON in the SPEC 5.1 shape for machines; ``stack_diagnostics`` is what
+``plan``, ``render``, ``preview``, ``up``, ``destroy`` and ``drift`` write on stderr about the stack
+file they read.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gpupool.formats import FORMAT_VERSION
 from gpupool.spec import diagnostics
 from gpupool.spec.validate import ValidateResult
-
-FORMAT_VERSION = "1"
 
 
 @dataclass(frozen=True)
@@ -44,3 +49,12 @@ def render(results: Sequence[ValidateResult], fmt: str) -> Rendered:
                 + (f", {warnings} warning{'s' * (warnings != 1)}" if warnings else "")
             )
     return Rendered("\n".join(lines) + "\n", diag_text)
+
+
+def stack_diagnostics(result: ValidateResult) -> str:
+    """Return what a command that reads one stack file prints on stderr about it.
+
+    Its diagnostics (warnings too), and the one-line verdict when the file is invalid.
+    """
+    out = render([result], "text")
+    return out.diagnostics + ("" if result.stack is not None else out.result)

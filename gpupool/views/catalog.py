@@ -2,10 +2,11 @@
 
 This module owns the catalog's two output formats. ``text`` is an aligned table for people,
 ending with the as-of date and sources of the data shown, so a price is never read without
-its date. ``json`` is stable for scripts: ``{"format_version": "1", "gpus": [...]}`` or
-``{"format_version": "1", "instances": [...]}`` with every catalog field, plus a ``datasets``
-list carrying the same provenance. Filtering (by cloud or GPU) is the caller's job; these
-functions format whatever they are given.
+its date. ``json`` is stable for scripts: ``{"format_version": ..., "gpus": [...]}`` or
+``{"format_version": ..., "instances": [...]}`` (``gpupool.formats.FORMAT_VERSION``) with every
+catalog field, plus a ``datasets`` list carrying the same provenance. Filtering (by cloud or
+GPU) is the caller's job (``gpupool.usecases.catalog``); these functions format whatever they are
+given.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from typing import Any
 
 from gpupool.catalog.models import Dataset, GpuModel, InstanceType
 from gpupool.catalog.store import dataset
+from gpupool.formats import FORMAT_VERSION
 
-FORMAT_VERSION = "1"
 FORMATS = ("text", "json")
 
 

@@ -1,82 +1,44 @@
-"""Drift report values and their text, JSON (SPEC 5.1) and markdown forms."""
+"""Output of ``gpupool drift``: a ``DriftReport`` as text, SPEC 5.1 JSON or markdown.
+
+Text is for a terminal or a CI log (each source's status, then the findings by source, then the
+counts); JSON is the SPEC 5.1 document (plus each item's ``kind`` and the ``sources`` that ran or
+were skipped); markdown is a CI job summary or an issue body, starting with a hidden marker line.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
-FORMAT_VERSION = "1"
+from gpupool.drift.items import DriftItem, DriftReport
+from gpupool.formats import FORMAT_VERSION
+
 SOURCES = ("cloud", "cluster", "node")
 
 
-@dataclass(frozen=True)
-class DriftItem:
-    """One difference between what is declared and what is observed.
-
-    Attributes:
-        source: ``cloud`` (cloud resources), ``cluster`` (Kubernetes objects and node state) or
-            ``node`` (NVML reports).
-        address: what drifted: a resource address, ``pool.<name>/node/<node>``, ...
-        declared: the declared value (None when nothing was declared).
-        observed: the observed value (None when absent).
-        summary: one sentence a platform engineer can act on.
-        kind: ``drift`` (differs from the file) or ``fault`` (hardware trouble).
-
-    """
-
-    source: str
-    address: str
-    declared: Any
-    observed: Any
-    summary: str
-    kind: str = "drift"
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the SPEC 5.1 item shape (plus ``kind``)."""
-        return {
-            "source": self.source,
-            "address": self.address,
-            "declared": self.declared,
-            "observed": self.observed,
-            "summary": self.summary,
-            "kind": self.kind,
-        }
+def item_to_json(item: DriftItem) -> dict[str, Any]:
+    """Return the SPEC 5.1 item shape (plus ``kind``)."""
+    return {
+        "source": item.source,
+        "address": item.address,
+        "declared": item.declared,
+        "observed": item.observed,
+        "summary": item.summary,
+        "kind": item.kind,
+    }
 
 
-@dataclass(frozen=True)
-class SourceStatus:
-    """Whether one drift source ran, and why not when it did not."""
-
-    name: str  # engine | cluster | node
-    checked: bool
-    reason: str = ""
-
-
-@dataclass(frozen=True)
-class DriftReport:
-    """Everything drift found for one stack."""
-
-    stack: str
-    items: tuple[DriftItem, ...]
-    sources: tuple[SourceStatus, ...] = field(default_factory=tuple)
-
-    @property
-    def drifted(self) -> bool:
-        """True when any item was found (drift or fault)."""
-        return bool(self.items)
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the SPEC 5.1 shape, with the sources that ran or were skipped."""
-        return {
-            "format_version": FORMAT_VERSION,
-            "stack": self.stack,
-            "drifted": self.drifted,
-            "items": [i.to_json() for i in self.items],
-            "sources": [
-                {"name": s.name, "checked": s.checked, "reason": s.reason} for s in self.sources
-            ],
-        }
+def to_json(report: DriftReport) -> dict[str, Any]:
+    """Return the SPEC 5.1 document, with the sources that ran or were skipped."""
+    return {
+        "format_version": FORMAT_VERSION,
+        "stack": report.stack,
+        "drifted": report.drifted,
+        "items": [item_to_json(i) for i in report.items],
+        "sources": [
+            {"name": s.name, "checked": s.checked, "reason": s.reason} for s in report.sources
+        ],
+    }
 
 
 def _value(v: Any) -> str:
@@ -121,7 +83,7 @@ def format_text(report: DriftReport) -> str:
 
 def format_json(report: DriftReport) -> str:
     """Render the SPEC 5.1 JSON."""
-    return json.dumps(report.to_json(), indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    return json.dumps(to_json(report), indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 
 def _cell(text: str) -> str:

@@ -4,19 +4,20 @@ This module owns how a ``PlanResult`` reads in a terminal: Terraform's ``+ ~ - -
 legend, each changed input as ``old -> new`` (``# forces replacement`` on the ones behind a
 replace), the reasons, the closing ``Plan: X to add, Y to change, Z to destroy.`` line (or
 ``No changes.``), then the capacity, tenant and cost tables. The number, money and table
-helpers here are shared with ``plan_markdown``; ``render`` dispatches on the format. It
-computes nothing: ``gpupool.plan`` does.
+helpers here, and how a base is named (``describe_base``), are shared with ``plan_markdown``;
+``gpupool.views.plan`` dispatches on the format. It computes nothing: ``gpupool.plan`` does.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
+from gpupool import modes
 from gpupool.plan import (
     HOURS_PER_MONTH,
     MISSING,
+    Base,
     CostReport,
     MinMax,
     PlanResult,
@@ -39,36 +40,17 @@ WILL = {
 }
 
 
-@dataclass(frozen=True)
-class Rendered:
-    """Text for stdout (the plan) and for stderr (notes on how it was made)."""
-
-    result: str
-    notes: str
-
-
-def render(result: PlanResult, fmt: str) -> Rendered:
-    """Render a plan as ``text``, ``json`` or ``markdown``.
-
-    Args:
-        result: the plan.
-        fmt: the output format.
-
-    Returns:
-        The plan for stdout and notes for stderr.
-
-    """
-    from gpupool.report import plan_json, plan_markdown
-
-    formats: dict[str, Callable[[PlanResult], str]] = {
-        "text": format_text,
-        "json": plan_json.format_json,
-        "markdown": plan_markdown.format_markdown,
-    }
-    # text and markdown say how the base was chosen in the plan itself; JSON says it in
-    # ``base.note`` and, for people watching the terminal, on stderr
-    note = f"note: {result.base.note}\n" if result.base.note and fmt == "json" else ""
-    return Rendered(formats[fmt](result), note)
+def describe_base(base: Base) -> str:
+    """Return a short phrase naming the base, for the plan's header."""
+    if base.kind == "recorded":
+        return f"last applied graph ({base.ref})"
+    if base.kind == "file":
+        return f"stack file {base.ref}"
+    if base.kind == "git" and base.graph is None:
+        return f"git revision {base.ref}: empty"
+    if base.kind == "git":
+        return f"git revision {base.ref}"
+    return "empty (every resource is new)"
 
 
 # ------------------------------------------------------------------------------ numbers
@@ -137,7 +119,7 @@ def gib(v: float | None) -> str:
 def header(result: PlanResult) -> list[str]:
     """Return the lines naming the stack and the base."""
     where = f"{result.cloud}, {result.region}" if result.region else result.cloud
-    base = f"Base: {result.base.describe()}"
+    base = f"Base: {describe_base(result.base)}"
     if result.base.note:
         base += f"; {result.base.note}"
     return [f"gpupool plan: stack {result.stack} ({where})", base]
@@ -216,7 +198,8 @@ def capacity_rows(result: PlanResult) -> list[list[str]]:
     rows = []
     for p in result.capacity:
         slots = ", ".join(f"{s.name} x{s.per_gpu}" for s in p.slot_profiles)
-        mode = p.mode if p.mode == "exclusive" else f"{p.mode} ({slots})"
+        whole = (kind := modes.find(p.mode)) is not None and kind.whole
+        mode = p.mode if whole else f"{p.mode} ({slots})"
         qos = p.qos + (" (derived)" if p.qos_derived else "")
         tflops = "?" if p.bf16_tflops_max is None else f"{p.bf16_tflops_max:,.0f}"
         rows.append(

@@ -13,13 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from gpupool.plan import HOURS_PER_MONTH, PlanResult
-from gpupool.report.plan_text import (
+from gpupool.views.plan_text import (
     CAPACITY_HEAD,
     TENANT_HEAD,
     WILL,
     capacity_rows,
     change_lines,
     delta,
+    describe_base,
     money,
     monthly,
     price_notes,
@@ -50,8 +51,8 @@ def _md_head(result: PlanResult) -> list[str]:
     else:
         counts = "**No changes.** The GPU pools match the base."
     lines = [marker(result.stack), f"### gpupool plan: `{result.stack}`", "", counts, "",
-             f"Base: {result.base.describe()}" + (f"; {result.base.note}." if result.base.note
-                                                   else "."), ""]  # fmt: skip
+             f"Base: {describe_base(result.base)}"
+             + (f"; {result.base.note}." if result.base.note else "."), ""]  # fmt: skip
     risky = [c for c in result.changes if c.action in ("replace", "delete")]
     for c in risky[:10]:
         why = "; ".join(c.reasons) or c.action

@@ -1,9 +1,10 @@
-"""Use cases that drive the engine: preview, up, destroy and drift for one stack file.
+"""``gpupool preview``, ``up`` and ``destroy``: the stack through the Pulumi Automation API.
 
-This module owns the wiring between the pieces: render the program where the engine expects it,
-point the engine at the stack's backend, translate the engine's steps into the plan's vocabulary
-(so ``preview`` reads like ``plan``), record the applied graph after ``up``, and hold the stack
-lock while anything writes. ``gpupool.cli`` calls these and prints; nothing here prints.
+This module owns the wiring between the pieces: render the program where the engine expects it
+(where ``gpupool render`` writes it), point the engine at the stack's backend, translate the
+engine's steps into the plan's vocabulary (so ``preview`` reads like ``plan``), record the applied
+graph after ``up`` and ``destroy`` (also after a partial failure), and hold the stack lock while
+anything writes. Progress goes to the caller's ``on_event``; nothing here prints.
 """
 
 from __future__ import annotations
@@ -11,16 +12,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+from gpupool import record
+from gpupool import render as renderer
+from gpupool.assemble import build
+from gpupool.engine import pulumi as engine
+from gpupool.engine.results import EngineResult, EngineTarget, ProgressEvent, UpdateFailedError
 from gpupool.graph import ResourceGraph
+from gpupool.lock import lock_path, stack_lock
 from gpupool.model import Stack
+from gpupool.plan import PlanResult, ResourceChange, make_plan
+from gpupool.usecases.base import load_base
 
-if TYPE_CHECKING:
-    from gpupool.engine.results import EngineResult, EngineTarget, ProgressEvent
-    from gpupool.plan import PlanResult, ResourceChange
-
-OnEvent = Callable[["ProgressEvent"], None]
+OnEvent = Callable[[ProgressEvent], None]
 
 _OPS_TO_ACTIONS = {
     "create": ("create",),
@@ -46,9 +50,7 @@ def backend_url(stack_file: Path, stack: Stack) -> str:
 
 def work_dir(stack_file: Path, stack: Stack) -> Path:
     """Return where the engine runs the program: where ``gpupool render`` writes it."""
-    from gpupool import render
-
-    return render.default_out_dir(stack_file, stack).resolve()
+    return renderer.default_out_dir(stack_file, stack).resolve()
 
 
 @dataclass(frozen=True)
@@ -62,13 +64,9 @@ class Prepared:
 
 def prepare(stack_file: Path, stack: Stack) -> Prepared:
     """Build the graph, render the program into the work dir, and describe the engine target."""
-    from gpupool import graph as graph_mod
-    from gpupool import render
-    from gpupool.engine.results import EngineTarget
-
-    graph = graph_mod.build(stack)
+    graph = build(stack)
     out = work_dir(stack_file, stack)
-    render.render(stack, graph, out)
+    renderer.render(stack, graph, out)
     target = EngineTarget(out, stack.name, backend_url(stack_file, stack))
     return Prepared(stack, graph, target)
 
@@ -79,8 +77,6 @@ def _address_index(graph: ResourceGraph) -> dict[tuple[str, str], tuple[str, str
 
 def engine_changes(result: EngineResult, *graphs: ResourceGraph) -> list[ResourceChange]:
     """Translate engine steps into plan changes, matched to graph addresses where possible."""
-    from gpupool.plan import ResourceChange
-
     index: dict[tuple[str, str], tuple[str, str]] = {}
     for g in graphs:
         for key, value in _address_index(g).items():
@@ -112,12 +108,9 @@ def preview(stack_file: Path, stack: Stack, on_event: OnEvent | None = None) -> 
 
     GPU reasons from the offline plan are kept for resources the engine also changes.
     """
-    from gpupool import plan, record
-    from gpupool.engine import pulumi as engine
-
     prepared = prepare(stack_file, stack)
-    base = record.load_base(stack_file, stack.name, None)
-    offline = plan.make_plan(base, prepared.graph, stack)
+    base = load_base(stack_file, stack.name, None)
+    offline = make_plan(base, prepared.graph, stack)
     result = engine.preview(prepared.target, on_event)
     reasons = {c.address: c.reasons for c in offline.changes}
     changes = [
@@ -148,11 +141,6 @@ def _apply(stack_file: Path, stack: Stack, command: str, on_event: OnEvent | Non
     the engine fails part way, the record holds what did apply plus what the last record had that
     was not touched, then the error propagates.
     """
-    from gpupool import record
-    from gpupool.engine import pulumi as engine
-    from gpupool.engine.results import UpdateFailedError
-    from gpupool.lock import lock_path, stack_lock
-
     run = engine.up if command == "up" else engine.destroy
     with stack_lock(lock_path(stack_file, stack.name), command):
         prepared = prepare(stack_file, stack)
@@ -176,27 +164,3 @@ def up(stack_file: Path, stack: Stack, on_event: OnEvent | None = None) -> Engin
 def destroy(stack_file: Path, stack: Stack, on_event: OnEvent | None = None) -> EngineResult:
     """Destroy the stack's resources; the record becomes an empty graph (see ``_apply``)."""
     return _apply(stack_file, stack, "destroy", on_event)
-
-
-def drift(
-    stack_file: Path,
-    stack: Stack,
-    node_reports: Path | None,
-    require: frozenset[str],
-    on_event: OnEvent | None = None,
-) -> Any:
-    """Run every drift source for the stack (see ``gpupool.drift.run``)."""
-    from gpupool.drift.run import DriftInputs, run
-
-    def refresh() -> EngineResult:
-        from gpupool.engine import pulumi as engine
-
-        return engine.refresh_preview(prepare(stack_file, stack).target, on_event)
-
-    return run(
-        stack,
-        stack_file,
-        DriftInputs(node_reports_dir=node_reports),
-        require,
-        engine_runner=refresh,
-    )

@@ -1,0 +1,55 @@
+"""What drift found, as plain data: each finding (``DriftItem``), each source's status, the report.
+
+How a report reads (text, SPEC 5.1 JSON, markdown) is ``gpupool.views.drift``'s job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class DriftItem:
+    """One difference between what is declared and what is observed.
+
+    Attributes:
+        source: ``cloud`` (cloud resources), ``cluster`` (Kubernetes objects and node state) or
+            ``node`` (NVML reports).
+        address: what drifted: a resource address, ``pool.<name>/node/<node>``, ...
+        declared: the declared value (None when nothing was declared).
+        observed: the observed value (None when absent).
+        summary: one sentence a platform engineer can act on.
+        kind: ``drift`` (differs from the file) or ``fault`` (hardware trouble).
+
+    """
+
+    source: str
+    address: str
+    declared: Any
+    observed: Any
+    summary: str
+    kind: str = "drift"
+
+
+@dataclass(frozen=True)
+class SourceStatus:
+    """Whether one drift source ran, and why not when it did not."""
+
+    name: str  # engine | cluster | node
+    checked: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class DriftReport:
+    """Everything drift found for one stack."""
+
+    stack: str
+    items: tuple[DriftItem, ...]
+    sources: tuple[SourceStatus, ...] = field(default_factory=tuple)
+
+    @property
+    def drifted(self) -> bool:
+        """True when any item was found (drift or fault)."""
+        return bool(self.items)

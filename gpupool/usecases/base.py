@@ -1,0 +1,124 @@
+"""Choosing and loading what a plan is compared against (``--base``).
+
+This module owns the four bases of ``gpupool plan`` (and of ``gpupool preview``, which uses the
+default): the applied record (``gpupool.record``) by default, an empty base when nothing was
+applied yet, another stack file (``--base FILE``), or the same stack file at a git revision
+(``--base GIT-REF``, read with ``git show``). A base stack file is validated and built exactly like
+the desired one. The result is a ``gpupool.plan.Base``: plain data the plan compares against.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from gpupool import record
+from gpupool.assemble import build
+from gpupool.errors import InputError
+from gpupool.graph import ResourceGraph
+from gpupool.plan import Base
+from gpupool.spec.validate import ValidateResult, validate_file, validate_text
+
+_GIT_TIMEOUT_S = 30
+
+
+class InvalidBaseError(InputError):
+    """The base stack file is invalid; ``result`` carries its diagnostics."""
+
+    def __init__(self, message: str, result: ValidateResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+def load_base(stack_file: Path, stack_name: str, base: str | None) -> Base:
+    """Resolve the base of a plan.
+
+    Args:
+        stack_file: the desired stack file.
+        stack_name: its ``metadata.name`` (names the applied record).
+        base: ``--base`` as given: None for the applied record, an existing file path for
+            another stack file, anything else a git ref of the repository holding ``stack_file``.
+
+    Returns:
+        The base, with its graph (None for an empty base).
+
+    Raises:
+        InvalidBaseError: the base stack file is invalid.
+        InputError: git, the repository, or the ref is missing.
+        StateError: the applied record is unreadable.
+
+    """
+    stack_file = Path(stack_file)
+    if base is None:
+        path = record.record_path(stack_file, stack_name)
+        graph = record.read_applied(path)
+        if graph is None:
+            note = f"no applied record at {path} yet (gpupool up writes it)"
+            return Base("empty", None, None, note)
+        return Base("recorded", str(path), graph)
+    if Path(base).is_dir():
+        raise InputError(f"--base {base}: is a directory; give a stack file or a git ref")
+    if Path(base).is_file():
+        return Base("file", base, _build(validate_file(Path(base), base), f"base file {base}"))
+    return _git_base(stack_file, base)
+
+
+def _build(result: ValidateResult, what: str) -> ResourceGraph:
+    """Build the graph of a validated base, or raise InvalidBaseError."""
+    if result.stack is None:
+        errors = sum(1 for d in result.diagnostics if d.is_error)
+        raise InvalidBaseError(
+            f"the {what} is invalid ({errors} error{'s' * (errors != 1)}); fix it or plan "
+            "against another base with --base",
+            result,
+        )
+    return build(result.stack)
+
+
+def _git(repo_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run one git command in ``repo_dir`` and capture its output."""
+    git = shutil.which("git")
+    if git is None:
+        raise InputError("--base with a git ref needs git, which is not installed")
+    try:
+        return subprocess.run(
+            [git, "-C", str(repo_dir), *args],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=_GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise InputError(f"git failed to run: {exc}") from None
+
+
+def _git_base(stack_file: Path, ref: str) -> Base:
+    """Read and build the same stack file at git revision ``ref``."""
+    if ref.startswith("-"):
+        raise InputError(f"--base {ref}: not a file, and a git ref cannot start with '-'")
+    directory = stack_file.resolve().parent
+    top = _git(directory, "rev-parse", "--show-toplevel")
+    if top.returncode != 0:
+        why = top.stderr.strip().splitlines()[0] if top.stderr.strip() else ""
+        if "not a git repository" in why or not why:
+            why = f"{stack_file} is not inside a git repository"
+        raise InputError(f"--base {ref}: no such file, and {why}")
+    root = Path(top.stdout.strip()).resolve()
+    try:
+        rel = stack_file.resolve().relative_to(root).as_posix()
+    except ValueError:
+        raise InputError(f"--base {ref}: {stack_file} is outside the repository {root}") from None
+    verify = _git(directory, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    if verify.returncode != 0:
+        raise InputError(f"--base {ref}: no such file, and no such git revision in {root}")
+    commit = verify.stdout.strip()
+    if _git(directory, "cat-file", "-e", f"{commit}:{rel}").returncode != 0:
+        return Base("git", ref, None, f"{rel} did not exist at {ref}")
+    show = _git(directory, "show", f"{commit}:{rel}")
+    if show.returncode != 0:
+        raise InputError(f"--base {ref}: git cannot read {rel} there: {show.stderr.strip()}")
+    result = validate_text(show.stdout, f"{ref}:{rel}")
+    return Base("git", ref, _build(result, f"stack file {rel} at {ref}"))

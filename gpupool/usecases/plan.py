@@ -1,0 +1,28 @@
+"""``gpupool plan``: the stack against its base, offline (no engine, no cloud access)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpupool.assemble import build
+from gpupool.model import Stack
+from gpupool.plan import PlanResult, make_plan
+from gpupool.usecases.base import load_base
+
+
+def plan(stack_file: Path, stack: Stack, base: str | None) -> PlanResult:
+    """Plan ``stack`` (read from ``stack_file``) against the base ``--base`` names.
+
+    Args:
+        stack_file: the stack file (the applied record and git revisions are found from it).
+        stack: the validated stack.
+        base: ``--base`` as given; None for the applied record (see ``usecases.base``).
+
+    Raises:
+        InvalidBaseError: the base stack file is invalid (its diagnostics ride on the error).
+        InputError: the base cannot be found.
+        StateError: the applied record is unreadable.
+
+    """
+    resolved = load_base(stack_file, stack.name, base)
+    return make_plan(resolved, build(stack), stack)

@@ -1,0 +1,17 @@
+"""Command output: how each command's result reads for people (text, markdown) and scripts (JSON).
+
+One module per command, each computing nothing and printing nothing: it turns a result into the
+text the command line writes.
+
+- ``validate``: ``gpupool validate`` (and the diagnostics every stack-reading command prints);
+- ``plan``: ``gpupool plan`` and ``gpupool preview``, dispatching on ``--format`` to
+  ``plan_text`` (which also holds the number, money and table helpers the formats share),
+  ``plan_json`` (the SPEC 5.1 document) and ``plan_markdown`` (the pull-request comment);
+- ``render``: what ``gpupool render`` says it wrote;
+- ``engine``: ``gpupool up`` / ``destroy`` progress lines and their closing summary;
+- ``drift``: ``gpupool drift`` in text, JSON and markdown;
+- ``catalog``: ``gpupool catalog gpus|instances``;
+- ``node``: ``gpupool node inspect``.
+
+Every JSON document carries ``gpupool.formats.FORMAT_VERSION``.
+"""

@@ -1,0 +1,44 @@
+"""Output of ``gpupool plan`` and ``gpupool preview``: one plan, in the format ``--format`` asks.
+
+This module owns the choice of format and what goes to stdout (the plan) and what to stderr (a
+note on how the base was chosen, for JSON, whose readers are scripts). The formats themselves are
+``plan_text``, ``plan_json`` and ``plan_markdown``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gpupool.plan import PlanResult
+from gpupool.views import plan_json, plan_markdown, plan_text
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """Text for stdout (the plan) and for stderr (notes on how it was made)."""
+
+    result: str
+    notes: str
+
+
+def render(result: PlanResult, fmt: str) -> Rendered:
+    """Render a plan as ``text``, ``json`` or ``markdown``.
+
+    Args:
+        result: the plan.
+        fmt: the output format.
+
+    Returns:
+        The plan for stdout and notes for stderr.
+
+    """
+    formats: dict[str, Callable[[PlanResult], str]] = {
+        "text": plan_text.format_text,
+        "json": plan_json.format_json,
+        "markdown": plan_markdown.format_markdown,
+    }
+    # text and markdown say how the base was chosen in the plan itself; JSON says it in
+    # ``base.note`` and, for people watching the terminal, on stderr
+    note = f"note: {result.base.note}\n" if result.base.note and fmt == "json" else ""
+    return Rendered(formats[fmt](result), note)
