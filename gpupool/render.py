@@ -35,7 +35,7 @@ from typing import Any
 import jinja2
 import yaml
 
-from gpupool import __version__, clouds
+from gpupool import __version__, clouds, sharing
 from gpupool.errors import GpupoolError, InputError
 from gpupool.files import write_atomic
 from gpupool.graph import Lookup, Ref, Resource, ResourceGraph
@@ -331,8 +331,6 @@ def _program(graph: ResourceGraph, stack: Stack) -> tuple[str, list[str]]:
 
 def _files(stack: Stack, graph: ResourceGraph) -> dict[str, str]:
     """Return every file of the rendered directory, keyed by relative POSIX path."""
-    from gpupool import sharing
-
     main, packages = _program(graph, stack)
     env = _environment()
     dists = sorted(_PACKAGES[p].distribution for p in packages)

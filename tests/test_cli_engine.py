@@ -14,8 +14,9 @@ import fake_pulumi
 import pytest
 
 from gpupool import record
+from gpupool.assemble import build
 from gpupool.cli import run
-from gpupool.graph import ResourceGraph, build
+from gpupool.graph import ResourceGraph
 from gpupool.spec.validate import validate_file
 
 ROOT = Path(__file__).resolve().parent.parent

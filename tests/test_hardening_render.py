@@ -23,7 +23,7 @@ import yaml
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from gpupool import graph, lock, record, render
+from gpupool import assemble, lock, record, render
 from gpupool.errors import StateError
 from gpupool.model import Stack
 from gpupool.render import RenderError
@@ -86,7 +86,7 @@ def test_tenant_names_cannot_traverse_out_of_the_output_directory(
     (tmp_path / "victim").write_text("keep", encoding="utf-8")
     before = snapshot(tmp_path)
     with pytest.raises(RenderError, match="refusing to write"):
-        render.render(stack, graph.build(stack), tmp_path / "out" / "deep")
+        render.render(stack, assemble.build(stack), tmp_path / "out" / "deep")
     outside_untouched(tmp_path, before)
 
 
@@ -99,7 +99,7 @@ def test_hostile_pool_names_never_write_outside(tmp_path: Path, name: str) -> No
     before = snapshot(tmp_path)
     out = tmp_path / "out"
     try:
-        result = render.render(stack, graph.build(stack), out)
+        result = render.render(stack, assemble.build(stack), out)
     except RenderError as exc:
         assert "refusing to write" in str(exc)
     else:
@@ -143,7 +143,7 @@ def test_symlinks_in_the_output_directory_are_not_followed_outside(
         (out / planted).symlink_to(elsewhere / "secret.txt")
     before = snapshot(tmp_path)
     with pytest.raises(RenderError, match="resolves outside"):
-        render.render(stack, graph.build(stack), out)
+        render.render(stack, assemble.build(stack), out)
     outside_untouched(tmp_path, before)
     assert sorted(p.name for p in elsewhere.iterdir()) == ["secret.txt"]
 
@@ -162,7 +162,7 @@ def test_a_planted_index_cannot_delete_files_outside(tmp_path: Path) -> None:
     for listed in ("../victim.txt", str(victim), "link/x.yaml"):
         (out / ".gpupool-files").write_text(f"{listed}\n", encoding="utf-8")
         with pytest.raises(RenderError, match="refusing to write"):
-            render.render(stack, graph.build(stack), out)
+            render.render(stack, assemble.build(stack), out)
     assert victim.read_text(encoding="utf-8") == "keep"
     assert (elsewhere / "x.yaml").read_text(encoding="utf-8") == "keep"
 
@@ -296,13 +296,13 @@ def test_every_free_text_field_of_every_cloud_reaches_the_program_as_data(
         for cloud, h, x in zip(EXAMPLES, records, extras, strict=True):
             stack = extended(cloud, h, x)
             out = Path(tmp) / cloud
-            render.render(stack, graph.build(stack), out)
+            render.render(stack, assemble.build(stack), out)
             main = (out / "__main__.py").read_text(encoding="utf-8")
             compile(main, str(out / "__main__.py"), "exec")
             assert_only_data(main)
             for manifest in (out / "manifests").glob("*.yaml"):
                 yaml.safe_load(manifest.read_text(encoding="utf-8"))
-            json.dumps(graph.build(stack).dumps())
+            json.dumps(assemble.build(stack).dumps())
             dirs.append(out)
         runs = run_programs(dirs)
         cases = zip(EXAMPLES, records, extras, strict=True)

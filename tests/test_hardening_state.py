@@ -28,7 +28,7 @@ from pathlib import Path
 import fake_pulumi
 import pytest
 
-from gpupool import record
+from gpupool import assemble, record
 from gpupool.cli import run
 from gpupool.graph import Resource, ResourceGraph
 from gpupool.lock import lock_path
@@ -213,7 +213,7 @@ def test_killed_renders_leave_every_file_whole(tmp_path: Path) -> None:
     """
     import dataclasses
 
-    from gpupool import graph, render
+    from gpupool import render
     from gpupool.spec.validate import validate_file
 
     stack = validate_file(EXAMPLE).stack
@@ -225,7 +225,7 @@ def test_killed_renders_leave_every_file_whole(tmp_path: Path) -> None:
             for p in stack.pools
         ),
     )
-    variants = [(s, graph.build(s)) for s in (stack, bigger)]
+    variants = [(s, assemble.build(s)) for s in (stack, bigger)]
     texts = [render._files(s, g) for s, g in variants]
     assert texts[0]["__main__.py"] != texts[1]["__main__.py"]
     out = tmp_path / "out"

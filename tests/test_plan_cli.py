@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from gpupool import record
+from gpupool.assemble import build
 from gpupool.cli import run
-from gpupool.graph import build
 from gpupool.spec.validate import validate_file
 
 CASES = Path(__file__).parent / "fixtures" / "plan"

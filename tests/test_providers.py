@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from gpupool import providers
+from gpupool.clouds.azure import agent_pool_name
+from gpupool.facts.groups import capacity_groups
 from gpupool.graph import Lookup, Ref, ResourceGraph, order
 from gpupool.model import Capacity, NodeRange, Sharing, Stack
 from gpupool.providers import azure, common, expander
@@ -94,7 +96,7 @@ def test_capacity_groups(nodes, base, fallback, want) -> None:
         nodes=NodeRange(*nodes),
         capacity=Capacity("spot", base, None, fallback),
     )
-    got = [(g.capacity, g.min, g.max, g.desired) for g in common.capacity_groups(pool)]
+    got = [(g.capacity, g.min, g.max, g.desired) for g in capacity_groups(pool)]
     assert got == want
 
 
@@ -218,7 +220,7 @@ def test_aks_instance_profile_only_where_it_makes_the_layout(layout, want) -> No
 
 def test_aks_agent_pool_names() -> None:
     names = {
-        azure.agent_pool_name(n, od)
+        agent_pool_name(n, od)
         for n in ("a100", "t4-spot", "t4spot", "1abc", "x" * 40)
         for od in (False, True)
     }

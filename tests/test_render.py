@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gpupool import cli, graph, render
+from gpupool import assemble, cli, render
 from gpupool.errors import GpupoolError
 from gpupool.model import Stack
 from gpupool.spec.validate import validate_file
@@ -42,7 +42,7 @@ class Rendered:
 
     def __init__(self, path: Path, out: Path) -> None:
         self.stack = load(path)
-        self.graph = graph.build(self.stack)
+        self.graph = assemble.build(self.stack)
         self.result = render.render(self.stack, self.graph, out)
         self.out = out
         self.run: Run
@@ -223,7 +223,7 @@ def test_kubernetes_program(rendered) -> None:
 
 def test_rendering_is_byte_identical(rendered, tmp_path: Path) -> None:
     for stem, r in rendered.items():
-        again = render.render(r.stack, graph.build(r.stack), tmp_path / "elsewhere" / stem)
+        again = render.render(r.stack, assemble.build(r.stack), tmp_path / "elsewhere" / stem)
         first = {p.relative_to(r.result.out_dir): p.read_bytes() for p in r.result.files}
         second = {p.relative_to(again.out_dir): p.read_bytes() for p in again.files}
         assert first == second, stem

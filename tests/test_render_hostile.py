@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from gpupool import graph, render
+from gpupool import assemble, render
 from gpupool.model import Stack, Taint
 from gpupool.spec.validate import validate_file
 from tests.pulumi_mocks import run_programs
@@ -196,7 +196,7 @@ def test_hostile_strings_reach_the_program_as_data(records: list[dict[str, str]]
         for (cloud, _), h in zip(EXAMPLES.items(), records, strict=True):
             stack = hostile(cloud, h)
             out = Path(tmp) / cloud
-            render.render(stack, graph.build(stack), out)
+            render.render(stack, assemble.build(stack), out)
             main = (out / "__main__.py").read_text(encoding="utf-8")
             compile(main, str(out / "__main__.py"), "exec")
             assert_only_data(main)

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
+from gpupool.facts.names import DEVICE_PLUGIN_CONFIGMAP, MIG_CONFIGMAP
 from manifests import (
     validate_device_plugin_config,
     validate_manifests,
@@ -24,11 +25,9 @@ from manifests import (
     validate_values,
 )
 
-from gpupool import sharing
-from gpupool.graph import Resource, ResourceGraph, order
+from gpupool import facts, sharing
+from gpupool.graph import CloudResult, Resource, ResourceGraph, order
 from gpupool.model import Stack
-from gpupool.providers import CloudResult
-from gpupool.sharing.names import DEVICE_PLUGIN_CONFIGMAP, MIG_CONFIGMAP
 from gpupool.spec.validate import validate_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,7 +68,7 @@ def golden_doc(path: Path) -> dict[str, Any]:
     return {
         "stack": stack.name,
         "resources": graph["resources"],
-        "node_labels": {p.name: sharing.node_labels(stack, p) for p in stack.pools},
+        "node_labels": {p.name: facts.node_labels(stack, p) for p in stack.pools},
         "snippets": sharing.workload_snippets(stack),
     }
 
@@ -131,7 +130,7 @@ def test_node_labels_name_configs_that_exist(path: Path) -> None:
         set(yaml.safe_load(mig.manifest["data"]["config.yaml"])["mig-configs"]) if mig else set()
     )
     for pool in stack.pools:
-        labels = sharing.node_labels(stack, pool)
+        labels = facts.node_labels(stack, pool)
         assert labels["gpupool.io/pool"] == pool.name
         if "nvidia.com/device-plugin.config" in labels:
             assert dp is not None

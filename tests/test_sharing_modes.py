@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from gpupool import sharing
-from gpupool.graph import Resource
+from gpupool import facts, sharing
+from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack
-from gpupool.providers import CloudResult
 from gpupool.spec.validate import validate_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -207,7 +206,7 @@ def test_snippet_carries_tolerations_and_selector(default: Built) -> None:
 def test_node_labels_default_scheduler(default: Built) -> None:
     pool = default.stack.pool("mig-single")
     assert pool is not None
-    assert sharing.node_labels(default.stack, pool) == {
+    assert facts.node_labels(default.stack, pool) == {
         "gpupool.io/pool": "mig-single",
         "nvidia.com/device-plugin.config": "pool-mig-single",
         "nvidia.com/mig.config": "pool-mig-single",
@@ -366,7 +365,7 @@ def test_hami_disables_nvidia_device_plugin(hami: Built) -> None:
     assert hami.values("gpu-operator")["devicePlugin"] == {"enabled": False}
     assert not hami.has("k8s.configmap.gpu-operator.gpupool-device-plugin-config")
     for pool in hami.stack.pools:
-        labels = sharing.node_labels(hami.stack, pool)
+        labels = facts.node_labels(hami.stack, pool)
         assert labels["gpu"] == "on"
         assert "nvidia.com/device-plugin.config" not in labels
 
@@ -445,7 +444,7 @@ def test_gke_with_operator_driver() -> None:
     assert values["migManager"]["env"] == [{"name": "WITH_REBOOT", "value": "true"}]
     assert gke.has("k8s.resourcequota.gpu-operator.gpu-operator-quota")
     for pool in gke.stack.pools:
-        labels = sharing.node_labels(gke.stack, pool)
+        labels = facts.node_labels(gke.stack, pool)
         assert labels["gke-no-default-nvidia-gpu-device-plugin"] == "true"
         assert "nvidia.com/device-plugin.config" in labels
 
@@ -458,7 +457,7 @@ def test_gke_preinstalled_leaves_sharing_to_gke() -> None:
     assert values["hostPaths"] == {"driverInstallDir": "/home/kubernetes/bin/nvidia"}
     assert not any(r.type.endswith(":ConfigMap") for r in gke.resources)
     for pool in gke.stack.pools:
-        assert sharing.node_labels(gke.stack, pool) == {"gpupool.io/pool": pool.name}
+        assert facts.node_labels(gke.stack, pool) == {"gpupool.io/pool": pool.name}
     # GKE partitions 3g.40gb x2 and advertises them as nvidia.com/gpu: KAI counts 2 per GPU.
     assert gke.queue("notebooks")["resources"]["gpu"] == {
         "quota": 2,

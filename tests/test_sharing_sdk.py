@@ -15,7 +15,7 @@ import pulumi
 import pytest
 
 from gpupool import sharing
-from gpupool.providers import CloudResult
+from gpupool.graph import CloudResult
 from gpupool.spec.validate import validate_file
 
 pytestmark = pytest.mark.cloud_sdks  # needs the provider SDKs or kubernetes-validate

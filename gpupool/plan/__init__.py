@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpupool import catalog
 from gpupool.graph import ResourceGraph
 from gpupool.plan.capacity import (
     ZERO,
@@ -142,8 +143,6 @@ def make_plan(base: Base, desired: ResourceGraph, stack: Stack) -> PlanResult:
         The plan.
 
     """
-    from gpupool import catalog
-
     base_graph = base.graph or ResourceGraph(desired.stack, desired.cloud, ())
     try:
         region = catalog.cloud(desired.cloud).reference_region
