@@ -139,6 +139,10 @@ def test_drift_exit_codes(
             {
                 "format_version": "1",
                 "hostname": "n",
+                "node_name": "n",
+                "driver_version": "580.95.05",
+                "cuda_driver_version": "13.0",
+                "nvml_version": "13.580.95.05",
                 "gpus": [],
                 "faults": [{"gpu": 0, "kind": "ecc", "detail": "3 uncorrected ECC errors"}],
             }
