@@ -1,7 +1,8 @@
 """What each sharing mode and scheduler renders: the facts the configuration must get right.
 
 One small stack per scheduler (``tests/fixtures/valid/sharing-*.yaml``) plus the examples; each
-test states one rule from reference/sharing-formats.md or the SPEC.
+test states one rule of the upstream formats (device plugin, mig-parted, HAMi, KAI) or of
+docs/stack-file.md.
 """
 
 from __future__ import annotations
@@ -262,7 +263,10 @@ def test_operator_driver_version_and_no_exporter(mixed: Built) -> None:
 
 def test_kai_gpu_sharing_when_fractional(kai: Built) -> None:
     release = kai.get("helm.kai-scheduler")
-    assert kai.values("kai-scheduler") == {"global": {"gpuSharing": True}}
+    # fractional pools that can grow turn on KAI's autoscaling support (KAI v0.17.0
+    # docs/gpu-sharing/autoscaling/README.md)
+    want = {"global": {"gpuSharing": True, "clusterAutoscaling": True}}
+    assert kai.values("kai-scheduler") == want
     assert release.inputs["chart"].startswith("oci://")
     assert "repository_opts" not in release.inputs
     assert "helm.gpu-operator" in release.depends_on
@@ -317,11 +321,16 @@ def test_parent_queue_backs_children(kai: Built) -> None:
     )
 
 
-def test_namespaces_carry_queue_label(kai: Built) -> None:
+def test_namespaces_carry_the_tenant_not_a_queue(kai: Built) -> None:
+    # KAI v0.17.0 CalcPodGroupQueue (default_grouper.go) never reads namespace labels: the queue
+    # label belongs on pods, as the snippets put it.
     ns = kai.get("k8s.namespace.frac").manifest
     assert ns is not None
-    assert ns["metadata"]["labels"]["kai.scheduler/queue"] == "fractions"
-    assert ns["metadata"]["labels"]["gpupool.io/tenant"] == "fractions"
+    assert ns["metadata"]["labels"] == {
+        "app.kubernetes.io/managed-by": "gpupool",
+        "gpupool.io/stack": ns["metadata"]["labels"]["gpupool.io/stack"],
+        "gpupool.io/tenant": "fractions",
+    }
 
 
 def test_kai_fraction_snippets(kai: Built) -> None:
@@ -404,7 +413,8 @@ def test_hami_snippets_request_memory_and_cores(hami: Built) -> None:
 
 def test_hami_quota_counts_vgpus(hami: Built) -> None:
     assert hami.quota("online") == {"requests.nvidia.com/gpu": "8"}  # limit 2 x 4 slots
-    assert hami.quota("batch") == {"requests.nvidia.com/gpu": "18"}  # 2 whole + 4 x 4 slots
+    # 2 whole GPUs on cloud nodes get HAMi's chart-wide split of 4 too: (2 + 4) x 4 vGPUs
+    assert hami.quota("batch") == {"requests.nvidia.com/gpu": "24"}
 
 
 def test_hami_per_node_overrides_on_known_nodes() -> None:

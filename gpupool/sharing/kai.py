@@ -5,7 +5,7 @@ This module owns ``helm.kai-scheduler`` and the ``scheduling.run.ai/v2`` Queues.
 else keeps the chart's defaults, including its default queues and the ``kai.scheduler/queue``
 label key.
 
-Queues (reference/sharing-formats.md section 5.1, errata item 4):
+Queues (KAI v0.17.0 ``docs/queues/README.md``; the proportion plugin's ``max_allowed_check.go``):
 
 * a parent queue ``gpupool-<stack>`` groups the stack's tenants; its GPU quota is the sum of
   theirs so the children's quotas are backed at the top level;
@@ -189,7 +189,7 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
                     "tenant": tenant.name,
                     "quota_gpus": tenant.quota_gpus,
                     "limit_gpus": tenant.limit_gpus,
-                    "gpu_units_per_gpu": units_per_gpu(stack, tenant),
+                    "gpu_units_per_gpu": _num(units_per_gpu(stack, tenant)),
                 },
             )
         )

@@ -7,6 +7,8 @@ scheduler, and the GPU request in that pool's terms:
 
 * exclusive, time-slicing, MPS, MIG single: ``nvidia.com/gpu: 1`` (one GPU, replica or instance);
 * MIG mixed: ``nvidia.com/mig-<profile>: 1`` (the first profile; others are listed in a comment);
+* a whole-GPU pool whose nodes get HAMi's chart-wide split: ``nvidia.com/gpu: 1`` with
+  ``nvidia.com/gpumem-percentage: 100`` and ``nvidia.com/gpucores: 100``, so the pod owns the GPU;
 * HAMi fractional: ``nvidia.com/gpu: 1`` plus ``nvidia.com/gpumem`` or
   ``nvidia.com/gpumem-percentage`` and ``nvidia.com/gpucores`` (without them HAMi makes the GPU
   exclusive), and ``nvidia.com/priority: 0`` for high and critical tenants on priority pools;
@@ -82,7 +84,12 @@ def _resources(stack: Stack, tenant: Tenant, pool: Pool) -> tuple[dict[str, Any]
         if pool.policy == "priority":
             limits[HAMI_PRIORITY] = 0 if tenant.priority in ("critical", "high") else 1
         return limits, {}
-    first = next(iter(facts.exposure(stack, pool)))
+    pf = facts.pool_facts(stack, pool)
+    first = pf.units[0].resource
+    if pf.hami_split is not None and pf.hami_split > 1:
+        # HAMi's chart-wide split reaches this pool's nodes: a pod owns a whole GPU only if it
+        # asks for all of its memory and cores (HAMi 2.10.0 resourceMemPercentage, resourceCores)
+        return {first: 1, HAMI_MEMORY_PERCENT: 100, HAMI_CORES: 100}, {}
     return {first: 1}, {}
 
 
