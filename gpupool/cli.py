@@ -1,10 +1,10 @@
 """The ``gpupool`` command line: parse flags, call one use case, map the result to an exit code.
 
 This module owns argument parsing, where output goes (results on stdout; diagnostics, progress and
-errors on stderr), the terminal prompts of ``up`` and ``destroy`` and the exit codes of SPEC
-section 5. Each command calls its use case (``gpupool.usecases``) and hands the result to its view
-(``gpupool.views``); nothing else happens here. Each command's machinery is imported only when
-that command runs, so ``gpupool --help`` stays fast.
+errors on stderr), the terminal prompts of ``up`` and ``destroy`` and the exit codes
+(docs/commands.md, Exit codes). Each command calls its use case (``gpupool.usecases``) and hands
+the result to its view (``gpupool.views``); nothing else happens here. Each command's machinery
+is imported only when that command runs, so ``gpupool --help`` stays fast.
 
 Exit codes: 0 ok / no changes, 1 error, 2 changes or drift, 64 usage, 130 interrupted.
 """

@@ -32,7 +32,7 @@ PRIORITIES = ("critical", "high", "normal", "low", "preemptible")
 
 @dataclass(frozen=True)
 class ProviderSettings:
-    """Cloud-specific settings (SPEC 4.1)."""
+    """Cloud-specific settings (docs/stack-file.md, Provider settings per cloud)."""
 
     subnet_ids: tuple[str, ...] = ()
     node_role_arn: str | None = None
@@ -232,7 +232,7 @@ class Stack:
 
 
 def derive_qos(sharing: Sharing) -> str:
-    """Return the QoS tier a sharing mode gives when the file does not say (SPEC 2.3)."""
+    """Return the QoS tier a sharing mode gives by default (docs/stack-file.md, QoS tiers)."""
     return sharing.kind.default_qos(sharing)
 
 

@@ -433,7 +433,7 @@ def _check_queue(obj: Mapping[str, Any]) -> list[str]:
     """gpupool: every Queue states quota, limit and overQuotaWeight for gpu, cpu and memory.
 
     KAI treats an unset limit as 0 ("no additional resources allowed"), so a missing block or
-    field silently blocks that resource (reference/errata.md item 4).
+    field silently blocks that resource (KAI ``capacity_policy/max_allowed_check.go``).
     """
     resources = (obj.get("spec") or {}).get("resources")
     if not isinstance(resources, Mapping):
@@ -573,7 +573,7 @@ def _sharing_resources(cfg: Mapping[str, Any]) -> Iterator[tuple[str, int, Mappi
 def validate_device_plugin_config(cfg: Any) -> list[str]:
     """Device-plugin config (``version: v1``): schema plus gpupool's invariants.
 
-    gpupool rules beyond upstream (reference/sharing-formats.md section 7 items 1-5): version
+    gpupool rules beyond upstream (NVIDIA k8s-device-plugin api/config/v1 and main.go): version
     stated; never timeSlicing and mps together; no ``rename``/``devices`` (the plugin resets
     them) and no top-level ``resources`` (dropped); fully qualified ``nvidia.com/`` names, no
     duplicates; MPS only on ``nvidia.com/gpu``, at most 48 replicas, not with migStrategy

@@ -192,7 +192,7 @@ def test_a30_geometry() -> None:
 
 
 def test_a100_40gb_1g10gb_takes_two_memory_slots() -> None:
-    """Per the errata, A100-40GB 1g.10gb takes 2 memory slots, max 4, at even starts."""
+    """A100-40GB 1g.10gb takes 2 memory slots, max 4, at even starts (go-nvml's A100 mock)."""
     model = catalog.gpu("A100-40GB")
     assert model is not None and model.mig is not None
     profile = model.mig.profile("1g.10gb")
@@ -219,7 +219,7 @@ def test_other_known_instances() -> None:
 
 
 def test_cloud_facts() -> None:
-    """Spot notices, bids and spot support match the errata-checked facts."""
+    """Spot notices, bids and spot support match what the clouds document."""
     aws, gcp, azure = catalog.cloud("aws"), catalog.cloud("gcp"), catalog.cloud("azure")
     assert (aws.spot_notice_seconds, gcp.spot_notice_seconds, azure.spot_notice_seconds) == (
         120,

@@ -1,4 +1,4 @@
-"""The command line: exit codes, output streams and the JSON shape of SPEC 5.1."""
+"""The command line: exit codes, output streams and the JSON shape of docs/commands.md."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_validate_invalid_file_exits_1_with_diagnostics_on_stderr(
 
 
 def test_validate_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
-    """--format json prints exactly the SPEC 5.1 shape on stdout."""
+    """--format json prints exactly the documented shape (docs/commands.md) on stdout."""
     assert run(["validate", "--format", "json", str(BAD)]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["format_version"] == "1"

@@ -1,10 +1,9 @@
 """The validation harness in tests/manifests.py: it passes known-good objects and fails bad ones.
 
 Tests that compare the schemas with upstream files (chart values.yaml, the KAI Queue CRD, the
-mig-parted default config) read them from the research folder ``reference/upstream`` when it
-is present (``$GPUPOOL_REFERENCE_DIR``, ``<repo>/shared/reference/upstream`` or
-``<repo>/../shared/reference/upstream``) and skip otherwise; every other test carries its
-examples inline.
+mig-parted default config) read verbatim copies of them from the folder ``$GPUPOOL_REFERENCE_DIR``
+names (``_upstream`` lists the other places it looks) and skip when none is found; every other
+test carries its examples inline.
 """
 
 from __future__ import annotations
@@ -314,7 +313,7 @@ def test_hami_values_good() -> None:
 
 
 def test_kai_values_good() -> None:
-    """Typical KAI values (GPU sharing on, queue label key per errata) pass."""
+    """Typical KAI values (GPU sharing on, the podgrouper.queueLabelKey queue label key) pass."""
     values = {
         "global": {"gpuSharing": True},
         "podgrouper": {"queueLabelKey": "kai.scheduler/queue"},

@@ -4,8 +4,10 @@ The oracle below does not search per layout. It enumerates, once per GPU, every 
 non-overlapping GPU instances on the memory-slot axis (a left-to-right walk: each slot is
 either skipped or the start of an instance whose allowed placements include it), keeps the
 count vectors that respect compute slices, per-profile maxima and the one-+me rule, and then
-answers "does this layout fit" by set membership. The tables are copied here from the reference
-(sharing-formats.md 3.2-3.3, errata section 2), not read from the catalog.
+answers "does this layout fit" by set membership. The tables are copied here from NVIDIA's MIG
+User Guide ("Supported MIG Profiles"), mig-parted's ``pkg/mig/builder/builder_test.go`` and the
+placements of the go-nvml A100/A30 mocks vendored in mig-parted (where the guide prints 1/8
+memory for A100-40GB 1g.10gb, the mock's size 2 wins), not read from the catalog.
 """
 
 from __future__ import annotations
@@ -159,7 +161,7 @@ def test_exhaustive_checks_are_fast() -> None:
 
 
 def test_spec_example_detail() -> None:
-    """The SPEC's example: 3g.40gb x2 + 1g.10gb x1 fails naming 1g.10gb in words."""
+    """The documented example: 3g.40gb x2 + 1g.10gb x1 fails naming 1g.10gb in words."""
     fit = fit_layout(_model("A100-SXM4-80GB"), {"3g.40gb": 2, "1g.10gb": 1})
     assert not fit.ok
     assert fit.unplaced == "1g.10gb"
@@ -168,7 +170,10 @@ def test_spec_example_detail() -> None:
 
 
 def test_reference_consequences() -> None:
-    """The derived consequences listed in the reference hold (4g+3g, 2g x3 + 1g, 3g + 2g x2)."""
+    """Consequences of the placement rules hold (4g+3g, 2g x3 + 1g, 3g + 2g x2).
+
+    4g+3g and 3g + 2g x2 are layouts of NVIDIA cloud-native-docs ``mig-cm-values.yaml``.
+    """
     model = _model("H100-SXM5-80GB")
     assert fit_layout(model, {"4g.40gb": 1, "3g.40gb": 1}).ok
     assert fit_layout(model, {"2g.20gb": 3, "1g.10gb": 1}).ok

@@ -1,4 +1,4 @@
-"""How a plan reads: Terraform-like text, the SPEC 5.1 JSON shape, and the pull-request comment."""
+"""How a plan reads: Terraform-like text, the documented JSON shape and the pull-request comment."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def test_text_diffs_multi_line_inputs_by_line() -> None:
 
 
 def test_json_has_exactly_the_spec_fields() -> None:
-    """Every SPEC 5.1 field is present with its name and type; additions are allowed."""
+    """Every documented field (docs/commands.md) is present with its type; additions are allowed."""
     doc = json.loads(plan_json.format_json(_changes_plan()))
     assert doc["format_version"] == "1"
     assert doc["stack"] == "ml-prod"

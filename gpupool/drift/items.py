@@ -1,6 +1,6 @@
 """What drift found, as plain data: each finding (``DriftItem``), each source's status, the report.
 
-How a report reads (text, SPEC 5.1 JSON, markdown) is ``gpupool.views.drift``'s job.
+How a report reads (text, JSON, markdown) is ``gpupool.views.drift``'s job.
 """
 
 from __future__ import annotations

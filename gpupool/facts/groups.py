@@ -46,8 +46,8 @@ def capacity_groups(pool: Pool) -> tuple[CapacityGroup, ...]:
     """Return the node groups a pool becomes.
 
     An on-demand pool, or a spot pool with neither ``onDemandBase`` nor ``fallbackToOnDemand``,
-    is one group with the pool's sizes. Otherwise the pool splits (SPEC is silent on the sizes;
-    this is gpupool's rule):
+    is one group with the pool's sizes. Otherwise the pool splits (the sizes are gpupool's own
+    rule; docs/stack-file.md, Spot capacity):
 
     - the spot group (address ``pool.<name>.node_group``) holds what is above the base:
       ``min = max(nodes.min - base, 0)``, ``max = max(nodes.max - base, 1)``;

@@ -93,7 +93,7 @@ class SharingMode:
         return 1
 
     def default_qos(self, sharing: Sharing) -> str:
-        """Return the QoS tier this mode gives when the stack file does not say (SPEC 2.3)."""
+        """Return the QoS tier this mode gives by default (docs/stack-file.md, QoS tiers)."""
         if self.whole:
             return QOS_EXCLUSIVE
         if self.isolates:

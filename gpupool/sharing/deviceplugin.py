@@ -6,10 +6,11 @@ by the label ``nvidia.com/device-plugin.config``; the config ``default`` (no sha
 nodes outside any pool. Under the GPU Operator an unlabelled node with no default would get an
 empty config (the operator sets ``FALLBACK_STRATEGIES=empty``), so the default is always named.
 
-Rules kept here (reference/sharing-formats.md section 1): ``version: v1``; never ``timeSlicing``
-and ``mps`` in one config; never ``rename`` or ``devices`` (the plugin resets them); MPS only on
-``nvidia.com/gpu`` and never under MIG strategy mixed; ``failRequestsGreaterThanOne`` stated, so
-a pod asking for two replicas fails instead of getting two slices of one GPU.
+Rules kept here (NVIDIA k8s-device-plugin ``api/config/v1``, ``cmd/nvidia-device-plugin`` and
+README): ``version: v1``; never ``timeSlicing`` and ``mps`` in one config; never ``rename`` or
+``devices`` (the plugin resets them); MPS only on ``nvidia.com/gpu`` and never under MIG
+strategy mixed; ``failRequestsGreaterThanOne`` stated, so a pod asking for two replicas fails
+instead of getting two slices of one GPU.
 
 Nothing here is rendered when the NVIDIA device plugin is off: under scheduler HAMi, and on GKE
 with ``driver: preinstalled``, where GKE's own plugin shares the GPUs (``enabled``).

@@ -67,7 +67,7 @@ class Diagnostic:
         return replace(self, range=where)
 
     def to_json(self) -> dict[str, Any]:
-        """Return the SPEC 5.1 JSON shape of this diagnostic."""
+        """Return this diagnostic's JSON shape (docs/commands.md, validate --format json)."""
         out: dict[str, Any] = {
             "severity": self.severity.value,
             "code": self.code,

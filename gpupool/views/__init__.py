@@ -6,7 +6,7 @@ text the command line writes.
 - ``validate``: ``gpupool validate`` (and the diagnostics every stack-reading command prints);
 - ``plan``: ``gpupool plan`` and ``gpupool preview``, dispatching on ``--format`` to
   ``plan_text`` (which also holds the number, money and table helpers the formats share),
-  ``plan_json`` (the SPEC 5.1 document) and ``plan_markdown`` (the pull-request comment);
+  ``plan_json`` (the JSON document) and ``plan_markdown`` (the pull-request comment);
 - ``render``: what ``gpupool render`` says it wrote;
 - ``engine``: ``gpupool up`` / ``destroy`` progress lines and their closing summary;
 - ``drift``: ``gpupool drift`` in text, JSON and markdown;

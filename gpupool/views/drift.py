@@ -1,7 +1,7 @@
-"""Output of ``gpupool drift``: a ``DriftReport`` as text, SPEC 5.1 JSON or markdown.
+"""Output of ``gpupool drift``: a ``DriftReport`` as text, JSON or markdown.
 
 Text is for a terminal or a CI log (each source's status, then the findings by source, then the
-counts); JSON is the SPEC 5.1 document (plus each item's ``kind`` and the ``sources`` that ran or
+counts); JSON is the drift document (plus each item's ``kind`` and the ``sources`` that ran or
 were skipped); markdown is a CI job summary or an issue body, starting with a hidden marker line.
 """
 
@@ -17,7 +17,7 @@ SOURCES = ("cloud", "cluster", "node")
 
 
 def item_to_json(item: DriftItem) -> dict[str, Any]:
-    """Return the SPEC 5.1 item shape (plus ``kind``)."""
+    """Return one item's JSON shape (with ``kind``)."""
     return {
         "source": item.source,
         "address": item.address,
@@ -29,7 +29,7 @@ def item_to_json(item: DriftItem) -> dict[str, Any]:
 
 
 def to_json(report: DriftReport) -> dict[str, Any]:
-    """Return the SPEC 5.1 document, with the sources that ran or were skipped."""
+    """Return the JSON document, with the sources that ran or were skipped."""
     return {
         "format_version": FORMAT_VERSION,
         "stack": report.stack,
@@ -82,7 +82,7 @@ def format_text(report: DriftReport) -> str:
 
 
 def format_json(report: DriftReport) -> str:
-    """Render the SPEC 5.1 JSON."""
+    """Render the JSON document."""
     return json.dumps(to_json(report), indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 

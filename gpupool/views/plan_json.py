@@ -1,4 +1,4 @@
-"""JSON output of ``gpupool plan``: the SPEC 5.1 document.
+"""JSON output of ``gpupool plan``: the document of docs/commands.md (plan --format json).
 
 This module owns the stable machine-readable shape: ``format_version``, ``stack``,
 ``resource_changes`` (Terraform's ``actions`` vocabulary and ``replace_paths``), ``summary``,
@@ -33,7 +33,7 @@ def _count(mm: MinMax) -> dict[str, float | int | None]:
 
 
 def to_json(result: PlanResult) -> dict[str, Any]:
-    """Return the plan as the SPEC 5.1 document (plus documented extra fields)."""
+    """Return the plan as its JSON document (docs/commands.md, plan --format json)."""
     cost, s = result.cost, result.summary
     return {
         "format_version": FORMAT_VERSION,
@@ -110,5 +110,5 @@ def to_json(result: PlanResult) -> dict[str, Any]:
 
 
 def format_json(result: PlanResult) -> str:
-    """Render a plan as the SPEC 5.1 JSON document."""
+    """Render a plan as its JSON document (docs/commands.md, plan --format json)."""
     return json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n"

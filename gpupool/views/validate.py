@@ -1,7 +1,7 @@
 """Output of ``gpupool validate``, and the diagnostics every command that reads a stack prints.
 
 ``render`` writes validation results as text for people (one line per file on stdout, the
-diagnostics on stderr) or JSON in the SPEC 5.1 shape for machines; ``stack_diagnostics`` is what
+diagnostics on stderr) or JSON for machines (docs/commands.md); ``stack_diagnostics`` is what
 ``plan``, ``render``, ``preview``, ``up``, ``destroy`` and ``drift`` write on stderr about the stack
 file they read.
 """

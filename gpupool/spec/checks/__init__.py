@@ -1,4 +1,4 @@
-"""Semantic checks beyond the JSON Schema (SPEC section 4).
+"""Semantic checks beyond the JSON Schema (docs/stack-file.md, Checks).
 
 Each submodule owns one family of rules and exposes ``run(stack) -> list[Diagnostic]``. Checks read
 only the model (never raw YAML) and report JSON paths; placement on lines happens later.

@@ -1,4 +1,4 @@
-"""Tenant quotas against pool capacity (SPEC 3).
+"""Tenant quotas against pool capacity (docs/stack-file.md, Tenants).
 
 The quotas of the tenants sharing a set of pools must fit what those pools hold at nodes.max
 (error) and should at nodes.min (warning).

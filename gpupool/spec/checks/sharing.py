@@ -1,7 +1,7 @@
 """Rules on how GPUs are shared.
 
 Replica limits, fractional arithmetic, the scheduler each mode needs, compute policy against mode
-and scheduler (SPEC 2.2) and QoS against mode (SPEC 2.3).
+and scheduler (docs/stack-file.md, Compute policies) and QoS against mode (QoS tiers).
 """
 
 from __future__ import annotations
