@@ -96,7 +96,7 @@ VALUES: list[Any] = [
 def _load(path: Path) -> Any:
     try:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError):  # ValueError: a date that does not exist
         return None
 
 
