@@ -1,16 +1,14 @@
 """The validation harness in tests/manifests.py: it passes known-good objects and fails bad ones.
 
 Tests that compare the schemas with upstream files (chart values.yaml, the KAI Queue CRD, the
-mig-parted default config) read verbatim copies of them from the folder ``$GPUPOOL_REFERENCE_DIR``
-names (``_upstream`` lists the other places it looks) and skip when none is found; every other
-test carries its examples inline.
+mig-parted default config) read verbatim copies of them kept in ``tests/upstream`` (sources and
+tags in its SOURCES.md); every other test carries its examples inline.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -44,18 +42,10 @@ UPSTREAM_VALUES = {
 
 
 def _upstream(name: str) -> Path:
-    candidates = []
-    if os.environ.get("GPUPOOL_REFERENCE_DIR"):
-        candidates.append(Path(os.environ["GPUPOOL_REFERENCE_DIR"]))
-    root = manifests.REPO_ROOT
-    candidates += [
-        root / "shared" / "reference" / "upstream",
-        root.parent / "shared" / "reference" / "upstream",
-    ]
-    for folder in candidates:
-        if (folder / name).is_file():
-            return folder / name
-    pytest.skip(f"upstream reference file {name} not available")
+    """Return an upstream file kept under tests/upstream (see SOURCES.md there)."""
+    path = Path(__file__).resolve().parent / "upstream" / name
+    assert path.is_file(), f"missing upstream copy {path}"
+    return path
 
 
 def _load_yaml(path: Path) -> Any:
