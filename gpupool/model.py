@@ -22,7 +22,7 @@ from gpupool.modes import Fractional, Sharing
 if TYPE_CHECKING:
     from gpupool.catalog import GpuModel, InstanceType
 
-__all__ = ["PRIORITIES", "Fractional", "Sharing", "Stack", "Pool", "Tenant", "build"]
+__all__ = ["PRIORITIES", "Fractional", "Pool", "Sharing", "Stack", "Tenant", "build"]
 
 JsonPath = tuple[str | int, ...]
 T = TypeVar("T")

@@ -108,7 +108,7 @@ def rendered_units(stack: Stack, graph: ResourceGraph, pool: Pool) -> dict[str, 
             if "gpu_sharing_config" in accel:
                 return {GPU_RESOURCE: accel["gpu_sharing_config"]["max_shared_clients_per_gpu"]}
             if "gpu_partition_size" in accel:
-                [(profile, count)] = pool.sharing.mig_layout
+                [(_, count)] = pool.sharing.mig_layout
                 gpu = catalog.gpu(pool.gpu.name) if pool.gpu else None
                 prof = gpu.mig.profile(accel["gpu_partition_size"]) if gpu and gpu.mig else None
                 return {GPU_RESOURCE: prof.max_count if prof else count}

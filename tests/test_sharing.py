@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 import yaml
-from gpupool.facts.names import DEVICE_PLUGIN_CONFIGMAP, MIG_CONFIGMAP
 from manifests import (
     validate_device_plugin_config,
     validate_manifests,
@@ -26,6 +25,7 @@ from manifests import (
 )
 
 from gpupool import facts, sharing
+from gpupool.facts.names import DEVICE_PLUGIN_CONFIGMAP, MIG_CONFIGMAP
 from gpupool.graph import CloudResult, Resource, ResourceGraph, order
 from gpupool.model import Stack
 from gpupool.spec.validate import validate_file

@@ -1,9 +1,10 @@
 """The cluster-autoscaler priority expander: prefer a split pool's spot group to its on-demand one.
 
 A spot pool with ``onDemandBase`` or ``fallbackToOnDemand`` becomes two node groups
-(``gpupool.facts.groups.capacity_groups``). The cluster autoscaler picks which group to grow; with the priority
-expander (``--expander=priority``) it reads the ConfigMap ``cluster-autoscaler-priority-expander``
-in ``kube-system`` and grows the group whose name matches the highest-priority regular expression.
+(``gpupool.facts.groups.capacity_groups``). The cluster autoscaler picks which group to grow;
+with the priority expander (``--expander=priority``) it reads the ConfigMap
+``cluster-autoscaler-priority-expander`` in ``kube-system`` and grows the group whose name
+matches the highest-priority regular expression.
 gpupool writes that ConfigMap: every spot group gets priority 50, everything else 10 (the
 catch-all keeps groups gpupool does not know about eligible, as without the ConfigMap).
 
