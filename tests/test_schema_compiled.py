@@ -159,7 +159,10 @@ def test_agrees_on_shipped_stacks(path: Path) -> None:
 def test_agrees_on_mutations() -> None:
     assert CHECK is not None
     rng = random.Random(20261129)
-    docs = [d for d in (_load(p) for p in STACKS) if isinstance(d, dict)]
+    # the loader-level fixtures (yaml-*) hold alias bombs and the like, which the loader refuses
+    # before the schema runs; PyYAML expands them, and mutating one would fill the memory
+    shipped = [p for p in STACKS if not p.name.startswith("yaml-")]
+    docs = [d for d in (_load(p) for p in shipped) if isinstance(d, dict)]
     disagreements = []
     for _ in range(3000):
         doc = _mutate(rng.choice(docs), rng)
