@@ -9,7 +9,8 @@ This module owns two rules every writer follows:
   (or a crash, or a SIGKILL) sees the old file or the new one, never part of either. The
   temporary file lives in the same directory (a rename never crosses file systems), is created
   with ``O_EXCL`` (never through a file or link already there), is flushed and fsynced before the
-  rename, and the directory is fsynced after it so the rename itself survives a power cut.
+  rename, and the directory is fsynced after it so the rename itself survives a power cut
+  (``durable``; a rendered program, rebuilt by every run that uses it, skips the fsyncs).
   Temporary files are named ``<prefix><pid>.<serial><suffix>``; a writer killed before its rename
   leaves one behind, and the next write there removes it once that pid is gone.
 
@@ -55,14 +56,16 @@ def write_atomic(
     mode: int = 0o666,
     temp_prefix: str | None = None,
     temp_suffix: str = ".tmp",
+    durable: bool = True,
+    sweep: bool = True,
 ) -> bool:
     """Replace ``path`` with ``data`` so that readers see the old file or the new one.
 
     First removes the temporary files of writers that are gone (same prefix and suffix). When
     ``path`` already holds exactly ``data`` nothing is written. Otherwise ``data`` goes to a new
-    temporary file beside ``path``, is fsynced, renamed over ``path`` (``os.replace`` is atomic
-    on POSIX and Windows) and the directory is fsynced. On any failure the temporary file is
-    removed and the error propagates; ``path`` is left as it was.
+    temporary file beside ``path``, is fsynced (``durable``), renamed over ``path``
+    (``os.replace`` is atomic on POSIX and Windows) and the directory is fsynced. On any failure
+    the temporary file is removed and the error propagates; ``path`` is left as it was.
 
     Args:
         path: the file to replace; its directory must exist.
@@ -71,6 +74,11 @@ def write_atomic(
         temp_prefix: how the temporary file's name starts (default ``.<file name>.``); a writer
             that owns a whole directory passes one prefix for all its files.
         temp_suffix: how the temporary file's name ends.
+        durable: fsync the file before the rename and the directory after it, so the new file
+            survives a power cut. A writer whose output is rebuilt on every use (a rendered
+            program) passes False: a crash still leaves the old file or the new one.
+        sweep: remove dead writers' temporary files first. A writer of many files in one
+            directory passes False and calls ``remove_stale_temps`` once for the directory.
 
     Returns:
         True when the file was written, False when it already held ``data``.
@@ -81,7 +89,8 @@ def write_atomic(
     """
     path = Path(path)
     prefix = f".{path.name}." if temp_prefix is None else temp_prefix
-    remove_stale_temps(path.parent, prefix, temp_suffix)
+    if sweep:
+        remove_stale_temps(path.parent, prefix, temp_suffix)
     try:
         with open(path, "rb") as fh:
             if fh.read(len(data) + 1) == data:
@@ -96,14 +105,16 @@ def write_atomic(
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
     return True
 
 

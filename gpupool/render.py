@@ -37,7 +37,7 @@ import yaml
 
 from gpupool import __version__, clouds, sharing
 from gpupool.errors import GpupoolError, InputError
-from gpupool.files import write_atomic
+from gpupool.files import remove_stale_temps, write_atomic
 from gpupool.graph import Lookup, Ref, Resource, ResourceGraph
 from gpupool.model import Stack
 from gpupool.resources import templates_dir
@@ -386,9 +386,13 @@ def _replace_file(path: Path, data: bytes) -> None:
 
     A render killed part way leaves every file whole, old or new: a torn ``__main__.py`` can be
     valid Python that declares fewer resources, and ``pulumi up`` would delete the rest. Files that
-    already hold ``data`` are left alone (re-renders leave most files unchanged).
+    already hold ``data`` are left alone (re-renders leave most files unchanged). No fsync: a
+    rendered program is rebuilt by every run that uses it. Dead writers' temporary files are
+    swept once per directory by ``render``, not once per file.
     """
-    write_atomic(path, data, temp_prefix=_TMP_PREFIX, temp_suffix="")
+    write_atomic(
+        path, data, temp_prefix=_TMP_PREFIX, temp_suffix="", durable=False, sweep=False
+    )
 
 
 def render(stack: Stack, graph: ResourceGraph, out_dir: Path) -> RenderResult:
@@ -424,6 +428,7 @@ def render(stack: Stack, graph: ResourceGraph, out_dir: Path) -> RenderResult:
                         stale.unlink()
         for directory in sorted({root, *(t.parent for t in targets.values())}):
             directory.mkdir(parents=True, exist_ok=True)
+            remove_stale_temps(directory, _TMP_PREFIX, "")
         for rel in sorted(files):
             _replace_file(targets[rel], files[rel].encode("utf-8"))
         _replace_file(index, "".join(f"{rel}\n" for rel in sorted(files)).encode("utf-8"))
