@@ -62,7 +62,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     results = validate(args.files)
     out = view.render(results, args.format)
     if args.format == "text":
-        sys.stderr.write(out.diagnostics)
+        sys.stderr.write(out.notes)
     sys.stdout.write(out.result)
     return EXIT_OK if all(r.valid for r in results) else EXIT_ERROR
 
@@ -116,7 +116,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     try:
         result = plan.plan(Path(args.file), stack, args.base)
     except InvalidBaseError as exc:
-        sys.stderr.write(validate_view.render([exc.result], "text").diagnostics)
+        sys.stderr.write(validate_view.render([exc.result], "text").notes)
         raise
     out = view.render(result, args.format)
     sys.stderr.write(out.notes)

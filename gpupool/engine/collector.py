@@ -22,7 +22,7 @@ from typing import Any
 
 from gpupool.engine.results import EngineResult, ProgressEvent, ResourceStep
 
-__all__ = ["MIN_SECRET", "Diagnostic", "EventCollector", "clean_message", "urn_name"]
+__all__ = ["MIN_SECRET", "EngineDiagnostic", "EventCollector", "clean_message", "urn_name"]
 
 _COLOR_TAG = re.compile(r"<\{%[^%]*%\}>")
 #: Shorter values are not scrubbed: replacing "test" would mangle names like "gpupool-test",
@@ -47,7 +47,7 @@ def _op(value: Any) -> str:
 
 
 @dataclass(frozen=True)
-class Diagnostic:
+class EngineDiagnostic:
     """One diagnostic message from the engine, program or a provider."""
 
     urn: str
@@ -92,7 +92,7 @@ class EventCollector:
         self._open: dict[str, list[_OpenStep]] = {}
         self._failed: dict[str, str] = {}
         self._types: dict[str, str] = {}
-        self.diagnostics: list[Diagnostic] = []
+        self.diagnostics: list[EngineDiagnostic] = []
         self.summary: dict[str, int] | None = None
         self._callback_failed = False
 
@@ -160,7 +160,7 @@ class EventCollector:
         if severity == "debug" or getattr(diag, "ephemeral", False) or not message:
             return None
         urn = str(diag.urn or "")
-        self.diagnostics.append(Diagnostic(urn, severity, message))
+        self.diagnostics.append(EngineDiagnostic(urn, severity, message))
         if severity == "error" and urn and urn not in self._failed:
             self._failed[urn] = message
         return self._progress("diagnostic", urn, self._types.get(urn, ""), "", message,
@@ -216,7 +216,7 @@ class EventCollector:
         with self._lock:
             return tuple(self._failed.items())
 
-    def error_diagnostics(self) -> tuple[Diagnostic, ...]:
+    def error_diagnostics(self) -> tuple[EngineDiagnostic, ...]:
         """Return the error-severity diagnostics, in order."""
         with self._lock:
             return tuple(d for d in self.diagnostics if d.severity == "error")

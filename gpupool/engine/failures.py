@@ -21,7 +21,7 @@ from typing import TypeVar
 from gpupool import clouds
 from gpupool.engine.collector import (
     MIN_SECRET,
-    Diagnostic,
+    EngineDiagnostic,
     EventCollector,
     clean_message,
     urn_name,
@@ -168,7 +168,7 @@ def classify(kind: str, stack: str, output: CommandOutput, events: EventCollecto
 
 
 def _classify(kind: str, stack: str, output: CommandOutput, events: EventCollector,
-              errors: tuple[Diagnostic, ...], text: str) -> EngineError:
+              errors: tuple[EngineDiagnostic, ...], text: str) -> EngineError:
     if any(marker in text for marker in _LOCKED):
         owner = _LOCK_OWNER.search(text)
         held = (f" (lock held by {owner['who']}, pid {owner['pid']}, since {owner['when']})"
@@ -224,7 +224,7 @@ def _update_failed(kind: str, events: EventCollector,
     return UpdateFailedError(message, events.result(), "\n".join(r for _, r in failed))
 
 
-def _program_error(output: CommandOutput, errors: tuple[Diagnostic, ...]) -> ProgramError:
+def _program_error(output: CommandOutput, errors: tuple[EngineDiagnostic, ...]) -> ProgramError:
     sources = [d.message for d in errors if _PROGRAM_FAILED.search(d.message)]
     sources += [output.stdout, output.stderr]
     for source in sources:
@@ -282,7 +282,7 @@ def _meaningful(text: str) -> list[str]:
     return [line for line in lines if line and not _NOISE.match(line)]
 
 
-def _headline(output: CommandOutput, errors: tuple[Diagnostic, ...]) -> str:
+def _headline(output: CommandOutput, errors: tuple[EngineDiagnostic, ...]) -> str:
     if errors:
         return _first_line(errors[0].message)
     stderr = _meaningful(output.stderr)
@@ -294,7 +294,7 @@ def _headline(output: CommandOutput, errors: tuple[Diagnostic, ...]) -> str:
     return f"no error message{code}"
 
 
-def _detail(output: CommandOutput, errors: tuple[Diagnostic, ...], lines: int = 8) -> str:
+def _detail(output: CommandOutput, errors: tuple[EngineDiagnostic, ...], lines: int = 8) -> str:
     kept = [_first_line(d.message) for d in errors]
     kept += _meaningful(output.stderr)
     if not kept:

@@ -13,5 +13,24 @@ text the command line writes.
 - ``catalog``: ``gpupool catalog gpus|instances``;
 - ``node``: ``gpupool node inspect``.
 
-Every JSON document carries ``gpupool.formats.FORMAT_VERSION``.
+Every JSON document carries ``gpupool.formats.FORMAT_VERSION``. A view that writes to both
+streams returns an ``Output``.
 """
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a command writes: its result for stdout, and notes for stderr (people, not scripts).
+
+    Attributes:
+        result: the command's result (text, JSON or markdown), for stdout.
+        notes: diagnostics and notes on how the result was made, for stderr (may be empty).
+
+    """
+
+    result: str
+    notes: str

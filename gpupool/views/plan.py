@@ -8,21 +8,12 @@ note on how the base was chosen, for JSON, whose readers are scripts). The forma
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from gpupool.plan import PlanResult
-from gpupool.views import plan_json, plan_markdown, plan_text
+from gpupool.views import Output, plan_json, plan_markdown, plan_text
 
 
-@dataclass(frozen=True)
-class Rendered:
-    """Text for stdout (the plan) and for stderr (notes on how it was made)."""
-
-    result: str
-    notes: str
-
-
-def render(result: PlanResult, fmt: str) -> Rendered:
+def render(result: PlanResult, fmt: str) -> Output:
     """Render a plan as ``text``, ``json`` or ``markdown``.
 
     Args:
@@ -41,4 +32,4 @@ def render(result: PlanResult, fmt: str) -> Rendered:
     # text and markdown say how the base was chosen in the plan itself; JSON says it in
     # ``base.note`` and, for people watching the terminal, on stderr
     note = f"note: {result.base.note}\n" if result.base.note and fmt == "json" else ""
-    return Rendered(formats[fmt](result), note)
+    return Output(formats[fmt](result), note)

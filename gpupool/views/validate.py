@@ -10,22 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from gpupool.formats import FORMAT_VERSION
 from gpupool.spec import diagnostics
 from gpupool.spec.validate import ValidateResult
+from gpupool.views import Output
 
 
-@dataclass(frozen=True)
-class Rendered:
-    """Text for stdout (the result) and for stderr (diagnostics, text format only)."""
-
-    result: str
-    diagnostics: str
-
-
-def render(results: Sequence[ValidateResult], fmt: str) -> Rendered:
+def render(results: Sequence[ValidateResult], fmt: str) -> Output:
     """Render validation results of one or more files."""
     all_diags = diagnostics.sort(d for r in results for d in r.diagnostics)
     if fmt == "json":
@@ -34,7 +26,7 @@ def render(results: Sequence[ValidateResult], fmt: str) -> Rendered:
             "valid": all(r.valid for r in results),
             "diagnostics": [d.to_json() for d in all_diags],
         }
-        return Rendered(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", "")
+        return Output(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", "")
     diag_text = "".join(diagnostics.format_text(d) + "\n" for d in all_diags)
     lines = []
     for r in results:
@@ -48,7 +40,7 @@ def render(results: Sequence[ValidateResult], fmt: str) -> Rendered:
                 f"{r.filename}: invalid: {errors} error{'s' * (errors != 1)}"
                 + (f", {warnings} warning{'s' * (warnings != 1)}" if warnings else "")
             )
-    return Rendered("\n".join(lines) + "\n", diag_text)
+    return Output("\n".join(lines) + "\n", diag_text)
 
 
 def stack_diagnostics(result: ValidateResult) -> str:
@@ -57,4 +49,4 @@ def stack_diagnostics(result: ValidateResult) -> str:
     Its diagnostics (warnings too), and the one-line verdict when the file is invalid.
     """
     out = render([result], "text")
-    return out.diagnostics + ("" if result.stack is not None else out.result)
+    return out.notes + ("" if result.stack is not None else out.result)
