@@ -24,15 +24,15 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from importlib.resources import files
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import yaml
 from referencing import Registry, Resource
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SCHEMA_DIR = REPO_ROOT / "schemas" / "k8s"
+from tests.paths import ROOT
+
+SCHEMA_DIR = ROOT / "schemas" / "k8s"
 
 # Built-in kinds are checked against this Kubernetes minor. kubernetes-validate 1.37.0 ships
 # 1.25 ... 1.37; 1.33 is the oldest minor the managed services (EKS, GKE, AKS) still support in

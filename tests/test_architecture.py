@@ -21,9 +21,7 @@ from pathlib import Path
 import pytest
 
 from gpupool import clouds, modes
-
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "gpupool"
+from tests.paths import PACKAGE, ROOT
 
 # Literals that equal a plug-in's name but mean something else, each with the reason.
 NOT_A_PLUGIN_NAME = {

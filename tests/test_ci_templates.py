@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-PLAN = ROOT / "templates" / "ci" / "github-plan-comment.yml"
-DRIFT = ROOT / "templates" / "ci" / "github-drift.yml"
+from tests.paths import ROOT, TEMPLATES
+
+PLAN = TEMPLATES / "ci" / "github-plan-comment.yml"
+DRIFT = TEMPLATES / "ci" / "github-drift.yml"
 HOOKS = ROOT / ".pre-commit-hooks.yaml"
 
 STACK = "stacks/prod.yaml"

@@ -5,15 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from gpupool.cli import run
+from tests.paths import EXAMPLES, FIXTURES, ROOT
 
-ROOT = Path(__file__).parent.parent
-EXAMPLE = ROOT / "stacks" / "examples" / "aws-inference-l4.yaml"
-BAD = ROOT / "tests" / "fixtures" / "invalid" / "mig-layout-does-not-fit.yaml"
+EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
+BAD = FIXTURES / "invalid" / "mig-layout-does-not-fit.yaml"
 
 
 def test_validate_valid_file_exits_0(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,6 @@ import json
 import shutil
 from pathlib import Path
 
-import fake_pulumi
 import pytest
 
 from gpupool import record
@@ -18,9 +17,10 @@ from gpupool.assemble import build
 from gpupool.cli import run
 from gpupool.graph import ResourceGraph
 from gpupool.spec.validate import validate_file
+from tests import fake_pulumi
+from tests.paths import EXAMPLES
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "stacks" / "examples" / "aws-inference-l4.yaml"
+EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
 
 
 @pytest.fixture

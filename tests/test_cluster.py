@@ -21,13 +21,14 @@ import pytest
 from gpupool import cluster
 from gpupool.cluster import ClusterUnavailableError, ObservedNode, parse_quantity, read_gpu_nodes
 from gpupool.errors import GpupoolError
+from tests.paths import FIXTURES
 
 kubernetes = pytest.importorskip("kubernetes")
 from kubernetes.client import ApiClient, V1NodeList  # noqa: E402
 from kubernetes.client.exceptions import ApiException  # noqa: E402
 
-FIXTURES = Path(__file__).parent / "fixtures" / "nodes"
-ALL_FIXTURES = sorted(p.name for p in FIXTURES.glob("*.json"))
+NODES = FIXTURES / "nodes"
+ALL_FIXTURES = sorted(p.name for p in NODES.glob("*.json"))
 
 
 def deserialize_node_list(payload: dict[str, Any]) -> V1NodeList:
@@ -46,7 +47,7 @@ class RecordedCoreV1Api:
         self.items: list[dict[str, Any]] = []
         self.resource_version = "1"
         for name in fixtures:
-            body = json.loads((FIXTURES / name).read_text())
+            body = json.loads((NODES / name).read_text())
             self.items.extend(body["items"])
             self.resource_version = body["metadata"]["resourceVersion"]
         self.error = error
@@ -247,7 +248,7 @@ def test_fixture_labels_follow_the_gfd_formats(fixture: str) -> None:
 def test_every_fixture_is_a_node_list_the_client_accepts() -> None:
     assert len(ALL_FIXTURES) == 8
     for name in ALL_FIXTURES:
-        body = json.loads((FIXTURES / name).read_text())
+        body = json.loads((NODES / name).read_text())
         assert (body["apiVersion"], body["kind"]) == ("v1", "NodeList")
         parsed = deserialize_node_list(body)
         assert isinstance(parsed, V1NodeList)

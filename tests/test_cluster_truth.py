@@ -7,7 +7,6 @@ read from the resource graph the program is rendered from (the same dicts the pr
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,8 +15,7 @@ from gpupool import assemble
 from gpupool.graph import ResourceGraph
 from gpupool.model import Stack
 from gpupool.spec.validate import validate_file
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "stacks" / "examples"
+from tests.paths import EXAMPLES
 
 
 def _build(name: str) -> tuple[Stack, ResourceGraph]:

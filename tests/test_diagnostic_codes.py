@@ -25,9 +25,9 @@ from pathlib import Path
 import gpupool
 from gpupool.spec import load
 from gpupool.spec.validate import validate_file
+from tests.paths import FIXTURES
 
 SOURCE = Path(gpupool.__file__).parent
-FIXTURES = Path(__file__).parent / "fixtures"
 DIAGNOSTICS_MODULE = "gpupool.spec.diagnostics"
 #: The builders and the position of their code argument.
 BUILDERS = {"error": 0, "warning": 0, "Diagnostic": 1}

@@ -21,8 +21,9 @@ from gpupool.model import Stack
 from gpupool.nodes.report import Fault, GpuInstance, GpuReport, MigState, NodeReport
 from gpupool.spec.validate import validate_text
 from gpupool.views import drift as drift_view
+from tests.paths import FIXTURES
 
-NODES = Path(__file__).parent / "fixtures" / "nodes"
+NODES = FIXTURES / "nodes"
 
 STACK = """
 apiVersion: gpupool.io/v1

@@ -11,7 +11,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import fake_pulumi
 import pytest
 
 from gpupool.engine import pulumi as engine
@@ -23,8 +22,9 @@ from gpupool.errors import (
     ProgramError,
     StackLockedError,
 )
+from tests import fake_pulumi
+from tests.paths import FAKE_PULUMI
 
-FAKE_DIR = Path(__file__).resolve().parent / "fake_pulumi"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 STATE_WRITING = {"up", "destroy", "import", "cancel"}
 
@@ -227,7 +227,7 @@ def test_fake_folder_itself_works_first_on_path(
     fake: Fake, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The checked-in launcher runs when tests/fake_pulumi is put first on PATH."""
-    monkeypatch.setenv("PATH", f"{FAKE_DIR}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PATH", f"{FAKE_PULUMI}{os.pathsep}{os.environ['PATH']}")
     fake.version("3.200.0")  # file transport: the launcher's python3 may lack grpcio
     assert engine.preview(fake.target).changed
 

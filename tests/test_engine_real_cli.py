@@ -17,8 +17,7 @@ import pytest
 from gpupool.engine import pulumi as engine
 from gpupool.engine.results import EngineTarget
 from gpupool.errors import CredentialsError, ProgramError
-
-FAKE_DIR = Path(__file__).resolve().parent / "fake_pulumi"
+from tests.paths import FAKE_PULUMI
 
 
 def _real_pulumi() -> str | None:
@@ -27,7 +26,7 @@ def _real_pulumi() -> str | None:
     if found is None:
         return None
     resolved = Path(found).resolve()
-    if FAKE_DIR in resolved.parents:
+    if FAKE_PULUMI in resolved.parents:
         return None
     try:
         head = resolved.read_bytes()[:4096]

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,9 +32,9 @@ from gpupool.facts.names import GPU_RESOURCE, MIG_CONFIGMAP_KEY, mig_resource
 from gpupool.graph import ResourceGraph
 from gpupool.model import Pool, Stack
 from gpupool.spec.validate import validate_text
+from tests import paths
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = sorted((ROOT / "stacks" / "examples").glob("*.yaml"))
+EXAMPLES = sorted(paths.EXAMPLES.glob("*.yaml"))
 
 HAMI_PROBE = """
 apiVersion: gpupool.io/v1
@@ -191,7 +190,7 @@ def test_hami_probe_exclusive_pool_is_counted_at_the_chart_wide_split() -> None:
 
 def test_kai_counts_a_mixed_mig_slice_by_its_compute_slices() -> None:
     """KAI v0.17.0 GetGpusQuota: nvidia.com/mig-<g>g.<m>gb counts g GPUs per slice."""
-    text = (ROOT / "stacks" / "examples" / "aws-training-compact.yaml").read_text()
+    text = (paths.EXAMPLES / "aws-training-compact.yaml").read_text()
     stack = _stack(text, "aws-training-compact.yaml")
     mig_pool = next(p for p in stack.pools if p.sharing.kind.partitioned)
     pf = facts.pool_facts(stack, mig_pool)

@@ -36,9 +36,9 @@ from gpupool.graph import ResourceGraph
 from gpupool.plan import Base
 from gpupool.spec.validate import validate_text
 from gpupool.views import plan as plan_view
+from tests import paths
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = sorted((ROOT / "stacks" / "examples").glob("*.yaml"))
+EXAMPLES = sorted(paths.EXAMPLES.glob("*.yaml"))
 FUZZ_EXAMPLES = int(os.environ.get("GPUPOOL_FUZZ_EXAMPLES", "400"))
 
 ENUMS: dict[str, tuple[Any, ...]] = {

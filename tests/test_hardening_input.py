@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 
 from gpupool.spec import load
+from tests.paths import EXAMPLES, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "stacks" / "examples" / "aws-inference-l4.yaml"
+EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
 MEMORY_LIMIT = 1024**3
 PER_RUN_S = 10.0  # a generous bound on one command (the slowest case takes about a second)
 TOTAL_S = 240.0

@@ -20,13 +20,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import fake_pulumi
 import pytest
 
 from gpupool.cli import run
+from tests import fake_pulumi
+from tests.paths import EXAMPLES
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "stacks" / "examples" / "aws-inference-l4.yaml"
+EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
 SECRET_VARS = (
     "PULUMI_CONFIG_PASSPHRASE",
     "AWS_SECRET_ACCESS_KEY",

@@ -25,16 +25,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import fake_pulumi
 import pytest
 
 from gpupool import assemble, record
 from gpupool.cli import run
 from gpupool.graph import Resource, ResourceGraph
 from gpupool.lock import lock_path
+from tests import fake_pulumi
+from tests.paths import EXAMPLES, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "stacks" / "examples" / "aws-inference-l4.yaml"
+EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
 KILLS = 30
 
 

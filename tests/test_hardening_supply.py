@@ -9,7 +9,6 @@ step with ``pyproject.toml``, ``gpupool.spec.load`` and ``gpupool.render.SDK_PIN
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
@@ -17,8 +16,8 @@ from packaging.version import Version
 
 from gpupool import render
 from gpupool.spec import load
+from tests.paths import ROOT, TESTS
 
-ROOT = Path(__file__).resolve().parent.parent
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
 
@@ -30,7 +29,7 @@ def _core_requirements() -> dict[str, Requirement]:
 
 def _lower_bounds() -> dict[str, Version]:
     pins = {}
-    for line in (ROOT / "tests" / "lower-bounds.txt").read_text(encoding="utf-8").splitlines():
+    for line in (TESTS / "lower-bounds.txt").read_text(encoding="utf-8").splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
             name, _, version = line.partition("==")

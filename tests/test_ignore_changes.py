@@ -12,8 +12,8 @@ from gpupool import assemble, plan, render
 from gpupool.graph import ResourceGraph
 from gpupool.plan import Base
 from gpupool.spec.validate import validate_file
+from tests.paths import EXAMPLES
 
-EXAMPLES = Path(__file__).parent.parent / "stacks" / "examples"
 CASES = [
     ("aws-inference-l4.yaml", "scalingConfig.desiredSize"),
     ("azure-kai-fair.yaml", "count"),

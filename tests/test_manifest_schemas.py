@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import manifests
 import pytest
 import yaml
-from manifests import (
+
+from tests import manifests
+from tests.manifests import (
     CHART_SCHEMAS,
     K8S_VERSION,
     SCHEMA_DIR,
@@ -29,6 +30,7 @@ from manifests import (
     validate_mig_parted_config,
     validate_values,
 )
+from tests.paths import UPSTREAM
 
 pytestmark = pytest.mark.cloud_sdks  # needs the provider SDKs or kubernetes-validate
 
@@ -43,7 +45,7 @@ UPSTREAM_VALUES = {
 
 def _upstream(name: str) -> Path:
     """Return an upstream file kept under tests/upstream (see SOURCES.md there)."""
-    path = Path(__file__).resolve().parent / "upstream" / name
+    path = UPSTREAM / name
     assert path.is_file(), f"missing upstream copy {path}"
     return path
 

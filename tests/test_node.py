@@ -23,6 +23,7 @@ import pytest
 
 from gpupool.errors import GpupoolError, InputError
 from gpupool.nodes import NodeReport, NodeUnavailableError, format_text, inspect, nvml
+from tests.paths import FIXTURES, PACKAGE
 
 pynvml = pytest.importorskip("pynvml")
 
@@ -586,7 +587,7 @@ def test_node_name_comes_from_the_downward_api(monkeypatch: pytest.MonkeyPatch) 
 
 def test_only_the_nvml_module_imports_pynvml() -> None:
     """pynvml is an outside system: one module of gpupool talks to it."""
-    package = Path(__file__).parent.parent / "gpupool"
+    package = PACKAGE
     importers = set()
     for path in package.rglob("*.py"):
         for stmt in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -673,7 +674,7 @@ def test_report_keys_a_later_gpupool_adds_are_ignored_and_fault_kinds_kept() -> 
     assert [(f.gpu, f.kind) for f in report.faults] == [(1, "overheat"), (0, "xid")]
 
 
-NODE_LISTS = sorted((Path(__file__).parent / "fixtures" / "nodes").glob("*.json"))
+NODE_LISTS = sorted((FIXTURES / "nodes").glob("*.json"))
 
 
 @pytest.mark.parametrize("fixture", NODE_LISTS, ids=lambda path: path.stem)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
-from manifests import validate_manifest
+
+from tests.manifests import validate_manifest
+from tests.paths import TEMPLATES
 
 pytestmark = pytest.mark.cloud_sdks  # needs the provider SDKs or kubernetes-validate
 
-MANIFEST = Path(__file__).parent.parent / "templates" / "k8s" / "node-inspect-daemonset.yaml"
+MANIFEST = TEMPLATES / "k8s" / "node-inspect-daemonset.yaml"
 
 
 def test_node_inspect_daemonset_is_strictly_valid() -> None:

@@ -13,9 +13,10 @@ from gpupool import record
 from gpupool.assemble import build
 from gpupool.cli import run
 from gpupool.spec.validate import validate_file
+from tests.paths import FIXTURES
 
-CASES = Path(__file__).parent / "fixtures" / "plan"
-INVALID = Path(__file__).parent / "fixtures" / "invalid" / "mig-layout-does-not-fit.yaml"
+CASES = FIXTURES / "plan"
+INVALID = FIXTURES / "invalid" / "mig-layout-does-not-fit.yaml"
 
 Capture = pytest.CaptureFixture[str]
 

@@ -19,11 +19,10 @@ from gpupool.assemble import build
 from gpupool.spec.validate import validate_file
 from gpupool.usecases.base import load_base
 from gpupool.views import plan_json
+from tests.paths import EXAMPLES, FIXTURES, PACKAGE
 
-ROOT = Path(__file__).parent.parent
-CASES = Path(__file__).parent / "fixtures" / "plan"
-EXAMPLES = ROOT / "stacks" / "examples"
-CATALOG = ROOT / "gpupool" / "catalog" / "data"
+CASES = FIXTURES / "plan"
+CATALOG = PACKAGE / "catalog" / "data"
 MONTH = 730
 
 

@@ -8,17 +8,18 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_plan import graph, node_pool, queue, sharing_config
 
 from gpupool import plan
 from gpupool.assemble import build
 from gpupool.graph import ResourceGraph
 from gpupool.spec.validate import validate_file
 from gpupool.views import plan_json, plan_markdown, plan_text
+from tests.paths import EXAMPLES, FIXTURES
+from tests.test_plan import graph, node_pool, queue, sharing_config
 
-EXAMPLE = Path(__file__).parent.parent / "stacks" / "examples" / "aws-inference-l4.yaml"
+EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
 HEAD = (
-    (Path(__file__).parent / "fixtures" / "plan" / "no-changes" / "base.yaml")
+    (FIXTURES / "plan" / "no-changes" / "base.yaml")
     .read_text(encoding="utf-8")
     .split("pools:")[0]
 )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
 
 import pytest
 
@@ -16,9 +15,7 @@ from gpupool.model import Capacity, NodeRange, Sharing, Stack
 from gpupool.providers import azure, common, expander
 from gpupool.spec.checks import clouds
 from gpupool.spec.validate import validate_file
-
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "stacks" / "examples"
+from tests.paths import EXAMPLES, FIXTURES
 
 
 def load(name: str) -> Stack:
@@ -164,7 +161,7 @@ def test_gcp_node_pools() -> None:
 
 
 def test_gcp_with_the_operator_driver_leaves_the_gpu_stack_to_the_operator() -> None:
-    stack = validate_file(ROOT / "tests/fixtures/valid/sharing-gke-operator-driver.yaml").stack
+    stack = validate_file(FIXTURES / "valid" / "sharing-gke-operator-driver.yaml").stack
     assert stack is not None
     res = by_address(stack)
     for address in ("pool.sliced.node_group", "pool.mig.node_group"):

@@ -17,14 +17,12 @@ from gpupool import assemble, cli, render
 from gpupool.errors import GpupoolError
 from gpupool.model import Stack
 from gpupool.spec.validate import validate_file
+from tests.paths import EXAMPLES, FIXTURES, ROOT
 from tests.pulumi_mocks import FAKE_KUBECONFIG, Run, run_programs
 
 pytestmark = pytest.mark.cloud_sdks  # needs the provider SDKs or kubernetes-validate
 
-ROOT = Path(__file__).resolve().parent.parent
-STACKS = sorted((ROOT / "stacks" / "examples").glob("*.yaml")) + sorted(
-    (ROOT / "tests" / "fixtures" / "valid").glob("*.yaml")
-)
+STACKS = sorted(EXAMPLES.glob("*.yaml")) + sorted((FIXTURES / "valid").glob("*.yaml"))
 K8S = "pulumi:providers:kubernetes::k8s"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -303,7 +301,7 @@ def test_literal_rejects_what_has_no_literal_form() -> None:
 def test_cli_render(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     stack = tmp_path / "stack.yaml"
     stack.write_text(
-        (ROOT / "stacks/examples/volcengine-a10.yaml").read_text(encoding="utf-8"),
+        (EXAMPLES / "volcengine-a10.yaml").read_text(encoding="utf-8"),
         encoding="utf-8",
     )
     cwd = os.getcwd()

@@ -16,20 +16,18 @@ import pytest
 from gpupool import providers, render
 from gpupool.graph import ResourceGraph, order
 from gpupool.spec.validate import validate_file
-
-ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = Path(__file__).resolve().parent / "golden" / "render"
+from tests.paths import EXAMPLES, GOLDEN
 
 
 @pytest.mark.parametrize("name", ["aws-training-compact", "volcengine-a10"])
 def test_cloud_program_matches_golden(name: str, tmp_path: Path) -> None:
-    stack = validate_file(ROOT / "stacks" / "examples" / f"{name}.yaml").stack
+    stack = validate_file(EXAMPLES / f"{name}.yaml").stack
     assert stack is not None
     cloud = providers.build(stack)
     graph = ResourceGraph(stack.name, stack.provider.cloud, order(list(cloud.resources)))
     render.render(stack, graph, tmp_path)
     got = (tmp_path / "__main__.py").read_text(encoding="utf-8")
-    golden = GOLDEN / f"{name}.py.txt"
+    golden = GOLDEN / "render" / f"{name}.py.txt"
     if os.environ.get("GPUPOOL_UPDATE_GOLDEN") == "1":
         golden.write_text(got, encoding="utf-8")
     assert got == golden.read_text(encoding="utf-8")

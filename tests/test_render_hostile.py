@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 from gpupool import assemble, render
 from gpupool.model import Stack, Taint
 from gpupool.spec.validate import validate_file
+from tests import paths
 from tests.pulumi_mocks import run_programs
 
 pytestmark = pytest.mark.cloud_sdks  # needs the provider SDKs or kubernetes-validate
 
-ROOT = Path(__file__).resolve().parent.parent
 INJECTION = '"); import os; os.system("x'
 NASTY = [
     INJECTION,
@@ -63,7 +63,7 @@ EXAMPLES = {
 
 
 def load(cloud: str) -> Stack:
-    stack = validate_file(ROOT / "stacks" / "examples" / EXAMPLES[cloud]).stack
+    stack = validate_file(paths.EXAMPLES / EXAMPLES[cloud]).stack
     assert stack is not None
     return stack
 

@@ -21,14 +21,14 @@ import yaml
 
 from gpupool.spec import schema
 from gpupool.spec.compiled import _equal, _unique, compile_schema
+from tests.paths import EXAMPLES, FIXTURES
 
-ROOT = Path(__file__).parent.parent
 STACKS = sorted(
     [
-        *(ROOT / "stacks" / "examples").glob("*.yaml"),
-        *(ROOT / "tests" / "fixtures" / "valid").glob("*.yaml"),
-        *(ROOT / "tests" / "fixtures" / "invalid").glob("*.yaml"),
-        *(ROOT / "tests" / "fixtures" / "plan").glob("**/*.yaml"),
+        *EXAMPLES.glob("*.yaml"),
+        *(FIXTURES / "valid").glob("*.yaml"),
+        *(FIXTURES / "invalid").glob("*.yaml"),
+        *(FIXTURES / "plan").glob("**/*.yaml"),
     ]
 )
 CHECK = compile_schema(schema.schema())
@@ -174,7 +174,7 @@ def test_agrees_on_mutations() -> None:
 
 
 def test_validate_falls_back_to_jsonschema_for_invalid_documents() -> None:
-    data = _load(ROOT / "stacks" / "examples" / "aws-inference-l4.yaml")
+    data = _load(EXAMPLES / "aws-inference-l4.yaml")
     assert schema.validate(data) == []
     data["pools"][0]["sharing"] = {"mode": "mig", "extra": 1}
     diags = schema.validate(data)

@@ -17,24 +17,21 @@ from typing import Any
 
 import pytest
 import yaml
-from manifests import (
-    validate_device_plugin_config,
-    validate_manifests,
-    validate_mig_parted_config,
-    validate_values,
-)
 
 from gpupool import facts, sharing
 from gpupool.facts.names import DEVICE_PLUGIN_CONFIGMAP, MIG_CONFIGMAP
 from gpupool.graph import CloudResult, Resource, ResourceGraph, order
 from gpupool.model import Stack
 from gpupool.spec.validate import validate_file
-
-ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = Path(__file__).parent / "golden" / "sharing"
-STACKS = sorted((ROOT / "stacks" / "examples").glob("*.yaml")) + sorted(
-    (Path(__file__).parent / "fixtures" / "valid").glob("sharing-*.yaml")
+from tests.manifests import (
+    validate_device_plugin_config,
+    validate_manifests,
+    validate_mig_parted_config,
+    validate_values,
 )
+from tests.paths import EXAMPLES, FIXTURES, GOLDEN
+
+STACKS = sorted(EXAMPLES.glob("*.yaml")) + sorted((FIXTURES / "valid").glob("sharing-*.yaml"))
 RELEASE_CHARTS = {
     "helm.gpu-operator": "gpu-operator",
     "helm.hami": "hami",
@@ -75,7 +72,7 @@ def golden_doc(path: Path) -> dict[str, Any]:
 
 @pytest.mark.parametrize("path", STACKS, ids=lambda p: p.stem)
 def test_golden(path: Path) -> None:
-    golden = GOLDEN / f"{path.stem}.json"
+    golden = GOLDEN / "sharing" / f"{path.stem}.json"
     text = json.dumps(golden_doc(path), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     if os.environ.get("GPUPOOL_UPDATE_GOLDEN") == "1":
         golden.parent.mkdir(parents=True, exist_ok=True)

@@ -21,11 +21,9 @@ from gpupool.sharing.objects import RenderingError
 from gpupool.spec import schema
 from gpupool.spec.checks import rendering, structure
 from gpupool.spec.validate import validate_file
+from tests.paths import EXAMPLES, FIXTURES
 
-ROOT = Path(__file__).resolve().parent.parent
-CLEAN = sorted((ROOT / "stacks" / "examples").glob("*.yaml")) + sorted(
-    (Path(__file__).parent / "fixtures" / "valid").glob("sharing-*.yaml")
-)
+CLEAN = sorted(EXAMPLES.glob("*.yaml")) + sorted((FIXTURES / "valid").glob("sharing-*.yaml"))
 
 BASE: dict[str, Any] = {
     "apiVersion": "gpupool.io/v1",

@@ -7,7 +7,6 @@ docs/stack-file.md.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,15 +16,13 @@ from gpupool import facts, sharing
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack
 from gpupool.spec.validate import validate_file
-
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).parent / "fixtures" / "valid"
+from tests.paths import EXAMPLES, FIXTURES
 
 
 def load(name: str) -> Stack:
-    path = FIXTURES / f"{name}.yaml"
+    path = FIXTURES / "valid" / f"{name}.yaml"
     if not path.is_file():
-        path = ROOT / "stacks" / "examples" / f"{name}.yaml"
+        path = EXAMPLES / f"{name}.yaml"
     stack = validate_file(path).stack
     assert stack is not None
     return stack

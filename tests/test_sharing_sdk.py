@@ -17,13 +17,11 @@ import pytest
 from gpupool import sharing
 from gpupool.graph import CloudResult
 from gpupool.spec.validate import validate_file
+from tests.paths import EXAMPLES, FIXTURES
 
 pytestmark = pytest.mark.cloud_sdks  # needs the provider SDKs or kubernetes-validate
 
-ROOT = Path(__file__).resolve().parent.parent
-STACKS = sorted((ROOT / "stacks" / "examples").glob("*.yaml")) + sorted(
-    (Path(__file__).parent / "fixtures" / "valid").glob("sharing-*.yaml")
-)
+STACKS = sorted(EXAMPLES.glob("*.yaml")) + sorted((FIXTURES / "valid").glob("sharing-*.yaml"))
 
 
 class _Recorder(pulumi.runtime.Mocks):

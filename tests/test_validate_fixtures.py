@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from gpupool.spec.validate import validate_file
+from tests import paths
+from tests.paths import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures"
 MARK = re.compile(r"\b(ERROR|WARNING): ([^;]+?)\s*(?=;\s*(?:ERROR|WARNING):|$)")
 
 
@@ -55,7 +56,7 @@ def test_valid_fixture_has_no_errors_and_only_marked_warnings(path: Path) -> Non
     assert validate_file(path).valid
 
 
-EXAMPLES = sorted((Path(__file__).parent.parent / "stacks" / "examples").glob("*.yaml"))
+EXAMPLES = sorted(paths.EXAMPLES.glob("*.yaml"))
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from gpupool.spec import diagnostics
 from gpupool.spec.validate import validate_text
+from tests import paths
 
-EXAMPLES = sorted((Path(__file__).parent.parent / "stacks" / "examples").glob("*.yaml"))
+EXAMPLES = sorted(paths.EXAMPLES.glob("*.yaml"))
 KEYS = [
     "apiVersion",
     "kind",

@@ -1,0 +1,1 @@
+"""gpupool's tests: a package, so test modules and helpers import as ``tests.<name>``."""
