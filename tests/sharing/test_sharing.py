@@ -5,7 +5,7 @@ Golden files (``tests/golden/sharing/<stack file>.json``) hold the resources ``s
 returns, the node labels per pool and the workload snippets. They are built against a fixed
 stand-in ``CloudResult`` so they do not move when a cloud module changes; the real cloud modules
 are exercised in ``test_build_through_cloud_module``. Regenerate with
-``GPUPOOL_UPDATE_GOLDEN=1 pytest tests/test_sharing.py``.
+``GPUPOOL_UPDATE_GOLDEN=1 pytest tests/sharing/test_sharing.py``.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Only the cloud module's resources are rendered (``gpupool.providers.build``), so the in-cluster
 configuration can evolve without touching these files. A difference means the program text
 changed: check it reads well, then refresh with ``GPUPOOL_UPDATE_GOLDEN=1 pytest
-tests/test_render_golden.py``.
+tests/render/test_render_golden.py``.
 """
 
 from __future__ import annotations

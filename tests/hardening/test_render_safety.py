@@ -5,9 +5,9 @@ tests go around the schema (``dataclasses.replace`` on a validated stack) to che
 guard: traversal through tenant and pool names, absolute paths, NUL bytes, and symlinks planted in
 the output directory (a directory, a program file, a dangling link, the file index) must make
 render refuse before anything is written outside. The last test extends
-``tests/test_render_hostile.py`` to the free-text fields it does not cover (zones, node names,
-label keys, the GPU Operator version, the backend, and the stack, pool, tenant and namespace
-names) on every cloud.
+``tests/render/test_render_hostile.py`` to the free-text fields it does not cover (zones, node
+names, label keys, the GPU Operator version, the backend, and the stack, pool, tenant and
+namespace names) on every cloud.
 """
 
 from __future__ import annotations
@@ -28,8 +28,15 @@ from gpupool.errors import StateError
 from gpupool.model import Stack
 from gpupool.render import RenderError
 from tests.pulumi_mocks import run_programs
-from tests.test_render_hostile import EXAMPLES, INJECTION, NASTY, assert_only_data, check, hostile
-from tests.test_render_hostile import load as load_example
+from tests.render.test_render_hostile import (
+    EXAMPLES,
+    INJECTION,
+    NASTY,
+    assert_only_data,
+    check,
+    hostile,
+)
+from tests.render.test_render_hostile import load as load_example
 
 NODE_POOL = {
     "aws": "aws:eks/nodeGroup:NodeGroup",

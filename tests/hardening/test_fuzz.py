@@ -12,7 +12,7 @@ Any exception other than a diagnostic is a failure. A ``GpupoolError`` from a la
 stack the validator accepted is a failure too: it means a validation rule is missing.
 
 The budget is fixed: ``GPUPOOL_FUZZ_EXAMPLES`` cases (default 400; raise it for a long local run,
-e.g. ``GPUPOOL_FUZZ_EXAMPLES=20000 python -m pytest tests/test_hardening_fuzz.py``), no deadline.
+e.g. ``GPUPOOL_FUZZ_EXAMPLES=20000 python -m pytest tests/hardening/test_fuzz.py``), no deadline.
 """
 
 from __future__ import annotations

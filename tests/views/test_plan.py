@@ -15,7 +15,7 @@ from gpupool.graph import ResourceGraph
 from gpupool.spec.validate import validate_file
 from gpupool.views import plan_json, plan_markdown, plan_text
 from tests.paths import EXAMPLES, FIXTURES
-from tests.test_plan import graph, node_pool, queue, sharing_config
+from tests.plan.test_plan import graph, node_pool, queue, sharing_config
 
 EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
 HEAD = (

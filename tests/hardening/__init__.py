@@ -1,0 +1,1 @@
+"""Cross-cutting hardening: hostile input, fuzzing, secrets, state safety, supply chain."""
