@@ -12,8 +12,8 @@ import pytest
 from gpupool import record
 from gpupool.assemble import build
 from gpupool.cli import run
-from gpupool.spec.validate import validate_file
 from tests.paths import FIXTURES
+from tests.stacks import load_stack
 
 CASES = FIXTURES / "plan"
 INVALID = FIXTURES / "invalid" / "mig-layout-does-not-fit.yaml"
@@ -115,8 +115,7 @@ def _copy_case(case: str, tmp_path: Path) -> Path:
 def test_recorded_base_is_the_default(tmp_path: Path, capsys: Capture) -> None:
     """With a record beside the stack file, plan diffs against it and says so."""
     desired = _copy_case("nodes-max", tmp_path)
-    applied = validate_file(CASES / "nodes-max" / "base.yaml").stack
-    assert applied is not None
+    applied = load_stack(CASES / "nodes-max" / "base.yaml")
     path = record.record_path(desired, applied.name)
     record.write_applied(path, build(applied))
     assert run(["plan", str(desired), "--format", "json"]) == 0

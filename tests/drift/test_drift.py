@@ -19,9 +19,9 @@ from gpupool.engine.results import EngineResult, ResourceStep
 from gpupool.errors import EngineNotInstalledError, InputError
 from gpupool.model import Stack
 from gpupool.nodes.report import Fault, GpuInstance, GpuReport, MigState, NodeReport
-from gpupool.spec.validate import validate_text
 from gpupool.views import drift as drift_view
 from tests.paths import FIXTURES
+from tests.stacks import load_stack_text
 
 NODES = FIXTURES / "nodes"
 
@@ -53,9 +53,7 @@ POOLS = {
 
 
 def stack_of(*pools: str) -> Stack:
-    result = validate_text(STACK.format(pools="\n".join(POOLS[p] for p in pools)), "s.yaml")
-    assert result.stack is not None, [d.summary for d in result.diagnostics]
-    return result.stack
+    return load_stack_text(STACK.format(pools="\n".join(POOLS[p] for p in pools)), "s.yaml")
 
 
 def observed(name: str, stack: Stack | None = None) -> list[ObservedNode]:

@@ -31,8 +31,8 @@ from gpupool.drift import nodes as drift_nodes
 from gpupool.facts.names import GPU_RESOURCE, MIG_CONFIGMAP_KEY, mig_resource
 from gpupool.graph import ResourceGraph
 from gpupool.model import Pool, Stack
-from gpupool.spec.validate import validate_text
 from tests import paths
+from tests.stacks import load_stack_text
 
 EXAMPLES = sorted(paths.EXAMPLES.glob("*.yaml"))
 
@@ -71,10 +71,7 @@ def _with_probe_tenants(data: dict[str, Any]) -> dict[str, Any]:
 
 def _stack(text: str, name: str) -> Stack:
     data = _with_probe_tenants(yaml.safe_load(text))
-    result = validate_text(yaml.safe_dump(data, sort_keys=False), name)
-    errors = [d for d in result.diagnostics if d.is_error]
-    assert not errors and result.stack is not None, errors
-    return result.stack
+    return load_stack_text(yaml.safe_dump(data, sort_keys=False), name)
 
 
 def _cases() -> list[tuple[str, str]]:

@@ -37,6 +37,7 @@ from gpupool.plan import Base
 from gpupool.spec.validate import validate_text
 from gpupool.views import plan as plan_view
 from tests import paths
+from tests.stacks import load_stack_text
 
 EXAMPLES = sorted(paths.EXAMPLES.glob("*.yaml"))
 FUZZ_EXAMPLES = int(os.environ.get("GPUPOOL_FUZZ_EXAMPLES", "400"))
@@ -66,9 +67,7 @@ STATS: Counter[str] = Counter()
 def original(path: Path) -> tuple[dict[str, Any], ResourceGraph]:
     """The example's data and its unmutated graph (the second plan base)."""
     text = path.read_text(encoding="utf-8")
-    result = validate_text(text, path.name)
-    assert result.stack is not None, result.diagnostics
-    return yaml.safe_load(text), assemble.build(result.stack)
+    return yaml.safe_load(text), assemble.build(load_stack_text(text, path.name))
 
 
 def leaves(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:

@@ -33,6 +33,7 @@ from gpupool.graph import Resource, ResourceGraph
 from gpupool.lock import lock_path
 from tests import fake_pulumi
 from tests.paths import EXAMPLES, ROOT
+from tests.stacks import load_stack
 
 EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
 KILLS = 30
@@ -214,10 +215,7 @@ def test_killed_renders_leave_every_file_whole(tmp_path: Path) -> None:
     import dataclasses
 
     from gpupool import render
-    from gpupool.spec.validate import validate_file
-
-    stack = validate_file(EXAMPLE).stack
-    assert stack is not None
+    stack = load_stack(EXAMPLE)
     bigger = dataclasses.replace(
         stack,
         pools=tuple(

@@ -20,6 +20,7 @@ from gpupool.spec.validate import validate_file
 from gpupool.usecases.base import load_base
 from gpupool.views import plan_json
 from tests.paths import EXAMPLES, FIXTURES, PACKAGE
+from tests.stacks import load_stack
 
 CASES = FIXTURES / "plan"
 CATALOG = PACKAGE / "catalog" / "data"
@@ -28,13 +29,12 @@ MONTH = 730
 
 def plan_files(desired_file: Path, base_file: Path | None) -> plan.PlanResult:
     """Plan a desired stack file against a base stack file (None: an empty base)."""
-    desired = validate_file(desired_file)
-    assert desired.stack is not None, desired.diagnostics
+    desired = load_stack(desired_file)
     if base_file is None:
         base = plan.Base("empty", None, None)
     else:
-        base = load_base(desired_file, desired.stack.name, str(base_file))
-    return plan.make_plan(base, build(desired.stack), desired.stack)
+        base = load_base(desired_file, desired.name, str(base_file))
+    return plan.make_plan(base, build(desired), desired)
 
 
 def plan_case(case: str, swap: bool = False) -> plan.PlanResult:

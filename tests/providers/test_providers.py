@@ -14,14 +14,8 @@ from gpupool.graph import Lookup, Ref, ResourceGraph, order
 from gpupool.model import Capacity, NodeRange, Sharing, Stack
 from gpupool.providers import azure, common, expander
 from gpupool.spec.checks import clouds
-from gpupool.spec.validate import validate_file
-from tests.paths import EXAMPLES, FIXTURES
-
-
-def load(name: str) -> Stack:
-    result = validate_file(EXAMPLES / name)
-    assert result.stack is not None, [d.summary for d in result.diagnostics]
-    return result.stack
+from tests.paths import EXAMPLES
+from tests.stacks import load_stack
 
 
 def by_address(stack: Stack) -> dict:
@@ -31,9 +25,9 @@ def by_address(stack: Stack) -> dict:
 ALL_EXAMPLES = sorted(p.name for p in EXAMPLES.glob("*.yaml"))
 
 
-@pytest.mark.parametrize("name", ALL_EXAMPLES)
-def test_every_node_pool_resource_has_exactly_the_plan_facts(name: str) -> None:
-    stack = load(name)
+@pytest.mark.parametrize("example_stack", ALL_EXAMPLES, indirect=True)
+def test_every_node_pool_resource_has_exactly_the_plan_facts(example_stack: Stack) -> None:
+    stack = example_stack
     result = providers.build(stack)
     pools = [r for r in result.resources if r.facts.get("kind") == "node-pool"]
     assert pools
@@ -55,7 +49,7 @@ def test_every_node_pool_resource_has_exactly_the_plan_facts(name: str) -> None:
 
 
 def test_aws_spot_pool_with_base_and_fallback_splits_in_two() -> None:
-    res = by_address(load("aws-inference-l4.yaml"))
+    res = by_address(load_stack("aws-inference-l4.yaml"))
     spot = res["pool.batch-l4-spot.node_group"]
     od = res["pool.batch-l4-spot.on_demand_node_group"]
     assert spot.inputs["capacity_type"] == "SPOT"
@@ -87,7 +81,7 @@ def test_aws_spot_pool_with_base_and_fallback_splits_in_two() -> None:
     ],
 )
 def test_capacity_groups(nodes, base, fallback, want) -> None:
-    pool = load("aws-inference-l4.yaml").pools[2]
+    pool = load_stack("aws-inference-l4.yaml").pools[2]
     pool = dataclasses.replace(
         pool,
         nodes=NodeRange(*nodes),
@@ -98,7 +92,7 @@ def test_capacity_groups(nodes, base, fallback, want) -> None:
 
 
 def test_aws_replace_paths_and_taints() -> None:
-    res = by_address(load("aws-inference-l4.yaml"))
+    res = by_address(load_stack("aws-inference-l4.yaml"))
     ng = res["pool.infer-l4.node_group"]
     for path in ("instance_types", "capacity_type", "ami_type", "subnet_ids", "node_role_arn"):
         assert path in ng.replace_on
@@ -118,7 +112,7 @@ def test_aws_replace_paths_and_taints() -> None:
 
 
 def test_aws_compact_pool_uses_a_placement_group_through_a_launch_template() -> None:
-    res = by_address(load("aws-training-compact.yaml"))
+    res = by_address(load_stack("aws-training-compact.yaml"))
     pg = res["pool.h100-island.placement_group"]
     lt = res["pool.h100-island.launch_template"]
     assert pg.type == "aws:ec2/placementGroup:PlacementGroup"
@@ -138,7 +132,7 @@ def test_aws_compact_pool_uses_a_placement_group_through_a_launch_template() -> 
 
 
 def test_gcp_node_pools() -> None:
-    res = by_address(load("gcp-training-h100-mig.yaml"))
+    res = by_address(load_stack("gcp-training-h100-mig.yaml"))
     h100 = res["pool.train-h100.node_group"]
     accel = h100.inputs["node_config"]["guest_accelerators"][0]
     assert accel["type"] == "nvidia-h100-80gb" and accel["count"] == 8
@@ -154,15 +148,14 @@ def test_gcp_node_pools() -> None:
     assert mig.inputs["node_config"]["spot"] is True
     assert mig.inputs["node_config"]["guest_accelerators"][0]["gpu_partition_size"] == "3g.40gb"
     assert res["pool.exp-a100-mig.on_demand_node_group"].inputs["node_config"]["spot"] is False
-    shared = by_address(load("gcp-inference-sharing.yaml"))["pool.l4-shared.node_group"]
+    shared = by_address(load_stack("gcp-inference-sharing.yaml"))["pool.l4-shared.node_group"]
     sharing = shared.inputs["node_config"]["guest_accelerators"][0]["gpu_sharing_config"]
     assert sharing == {"gpu_sharing_strategy": "TIME_SHARING", "max_shared_clients_per_gpu": 4}
     assert shared.inputs["autoscaling"]["total_max_node_count"] == 10
 
 
 def test_gcp_with_the_operator_driver_leaves_the_gpu_stack_to_the_operator() -> None:
-    stack = validate_file(FIXTURES / "valid" / "sharing-gke-operator-driver.yaml").stack
-    assert stack is not None
+    stack = load_stack("sharing-gke-operator-driver")
     res = by_address(stack)
     for address in ("pool.sliced.node_group", "pool.mig.node_group"):
         config = res[address].inputs["node_config"]
@@ -175,7 +168,7 @@ def test_gcp_with_the_operator_driver_leaves_the_gpu_stack_to_the_operator() -> 
 
 
 def test_azure_agent_pools() -> None:
-    res = by_address(load("azure-kai-fair.yaml"))
+    res = by_address(load_stack("azure-kai-fair.yaml"))
     spot = res["pool.t4-spot.node_group"]
     assert spot.inputs["scale_set_priority"] == "Spot"
     assert spot.inputs["scale_set_eviction_policy"] == "Delete"
@@ -190,7 +183,7 @@ def test_azure_agent_pools() -> None:
     a100 = res["pool.a100.node_group"]
     assert a100.inputs["agent_pool_name"] == "a100"
     assert a100.inputs["gpu_profile"] == {"driver": "Install"}
-    mixed = by_address(load("azure-mig-compact.yaml"))
+    mixed = by_address(load_stack("azure-mig-compact.yaml"))
     assert mixed["pool.notebooks.node_group"].inputs["gpu_instance_profile"] == "MIG1g"
     ppg = mixed["pool.nd-train.proximity_placement_group"]
     assert mixed["pool.nd-train.node_group"].inputs["proximity_placement_group_id"] == Ref(
@@ -210,7 +203,7 @@ def test_azure_agent_pools() -> None:
     ],
 )
 def test_aks_instance_profile_only_where_it_makes_the_layout(layout, want) -> None:
-    pool = load("gcp-training-h100-mig.yaml").pools[1]  # A100 80GB
+    pool = load_stack("gcp-training-h100-mig.yaml").pools[1]  # A100 80GB
     pool = dataclasses.replace(pool, sharing=Sharing("mig", mig_layout=layout))
     assert azure.mig_instance_profile(pool) == want
 
@@ -227,7 +220,7 @@ def test_aks_agent_pool_names() -> None:
 
 
 def test_volcengine_node_pool() -> None:
-    res = by_address(load("volcengine-a10.yaml"))
+    res = by_address(load_stack("volcengine-a10.yaml"))
     prov = res["cloud.provider"]
     assert prov.type == "pulumi:providers:volcengine"
     assert prov.inputs == {"region": "cn-beijing"}
@@ -245,13 +238,13 @@ def test_volcengine_node_pool() -> None:
     )
     assert np_.facts["gpu"] == "A10" and np_.facts["price_hourly"] is None
     # the Kubernetes provider is ordered after the Volcengine provider its lookup uses
-    graph = order(list(providers.build(load("volcengine-a10.yaml")).resources))
+    graph = order(list(providers.build(load_stack("volcengine-a10.yaml")).resources))
     addresses = [r.address for r in graph]
     assert addresses.index("cloud.provider") < addresses.index("cluster.k8s_provider")
 
 
 def test_kubernetes_patches_labels_on_named_nodes() -> None:
-    res = by_address(load("onprem-hami.yaml"))
+    res = by_address(load_stack("onprem-hami.yaml"))
     patch = res["pool.dgx.node.dgx-01"]
     assert patch.type == "kubernetes:core/v1:NodePatch"
     assert patch.provider == "cluster.k8s_provider"
@@ -281,13 +274,13 @@ def codes(stack: Stack) -> list[str]:
     return sorted(d.code for d in clouds.run(stack))
 
 
-@pytest.mark.parametrize("name", ALL_EXAMPLES)
-def test_examples_pass_the_cloud_checks(name: str) -> None:
-    assert codes(load(name)) == []
+@pytest.mark.parametrize("example_stack", ALL_EXAMPLES, indirect=True)
+def test_examples_pass_the_cloud_checks(example_stack: Stack) -> None:
+    assert codes(example_stack) == []
 
 
 def test_gke_mig_needs_one_profile_at_its_full_count() -> None:
-    stack = load("gcp-training-h100-mig.yaml")
+    stack = load_stack("gcp-training-h100-mig.yaml")
     pool = stack.pools[1]
 
     def with_layout(*layout) -> Stack:
@@ -308,12 +301,12 @@ def test_gke_mig_needs_one_profile_at_its_full_count() -> None:
 
 
 def test_cloud_name_rules() -> None:
-    stack = load("aws-inference-l4.yaml")
+    stack = load_stack("aws-inference-l4.yaml")
     clash = dataclasses.replace(stack.pools[0], name="batch-l4-spot-od")
     assert codes(dataclasses.replace(stack, pools=(*stack.pools, clash))) == [
         "clouds.node-pool-name-clash"
     ]
-    gke = load("gcp-training-h100-mig.yaml")
+    gke = load_stack("gcp-training-h100-mig.yaml")
     long = dataclasses.replace(gke.pools[1], name="a" * 31)  # 31 + "-od" > 32
     assert codes(dataclasses.replace(gke, pools=(gke.pools[0], long))) == [
         "clouds.gke-name-too-long"
@@ -321,15 +314,15 @@ def test_cloud_name_rules() -> None:
 
 
 def test_placement_and_node_rules() -> None:
-    vke = load("volcengine-a10.yaml")
+    vke = load_stack("volcengine-a10.yaml")
     compact = dataclasses.replace(vke.pools[0], topology="compact")
     assert codes(dataclasses.replace(vke, pools=(compact,))) == ["clouds.compact-unsupported"]
-    aws = load("aws-training-compact.yaml")
+    aws = load_stack("aws-training-compact.yaml")
     wide = dataclasses.replace(aws.pools[0], zones=("us-east-1a", "us-east-1b"))
     assert codes(dataclasses.replace(aws, pools=(wide, aws.pools[1]))) == [
         "clouds.compact-multi-zone"
     ]
-    onprem = load("onprem-hami.yaml")
+    onprem = load_stack("onprem-hami.yaml")
     twice = dataclasses.replace(onprem.pools[1], node_names=("dgx-01",))
     # A node in two pools is reported once, by the structural rules, not again here.
     assert codes(dataclasses.replace(onprem, pools=(onprem.pools[0], twice))) == []

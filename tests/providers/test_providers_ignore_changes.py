@@ -11,8 +11,7 @@ import pytest
 from gpupool import assemble, plan, render
 from gpupool.graph import ResourceGraph
 from gpupool.plan import Base
-from gpupool.spec.validate import validate_file
-from tests.paths import EXAMPLES
+from tests.stacks import load_stack
 
 CASES = [
     ("aws-inference-l4.yaml", "scalingConfig.desiredSize"),
@@ -21,18 +20,12 @@ CASES = [
 ]
 
 
-def _stack(name: str):
-    stack = validate_file(EXAMPLES / name).stack
-    assert stack is not None
-    return stack
-
-
 @pytest.mark.parametrize(("example", "wire"), CASES)
 def test_program_tells_pulumi_to_leave_the_current_size_alone(
     example: str, wire: str, tmp_path: Path
 ) -> None:
     """Every node pool block carries ignore_changes with the provider's property path."""
-    stack = _stack(example)
+    stack = load_stack(example)
     g = assemble.build(stack)
     node_pools = [r for r in g.resources if r.address.startswith("pool.") and r.facts]
     assert node_pools and all(r.ignore_changes for r in node_pools)
@@ -43,7 +36,7 @@ def test_program_tells_pulumi_to_leave_the_current_size_alone(
 
 def test_plan_ignores_a_changed_desired_size_but_not_the_maximum() -> None:
     """nodes.desired alone is not a change; nodes.max still is."""
-    stack = _stack("aws-inference-l4.yaml")
+    stack = load_stack("aws-inference-l4.yaml")
     pool = stack.pools[0]
     desired_only = dataclasses.replace(
         stack,
@@ -72,7 +65,7 @@ def test_plan_ignores_a_changed_desired_size_but_not_the_maximum() -> None:
 
 def test_ignore_changes_survive_the_applied_record() -> None:
     """The recorded graph keeps ignore_changes, so a plan against it ignores the same paths."""
-    g = assemble.build(_stack("aws-inference-l4.yaml"))
+    g = assemble.build(load_stack("aws-inference-l4.yaml"))
     again = ResourceGraph.from_json(g.to_json())
     assert again == g
     assert again.get("pool.infer-l4.node_group").ignore_changes == ("scaling_config.desired_size",)

@@ -15,10 +15,9 @@ import pytest
 
 from gpupool import assemble, cli, render
 from gpupool.errors import GpupoolError
-from gpupool.model import Stack
-from gpupool.spec.validate import validate_file
 from tests.paths import EXAMPLES, FIXTURES, ROOT
 from tests.pulumi_mocks import FAKE_KUBECONFIG, Run, run_programs
+from tests.stacks import load_stack
 
 pytestmark = pytest.mark.cloud_sdks  # needs the provider SDKs or kubernetes-validate
 
@@ -29,17 +28,11 @@ NODE_POOL = "gcp:container/nodePool:NodePool"
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 
 
-def load(path: Path) -> Stack:
-    result = validate_file(path)
-    assert result.stack is not None, [d.summary for d in result.diagnostics]
-    return result.stack
-
-
 class Rendered:
     """A rendered stack, its graph and what its program registered under the mocks."""
 
     def __init__(self, path: Path, out: Path) -> None:
-        self.stack = load(path)
+        self.stack = load_stack(path)
         self.graph = assemble.build(self.stack)
         self.result = render.render(self.stack, self.graph, out)
         self.out = out

@@ -15,14 +15,13 @@ import pytest
 
 from gpupool import providers, render
 from gpupool.graph import ResourceGraph, order
-from gpupool.spec.validate import validate_file
-from tests.paths import EXAMPLES, GOLDEN
+from tests.paths import GOLDEN
+from tests.stacks import load_stack
 
 
 @pytest.mark.parametrize("name", ["aws-training-compact", "volcengine-a10"])
 def test_cloud_program_matches_golden(name: str, tmp_path: Path) -> None:
-    stack = validate_file(EXAMPLES / f"{name}.yaml").stack
-    assert stack is not None
+    stack = load_stack(name)
     cloud = providers.build(stack)
     graph = ResourceGraph(stack.name, stack.provider.cloud, order(list(cloud.resources)))
     render.render(stack, graph, tmp_path)

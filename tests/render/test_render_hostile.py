@@ -21,9 +21,8 @@ from hypothesis import strategies as st
 
 from gpupool import assemble, render
 from gpupool.model import Stack, Taint
-from gpupool.spec.validate import validate_file
-from tests import paths
 from tests.pulumi_mocks import run_programs
+from tests.stacks import load_stack
 
 pytestmark = pytest.mark.cloud_sdks  # needs the provider SDKs or kubernetes-validate
 
@@ -63,9 +62,7 @@ EXAMPLES = {
 
 
 def load(cloud: str) -> Stack:
-    stack = validate_file(paths.EXAMPLES / EXAMPLES[cloud]).stack
-    assert stack is not None
-    return stack
+    return load_stack(EXAMPLES[cloud])
 
 
 def hostile(cloud: str, h: dict[str, str]) -> Stack:

@@ -22,7 +22,6 @@ from gpupool import facts, sharing
 from gpupool.facts.names import DEVICE_PLUGIN_CONFIGMAP, MIG_CONFIGMAP
 from gpupool.graph import CloudResult, Resource, ResourceGraph, order
 from gpupool.model import Stack
-from gpupool.spec.validate import validate_file
 from tests.manifests import (
     validate_device_plugin_config,
     validate_manifests,
@@ -30,6 +29,7 @@ from tests.manifests import (
     validate_values,
 )
 from tests.paths import EXAMPLES, FIXTURES, GOLDEN
+from tests.stacks import load_stack
 
 STACKS = sorted(EXAMPLES.glob("*.yaml")) + sorted((FIXTURES / "valid").glob("sharing-*.yaml"))
 RELEASE_CHARTS = {
@@ -37,12 +37,6 @@ RELEASE_CHARTS = {
     "helm.hami": "hami",
     "helm.kai-scheduler": "kai-scheduler",
 }
-
-
-def load(path: Path) -> Stack:
-    result = validate_file(path)
-    assert result.stack is not None, [d.summary for d in result.diagnostics]
-    return result.stack
 
 
 def stand_in_cloud(stack: Stack) -> CloudResult:
@@ -54,7 +48,7 @@ def stand_in_cloud(stack: Stack) -> CloudResult:
 
 
 def build(path: Path) -> tuple[Stack, CloudResult, list[Resource]]:
-    stack = load(path)
+    stack = load_stack(path)
     cloud = stand_in_cloud(stack)
     return stack, cloud, sharing.build(stack, cloud)
 
@@ -170,7 +164,7 @@ def test_graph_wiring(path: Path) -> None:
 
 @pytest.mark.parametrize("path", STACKS, ids=lambda p: p.stem)
 def test_snippets(path: Path) -> None:
-    stack = load(path)
+    stack = load_stack(path)
     snippets = sharing.workload_snippets(stack)
     assert len(snippets) == sum(len(t.pools) for t in stack.tenants)
     for key, text in snippets.items():
@@ -192,7 +186,7 @@ def test_build_through_cloud_module() -> None:
 
     built = 0
     for path in STACKS:
-        stack = load(path)
+        stack = load_stack(path)
         try:
             cloud = providers.build(stack)
         except ModuleNotFoundError:

@@ -14,14 +14,13 @@ import pytest
 from gpupool import assemble
 from gpupool.graph import ResourceGraph
 from gpupool.model import Stack
-from gpupool.spec.validate import validate_file
 from tests.paths import EXAMPLES
+from tests.stacks import load_stack
 
 
 def _build(name: str) -> tuple[Stack, ResourceGraph]:
-    result = validate_file(EXAMPLES / name)
-    assert result.stack is not None
-    return result.stack, assemble.build(result.stack)
+    stack = load_stack(name)
+    return stack, assemble.build(stack)
 
 
 def _values(graph: ResourceGraph, address: str) -> dict[str, Any]:

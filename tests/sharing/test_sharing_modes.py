@@ -14,25 +14,14 @@ import yaml
 
 from gpupool import facts, sharing
 from gpupool.graph import CloudResult, Resource
-from gpupool.model import Stack
-from gpupool.spec.validate import validate_file
-from tests.paths import EXAMPLES, FIXTURES
-
-
-def load(name: str) -> Stack:
-    path = FIXTURES / "valid" / f"{name}.yaml"
-    if not path.is_file():
-        path = EXAMPLES / f"{name}.yaml"
-    stack = validate_file(path).stack
-    assert stack is not None
-    return stack
+from tests.stacks import load_stack
 
 
 class Built:
     """The resources of one stack, looked up by address."""
 
     def __init__(self, name: str) -> None:
-        self.stack = load(name)
+        self.stack = load_stack(name)
         cloud = CloudResult(
             (), "cluster.k8s_provider", {p.name: (f"np.{p.name}",) for p in self.stack.pools}
         )

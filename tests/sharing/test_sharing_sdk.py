@@ -8,7 +8,6 @@ keyword was dropped or renamed on the way).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -16,7 +15,7 @@ import pytest
 
 from gpupool import sharing
 from gpupool.graph import CloudResult
-from gpupool.spec.validate import validate_file
+from gpupool.model import Stack
 from tests.paths import EXAMPLES, FIXTURES
 
 pytestmark = pytest.mark.cloud_sdks  # needs the provider SDKs or kubernetes-validate
@@ -51,12 +50,10 @@ def _sdk_class(type_token: str) -> Any:
     return classes[type_token]
 
 
-@pytest.mark.parametrize("path", STACKS, ids=lambda p: p.stem)
-def test_sdk_accepts_inputs(path: Path) -> None:
-    stack = validate_file(path).stack
-    assert stack is not None
-    cloud = CloudResult((), "cluster.k8s_provider", {p.name: ("n",) for p in stack.pools})
-    resources = sharing.build(stack, cloud)
+@pytest.mark.parametrize("example_stack", STACKS, ids=lambda p: p.stem, indirect=True)
+def test_sdk_accepts_inputs(example_stack: Stack) -> None:
+    pools = {p.name: ("n",) for p in example_stack.pools}
+    resources = sharing.build(example_stack, CloudResult((), "cluster.k8s_provider", pools))
     mocks = _Recorder()
     pulumi.runtime.set_mocks(mocks, preview=False)
     try:

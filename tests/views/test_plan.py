@@ -12,10 +12,10 @@ import pytest
 from gpupool import plan
 from gpupool.assemble import build
 from gpupool.graph import ResourceGraph
-from gpupool.spec.validate import validate_file
 from gpupool.views import plan_json, plan_markdown, plan_text
 from tests.paths import EXAMPLES, FIXTURES
 from tests.plan.test_plan import graph, node_pool, queue, sharing_config
+from tests.stacks import load_stack
 
 EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
 HEAD = (
@@ -29,8 +29,7 @@ def _result(
     base_graph: ResourceGraph | None, desired_graph: ResourceGraph, kind: str = "recorded"
 ) -> plan.PlanResult:
     """A plan of hand-built graphs with the example stack's capacity."""
-    stack = validate_file(EXAMPLE).stack
-    assert stack is not None
+    stack = load_stack(EXAMPLE)
     base = plan.Base(kind, "x.json" if kind == "recorded" else None, base_graph)
     return plan.make_plan(base, desired_graph, stack)
 
@@ -182,9 +181,8 @@ def _huge_stack(tmp_path: Path, pools: int) -> Path:
 def test_markdown_of_a_huge_stack_stays_under_the_limit(tmp_path: Path, pools: int) -> None:
     """A huge plan is cut below 65,000 characters, keeps summary and cost, says it was cut."""
     path = _huge_stack(tmp_path, pools)
-    checked = validate_file(path)
-    assert checked.stack is not None, checked.diagnostics[:3]
-    result = plan.make_plan(plan.Base("empty", None, None), build(checked.stack), checked.stack)
+    stack = load_stack(path)
+    result = plan.make_plan(plan.Base("empty", None, None), build(stack), stack)
     md = plan_markdown.format_markdown(result)
     assert len(md) <= plan_markdown.MARKDOWN_LIMIT
     assert md.startswith("<!-- gpupool-plan: plan-test -->\n")

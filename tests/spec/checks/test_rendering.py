@@ -20,8 +20,8 @@ from gpupool.sharing import deviceplugin, kai, pools
 from gpupool.sharing.objects import RenderingError
 from gpupool.spec import schema
 from gpupool.spec.checks import rendering, structure
-from gpupool.spec.validate import validate_file
 from tests.paths import EXAMPLES, FIXTURES
+from tests.stacks import load_stack
 
 CLEAN = sorted(EXAMPLES.glob("*.yaml")) + sorted((FIXTURES / "valid").glob("sharing-*.yaml"))
 
@@ -74,9 +74,7 @@ def build(s: Stack) -> list[Any]:
 
 @pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.stem)
 def test_examples_and_fixtures_render_cleanly(path: Path) -> None:
-    s = validate_file(path).stack
-    assert s is not None
-    found = rendering.run(s)
+    found = rendering.run(load_stack(path))
     if path.parent.name == "examples":
         assert found == []
     else:  # fixtures may show a warning they mark (the fixture test checks the markers)
