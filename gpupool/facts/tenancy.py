@@ -1,5 +1,8 @@
 """Tenancy facts: priority levels, their PriorityClass values and KAI's queue names.
 
+It also owns a tenant's GPU ResourceQuota (``quota_lines``), which the sharing configuration
+renders and the plan shows, one line per resource in that resource's own units.
+
 PriorityClass values keep KAI's threshold meaningful: KAI treats a priority of 100 or more as
 non-preemptible, and non-preemptible workloads only run within their queue's quota (KAI v0.17.0
 ``docs/priority/README.md``; ``pkg/common/podgroup/preemptible.go``
@@ -9,7 +12,11 @@ and may borrow beyond quota; ``normal`` 100, ``high`` 125 and ``critical`` 150 m
 
 from __future__ import annotations
 
-from gpupool.model import Stack
+import math
+from dataclasses import dataclass
+
+from gpupool import facts
+from gpupool.model import Stack, Tenant
 
 PRIORITY_VALUES = {"preemptible": 50, "low": 75, "normal": 100, "high": 125, "critical": 150}
 KAI_NON_PREEMPTIBLE = 100
@@ -30,3 +37,80 @@ def parent_queue_name(stack: Stack) -> str:
 def kai_preemptible(level: str) -> bool:
     """Return True when KAI may preempt workloads of this priority level (below 100)."""
     return PRIORITY_VALUES[level] < KAI_NON_PREEMPTIBLE
+
+
+@dataclass(frozen=True)
+class QuotaLine:
+    """One ``requests.<resource>`` line of a tenant's ResourceQuota.
+
+    Attributes:
+        resource: the extended resource (``nvidia.com/gpu``, ``nvidia.com/mig-3g.40gb``).
+        units: the ceiling, in that resource's units (replicas, MIG instances, vGPUs, GPUs).
+        gpus: per pool of the tenant that advertises the resource, how many of its physical
+            GPUs the ceiling admits there (at most what the pool holds at ``nodes.max``).
+
+    """
+
+    resource: str
+    units: int
+    gpus: dict[str, float]
+
+
+def quota_lines(stack: Stack, tenant: Tenant) -> tuple[QuotaLine, ...]:
+    """Return a tenant's ResourceQuota, one line per GPU resource any pool of the stack exposes.
+
+    * a resource none of the tenant's pools advertises gets 0, so its pods cannot reach pools
+      the tenant was not given through it;
+    * without ``limit.gpus`` the ceiling is what the tenant's pools advertising it hold at
+      ``nodes.max``;
+    * with ``limit.gpus`` = N the ceiling is N times the *fewest* units per GPU among those
+      pools, rounded up and capped at what they hold. Units never mix: N GPUs never admit more
+      than N whole GPUs of any pool. Where the tenant's pools count a resource in different units
+      (one GPU on an exclusive pool, four replicas on a time-sliced one: both are
+      ``nvidia.com/gpu``), the limit admits fewer GPUs than N on the finer pools; validation
+      warns (``tenant.quota-units-mixed``). A ResourceQuota counts requests whatever node they
+      land on, so no other choice keeps the limit a ceiling; advertising shared GPUs under their
+      own name would hide them from KAI's queues and the cluster autoscaler, which count
+      ``nvidia.com/gpu``.
+
+    ``quota.gpus`` is a guarantee, which a ResourceQuota cannot express; only KAI's queues do.
+    """
+    known = facts.of(stack)
+    units: dict[str, int] = {}
+    capacity: dict[str, int] = {}
+    per_pool: dict[str, dict[str, int]] = {}
+    held: dict[str, int] = {}
+    for name in tenant.pools:
+        pool = stack.pool(name)
+        if pool is None:
+            continue  # validation names the unknown pool
+        pf = known.pool(pool)
+        for res, per_gpu in pf.exposure.items():
+            units[res] = min(units.get(res, per_gpu), per_gpu)
+            capacity[res] = capacity.get(res, 0) + pf.capacity_gpus * per_gpu
+            per_pool.setdefault(res, {})[name] = per_gpu
+            held[name] = pf.capacity_gpus
+    out = []
+    for res in sorted(known.exposed_resources):
+        if res not in units:
+            ceiling = 0
+        elif tenant.limit_gpus is None:
+            ceiling = capacity[res]
+        else:
+            ceiling = min(math.ceil(tenant.limit_gpus * units[res] - 1e-9), capacity[res])
+        gpus = {p: min(ceiling / n, held[p]) for p, n in per_pool.get(res, {}).items()}
+        out.append(QuotaLine(res, ceiling, gpus))
+    return tuple(out)
+
+
+def quota_units_differ(stack: Stack, tenant: Tenant) -> dict[str, dict[str, int]]:
+    """Return, per resource, the tenant's pools and their units per GPU where those differ."""
+    known = facts.of(stack)
+    seen: dict[str, dict[str, int]] = {}
+    for name in tenant.pools:
+        pool = stack.pool(name)
+        if pool is None:
+            continue
+        for res, per_gpu in known.pool(pool).exposure.items():
+            seen.setdefault(res, {})[name] = per_gpu
+    return {res: pools for res, pools in seen.items() if len(set(pools.values())) > 1}

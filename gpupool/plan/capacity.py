@@ -5,7 +5,8 @@ capacity view of a plan, computed from the desired ``Stack`` and its GPU facts
 (``gpupool.facts``, never from a graph): per pool the GPUs at min and max (whole-GPU
 equivalents, so fractional instance sizes count their share), what one GPU is split into and how
 much memory each slot gets, the resources its nodes advertise, the QoS tier and dense BF16
-TFLOPS at nodes.max; per tenant its quota and limit beside what its pools hold.
+TFLOPS at nodes.max; per tenant its quota and limit beside what its pools hold, and its
+ResourceQuota line by line.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gpupool import facts
+from gpupool.facts.tenancy import QuotaLine, quota_lines
 from gpupool.model import Pool, Stack
 
 
@@ -103,7 +105,11 @@ class PoolCapacity:
 
 @dataclass(frozen=True)
 class TenantCapacity:
-    """A tenant's quota and limit against what its pools hold."""
+    """A tenant's quota and limit against what its pools hold.
+
+    ``quota_lines`` is the tenant's rendered ResourceQuota, one line per resource in that
+    resource's own units, with what each admits per pool in GPUs (``facts.tenancy``).
+    """
 
     tenant: str
     pools: tuple[str, ...]
@@ -111,6 +117,7 @@ class TenantCapacity:
     quota_gpus: float | None
     limit_gpus: float | None
     pool_gpus: MinMax
+    quota_lines: tuple[QuotaLine, ...] = ()
 
 
 def capacity(stack: Stack) -> tuple[PoolCapacity, ...]:
@@ -154,5 +161,8 @@ def tenant_capacity(stack: Stack, pools: Sequence[PoolCapacity]) -> tuple[Tenant
         for name in t.pools:
             if name in by_name:
                 held = held + by_name[name].gpus
-        out.append(TenantCapacity(t.name, t.pools, t.priority, t.quota_gpus, t.limit_gpus, held))
+        lines = quota_lines(stack, t)
+        out.append(
+            TenantCapacity(t.name, t.pools, t.priority, t.quota_gpus, t.limit_gpus, held, lines)
+        )
     return tuple(out)

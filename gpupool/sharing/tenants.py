@@ -10,29 +10,25 @@ beyond quota; ``normal`` 100, ``high`` 125 and ``critical`` 150 are not preempte
 quota under KAI. The same values order preemption under the default scheduler. ``preemptible``
 never preempts others.
 
-ResourceQuota (a backstop; KAI's queue ``limit`` is the precise ceiling):
-
-* it lists ``requests.<name>`` for every GPU resource any pool of the stack exposes (the GPU
-  facts, ``gpupool.facts``);
-* a resource none of the tenant's pools exposes gets ``0``, so pods cannot reach pools the
-  tenant was not given;
-* otherwise the ceiling is ``limit.gpus`` x the most units per GPU among the tenant's pools that
-  expose it, rounded up (a limit of 0.5 GPU on whole-GPU resources allows 1), capped at what those
-  pools hold at ``nodes.max``; without ``limit`` it is that capacity (no ceiling beyond the
-  pools themselves);
-* ``quota.gpus`` is a guarantee, which a ResourceQuota cannot express; it lives in the KAI queue.
-KAI fractions (``gpu-fraction`` annotations) request no resource and are bounded by the queue.
+ResourceQuota (a backstop; KAI's queue ``limit`` is the precise ceiling): one
+``requests.<name>`` line per GPU resource any pool of the stack exposes, as
+``gpupool.facts.tenancy.quota_lines`` computes it (0 for resources none of the tenant's pools
+advertise; a limit of N GPUs never admits more than N whole GPUs of any pool). KAI fractions
+(``gpu-fraction`` annotations) request no resource and are bounded by the queue.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Set
 from typing import Any
 
 from gpupool import facts
 from gpupool.facts.names import TENANT_LABEL
-from gpupool.facts.tenancy import KAI_NON_PREEMPTIBLE, PRIORITY_VALUES, priority_class_name
+from gpupool.facts.tenancy import (
+    KAI_NON_PREEMPTIBLE,
+    PRIORITY_VALUES,
+    priority_class_name,
+    quota_lines,
+)
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import PRIORITIES, Stack, Tenant
 from gpupool.sharing.objects import RenderingError, k8s_object
@@ -40,40 +36,12 @@ from gpupool.sharing.objects import RenderingError, k8s_object
 QUOTA_NAME = "gpupool-gpus"
 
 
-def exposed_resources(stack: Stack) -> set[str]:
-    """Return every GPU resource name any pool of the stack exposes."""
-    return facts.of(stack).exposed_resources
-
-
-def quota_hard(stack: Stack, tenant: Tenant, every: Set[str] | None = None) -> dict[str, str]:
-    """Return the ResourceQuota ``spec.hard`` of a tenant (sorted by resource name).
-
-    ``every`` is ``exposed_resources(stack)``, computed once by callers that ask for every
-    tenant (it is computed here when not given).
-    """
-    if every is None:
-        every = exposed_resources(stack)
-    known = facts.of(stack)
-    units: dict[str, int] = {}
-    capacity: dict[str, int] = {}
+def quota_hard(stack: Stack, tenant: Tenant) -> dict[str, str]:
+    """Return the ResourceQuota ``spec.hard`` of a tenant (``facts.tenancy.quota_lines``)."""
     for name in tenant.pools:
-        pool = stack.pool(name)
-        if pool is None:
+        if stack.pool(name) is None:
             raise RenderingError(f"tenant {tenant.name} names unknown pool {name}")
-        pf = known.pool(pool)
-        for res, per_gpu in pf.exposure.items():
-            units[res] = max(units.get(res, 0), per_gpu)
-            capacity[res] = capacity.get(res, 0) + pf.capacity_gpus * per_gpu
-    hard = {}
-    for res in sorted(every):
-        if res not in units:
-            ceiling = 0
-        elif tenant.limit_gpus is None:
-            ceiling = capacity[res]
-        else:
-            ceiling = min(math.ceil(tenant.limit_gpus * units[res] - 1e-9), capacity[res])
-        hard[f"requests.{res}"] = str(ceiling)
-    return hard
+    return {f"requests.{q.resource}": str(q.units) for q in quota_lines(stack, tenant)}
 
 
 def _description(stack: Stack, level: str, value: int) -> str:
@@ -114,13 +82,12 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
                 facts={"priority": level, "tenants": [t.name for t in users]},
             )
         )
-    every = exposed_resources(stack)
     for tenant in stack.tenants:
-        out.extend(_tenant(stack, cloud, tenant, every))
+        out.extend(_tenant(stack, cloud, tenant))
     return out
 
 
-def _tenant(stack: Stack, cloud: CloudResult, tenant: Tenant, every: Set[str]) -> list[Resource]:
+def _tenant(stack: Stack, cloud: CloudResult, tenant: Tenant) -> list[Resource]:
     pools = tuple(a for p in tenant.pools for a in cloud.node_pools.get(p, ()))
     owner = f"tenant:{tenant.name}"
     # No kai.scheduler/queue label here: KAI reads the queue from the pod (or its top owner),
@@ -149,7 +116,7 @@ def _tenant(stack: Stack, cloud: CloudResult, tenant: Tenant, every: Set[str]) -
                 "namespace": tenant.namespace,
                 "labels": {TENANT_LABEL: tenant.name},
             },
-            "spec": {"hard": quota_hard(stack, tenant, every)},
+            "spec": {"hard": quota_hard(stack, tenant)},
         },
         provider=cloud.k8s_provider,
         depends_on=(ns.address, *pools),

@@ -79,6 +79,10 @@ def to_json(result: PlanResult) -> dict[str, Any]:
                 "quotaGpus": t.quota_gpus,
                 "limitGpus": t.limit_gpus,
                 "poolGpus": _count(t.pool_gpus),
+                "resourceQuota": [
+                    {"resource": q.resource, "units": q.units, "gpusPerPool": q.gpus}
+                    for q in t.quota_lines
+                ],
             }
             for t in result.tenants
         ],

@@ -227,6 +227,21 @@ def tenant_rows(result: PlanResult) -> list[list[str]]:
     return rows
 
 
+QUOTA_HEAD = ["tenant", "resource", "units", "admits"]
+
+
+def quota_rows(result: PlanResult) -> list[list[str]]:
+    """Return one row per tenant and GPU resource with a non-zero ceiling, in GPUs per pool."""
+    rows = []
+    for t in result.tenants:
+        for q in t.quota_lines:
+            if not q.units:
+                continue
+            admits = ", ".join(f"{num(g)} GPUs on {p}" for p, g in sorted(q.gpus.items()))
+            rows.append([t.tenant, q.resource, str(q.units), admits])
+    return rows
+
+
 def cost_rows(cost: CostReport) -> list[list[str]]:
     """Return one row per pool and a total: hourly, monthly, all on-demand, change."""
     rows = []
@@ -287,6 +302,8 @@ def format_text(result: PlanResult) -> str:
     lines += ["Capacity:", *table(CAPACITY_HEAD, capacity_rows(result)), ""]
     if result.tenants:
         lines += ["Tenants:", *table(TENANT_HEAD, tenant_rows(result)), ""]
+        lines += ["ResourceQuota per tenant (each line in its resource's own units):"]
+        lines += [*table(QUOTA_HEAD, quota_rows(result)), ""]
     lines += ["Cost (USD):", *table(COST_HEAD, cost_rows(result.cost))]
     lines += [f"  {note}" for note in price_notes(result)]
     return "\n".join(lines) + "\n"

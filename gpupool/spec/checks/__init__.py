@@ -10,10 +10,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpupool.model import Stack
-from gpupool.spec.checks import capacity, clouds, gpus, rendering, sharing, spot, structure
+from gpupool.spec.checks import (
+    capacity,
+    clouds,
+    gpus,
+    rendering,
+    sharing,
+    spot,
+    structure,
+    tenancy,
+)
 from gpupool.spec.diagnostics import Diagnostic
 
-_FAMILIES = (gpus, sharing, spot, capacity, rendering, clouds)
+_FAMILIES = (gpus, sharing, spot, capacity, tenancy, rendering, clouds)
 
 
 def run(stack: Stack, raw: Mapping[str, Any]) -> list[Diagnostic]:
