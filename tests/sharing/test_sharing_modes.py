@@ -144,8 +144,10 @@ def test_operator_daemons_tolerate_pool_taints(default: Built) -> None:
 
 
 def test_quota_limit_is_a_ceiling_in_resource_units(default: Built) -> None:
-    # alpha: limit 2.5 GPUs; nvidia.com/gpu is worth up to 3 per GPU on its pools (time-slicing).
-    assert default.quota("alpha") == {"requests.nvidia.com/gpu": "8"}
+    # alpha: limit 2.5 GPUs over pools worth 1 and 3 units of nvidia.com/gpu per GPU: the
+    # ceiling takes the fewest units, so it never admits more than 2.5 (rounded up: 3) whole
+    # GPUs of any pool (facts.tenancy.quota_lines).
+    assert default.quota("alpha") == {"requests.nvidia.com/gpu": "3"}
     # beta: no limit -> what its pools hold: mps 2 nodes x 1 GPU x 4 + MIG 1 x 8 GPUs x 7.
     assert default.quota("beta") == {"requests.nvidia.com/gpu": "64"}
 
