@@ -6,12 +6,22 @@ that failed, a stack that is locked. ``gpupool.cli`` turns each into one line an
 
     GpupoolError                 base; exit code 1
     ├── InputError               a file or directory argument that cannot be used
+    │   └── InvalidBaseError          ``plan --base`` names nothing plannable (usecases.base)
     ├── StateError               the applied-graph record cannot be read or written
+    ├── RenderError              the stack cannot be written as a program or configuration
+    ├── ClusterUnavailableError  the Kubernetes API cannot be reached or read (cluster)
+    ├── NodeUnavailableError     NVML cannot be read on this node (nodes.nvml)
+    ├── RequiredSourceError      a drift source ``--require`` names could not be checked
+    │                            (drift.run)
     └── EngineError              the Pulumi engine failed; carries the useful tail of its output
         ├── EngineNotInstalledError   no (or too old a) ``pulumi`` CLI
         ├── StackLockedError          another update holds the stack's lock
         ├── CredentialsError          cloud or passphrase credentials missing
-        └── ProgramError              the rendered program raised
+        ├── ProgramError              the rendered program raised
+        └── UpdateFailedError         an update failed part way (engine.results)
+
+The classes without a module named here are defined in this module; the others live with the
+code that raises them.
 """
 
 from __future__ import annotations
@@ -59,3 +69,12 @@ class CredentialsError(EngineError):
 
 class ProgramError(EngineError):
     """The rendered Pulumi program raised an exception."""
+
+
+class RenderError(GpupoolError):
+    """The stack cannot be written as a program or as in-cluster configuration.
+
+    A path would escape the output directory, a value has no literal form, or the in-cluster
+    configuration would break an invariant validation should have guaranteed (then the message
+    says so: reaching it means a check is missing).
+    """

@@ -36,7 +36,7 @@ import jinja2
 import yaml
 
 from gpupool import __version__, clouds, sharing
-from gpupool.errors import GpupoolError, InputError
+from gpupool.errors import InputError, RenderError
 from gpupool.files import remove_stale_temps, write_atomic
 from gpupool.graph import Lookup, Ref, Resource, ResourceGraph
 from gpupool.model import Stack
@@ -77,13 +77,6 @@ _RESERVED = {"pulumi", "opts", *(s.alias for s in _PACKAGES.values()), *_HELPERS
 _WIDTH = 99
 _INDEX = ".gpupool-files"
 _TMP_PREFIX = ".gpupool-tmp."  # then "<pid>.<serial>": see files.write_atomic
-
-
-class RenderError(GpupoolError):
-    """The graph cannot be written as a program.
-
-    A path would escape the output directory, or a value has no literal form.
-    """
 
 
 @dataclass(frozen=True)
@@ -329,6 +322,19 @@ def _program(graph: ResourceGraph, stack: Stack) -> tuple[str, list[str]]:
     ), sorted(program.packages)
 
 
+def _needs(graph: ResourceGraph) -> list[str]:
+    """Return what the graph's resources need of the cluster (their ``needs`` facts), once each.
+
+    The sentences come from gpupool's builders; any user value in them (label keys and values,
+    pool names) has passed the schema's patterns, so none can break the README's Markdown.
+    """
+    out: dict[str, None] = {}
+    for res in graph.resources:
+        for need in res.facts.get("needs") or ():
+            out[str(need)] = None
+    return list(out)
+
+
 def _files(stack: Stack, graph: ResourceGraph) -> dict[str, str]:
     """Return every file of the rendered directory, keyed by relative POSIX path."""
     main, packages = _program(graph, stack)
@@ -367,6 +373,7 @@ def _files(stack: Stack, graph: ResourceGraph) -> dict[str, str]:
         snippets=bool(snippets),
         counts="\n".join(f"- `{t}`: {n}" for t, n in sorted(counts.items())),
         cloud=stack.provider.cloud,
+        needs=_needs(graph),
     )
     return files
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gpupool import facts
+from gpupool.errors import RenderError
 from gpupool.facts.names import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, MIG_DISABLED
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack
@@ -27,7 +28,6 @@ from gpupool.sharing import (
     snippets,
     tenants,
 )
-from gpupool.sharing.objects import RenderingError
 from gpupool.spec.checks import rendering
 
 __all__ = ["build", "workload_snippets"]
@@ -49,7 +49,7 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
         The resources, in a dependency-respecting order.
 
     Raises:
-        RenderingError: an invariant validation should have guaranteed does not hold.
+        RenderError: an invariant validation should have guaranteed does not hold.
 
     """
     _check(stack)
@@ -70,7 +70,7 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
 
 
 def _check(stack: Stack) -> None:
-    """Raise ``RenderingError`` when the stack cannot be rendered faithfully.
+    """Raise ``RenderError`` when the stack cannot be rendered faithfully.
 
     Validation runs the same rules (``gpupool.spec.checks.rendering``); reaching an error here
     means a stack skipped validation or a rule is missing there. Also checks that every config a
@@ -78,7 +78,7 @@ def _check(stack: Stack) -> None:
     """
     errors = [d for d in rendering.run(stack) if d.is_error]
     if errors:
-        raise RenderingError(
+        raise RenderError(
             "cannot render the in-cluster configuration: "
             + "; ".join(f"{d.summary} [{d.code}]" for d in errors)
         )
@@ -88,10 +88,10 @@ def _check(stack: Stack) -> None:
         labels = facts.node_labels(stack, pool)
         dp_name = labels.get(DEVICE_PLUGIN_CONFIG_LABEL)
         if dp_name is not None and dp_name not in dp:
-            raise RenderingError(f"pool {pool.name}: no device-plugin config {dp_name}")
+            raise RenderError(f"pool {pool.name}: no device-plugin config {dp_name}")
         mig_name = labels.get(MIG_CONFIG_LABEL, MIG_DISABLED)
         if mig_name != MIG_DISABLED and mig_name not in mig_configs:
-            raise RenderingError(f"pool {pool.name}: no mig-parted config {mig_name}")
+            raise RenderError(f"pool {pool.name}: no mig-parted config {mig_name}")
 
 
 def workload_snippets(stack: Stack) -> dict[str, str]:

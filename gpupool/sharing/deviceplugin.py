@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from gpupool import facts, modes
+from gpupool.errors import RenderError
 from gpupool.facts.names import (
     DEFAULT_DEVICE_PLUGIN_CONFIG,
     DEVICE_PLUGIN_CONFIGMAP,
@@ -32,7 +33,7 @@ from gpupool.facts.names import (
 )
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Pool, Stack
-from gpupool.sharing.objects import RenderingError, k8s_object
+from gpupool.sharing.objects import k8s_object
 
 
 def enabled(stack: Stack) -> bool:
@@ -51,7 +52,7 @@ def pool_config(stack: Stack, pool: Pool) -> dict[str, Any]:
     ``sharing`` block replicating ``nvidia.com/gpu``.
 
     Raises:
-        RenderingError: MPS under MIG strategy mixed (the plugin refuses to start).
+        RenderError: MPS under MIG strategy mixed (the plugin refuses to start).
 
     """
     strategy = facts.mig_strategy(stack)
@@ -59,7 +60,7 @@ def pool_config(stack: Stack, pool: Pool) -> dict[str, Any]:
     kind = pool.sharing.kind
     if kind.replicated and kind.device_plugin_key:
         if not kind.mig_mixed_ok and strategy == facts.MIG_MIXED:
-            raise RenderingError(
+            raise RenderError(
                 f"pool {pool.name}: MPS cannot run under mig.strategy mixed (validation should "
                 "have rejected this)"
             )
@@ -87,22 +88,22 @@ def configs(stack: Stack) -> dict[str, dict[str, Any]]:
 
 
 def check(cfg: dict[str, Any]) -> None:
-    """Raise ``RenderingError`` if a config breaks a device-plugin invariant."""
+    """Raise ``RenderError`` if a config breaks a device-plugin invariant."""
     sharing = cfg.get("sharing", {})
     by_key = {m.device_plugin_key: m for m in modes.all_modes() if m.device_plugin_key}
     if len(sharing) > 1:
-        raise RenderingError(f"a device-plugin config may set one of {sorted(by_key)}, not both")
+        raise RenderError(f"a device-plugin config may set one of {sorted(by_key)}, not both")
     for key, block in sharing.items():
         kind = by_key[key]
         for res in block["resources"]:
             if "rename" in res or "devices" in res:
-                raise RenderingError("device-plugin configs never set rename or devices")
+                raise RenderError("device-plugin configs never set rename or devices")
             if kind.isolates and res["name"] != GPU_RESOURCE:
-                raise RenderingError(
+                raise RenderError(
                     f"{key.upper()} only shares {GPU_RESOURCE}, not {res['name']}"
                 )
             if res["replicas"] < 2:
-                raise RenderingError(f"{key} replicas must be at least 2")
+                raise RenderError(f"{key} replicas must be at least 2")
 
 
 def build(stack: Stack, cloud: CloudResult, namespace_deps: tuple[str, ...]) -> list[Resource]:

@@ -27,11 +27,12 @@ from __future__ import annotations
 from typing import Any
 
 from gpupool import facts
+from gpupool.errors import RenderError
 from gpupool.facts.names import OPERATOR_RUNTIME_CLASS
 from gpupool.facts.tenancy import parent_queue_name
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack, Tenant
-from gpupool.sharing.objects import RenderingError, chart, helm_release, k8s_object
+from gpupool.sharing.objects import chart, helm_release, k8s_object
 
 SCHEDULER_NAME = "kai-scheduler"
 RELEASE_ADDRESS = "helm.kai-scheduler"
@@ -50,7 +51,7 @@ def units_per_gpu(stack: Stack, tenant: Tenant) -> float:
     for name in tenant.pools:
         pool = stack.pool(name)
         if pool is None:
-            raise RenderingError(f"tenant {tenant.name} names unknown pool {name}")
+            raise RenderError(f"tenant {tenant.name} names unknown pool {name}")
         units.append(known.pool(pool).kai_gpus_per_gpu)
     return min(units, default=1)
 
@@ -102,14 +103,14 @@ def parent_spec(stack: Stack) -> dict[str, Any]:
 
 
 def check(spec: dict[str, Any]) -> None:
-    """Raise ``RenderingError`` unless ``spec.resources`` states every resource and field."""
+    """Raise ``RenderError`` unless ``spec.resources`` states every resource and field."""
     resources = spec.get("resources")
     if not isinstance(resources, dict):
-        raise RenderingError("a KAI Queue without spec.resources is rejected by KAI's webhook")
+        raise RenderError("a KAI Queue without spec.resources is rejected by KAI's webhook")
     for res in ("gpu", "cpu", "memory"):
         block = resources.get(res, {})
         if set(block) != {"quota", "overQuotaWeight", "limit"}:
-            raise RenderingError(f"KAI Queue resources.{res} must state quota, weight and limit")
+            raise RenderError(f"KAI Queue resources.{res} must state quota, weight and limit")
 
 
 def values(stack: Stack) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from gpupool import facts
+from gpupool.errors import RenderError
 from gpupool.facts.names import (
     GPU_OPERATOR_NAMESPACE,
     MIG_CONFIGMAP,
@@ -27,7 +28,7 @@ from gpupool.facts.names import (
 )
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack
-from gpupool.sharing.objects import RenderingError, k8s_object
+from gpupool.sharing.objects import k8s_object
 
 
 def enabled(stack: Stack) -> bool:
@@ -46,7 +47,7 @@ def config(stack: Stack) -> dict[str, Any]:
     """Return the mig-parted config (``version: v1``) with ``all-disabled`` and one per MIG pool.
 
     Raises:
-        RenderingError: a MIG pool without a layout or with a zero count.
+        RenderError: a MIG pool without a layout or with a zero count.
 
     """
     configs: dict[str, Any] = {MIG_DISABLED: [{"devices": "all", "mig-enabled": False}]}
@@ -55,7 +56,7 @@ def config(stack: Stack) -> dict[str, Any]:
             continue
         layout = dict(pool.sharing.mig_layout)
         if not layout or any(count < 1 for count in layout.values()):
-            raise RenderingError(f"pool {pool.name}: MIG layout {layout} has no instances")
+            raise RenderError(f"pool {pool.name}: MIG layout {layout} has no instances")
         configs[mig_config_name(pool)] = [
             {"devices": "all", "mig-enabled": True, "mig-devices": layout}
         ]

@@ -16,6 +16,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
+from gpupool.errors import RenderError
 from gpupool.facts.names import MANAGED_BY, MANAGED_BY_LABEL, STACK_LABEL
 from gpupool.graph import Resource
 from gpupool.model import Stack
@@ -44,13 +45,6 @@ _NAMESPACED = {
     "Queue": False,
     "PrometheusRule": True,
 }
-
-
-class RenderingError(RuntimeError):
-    """An internal invariant of the in-cluster configuration does not hold.
-
-    Validation should have rejected the stack; reaching this is a gpupool bug.
-    """
 
 
 @dataclass(frozen=True)
@@ -126,23 +120,23 @@ def k8s_object(
         facts: semantic facts for the plan.
 
     Raises:
-        RenderingError: an unknown kind, a missing namespace or an unexpected top-level field.
+        RenderError: an unknown kind, a missing namespace or an unexpected top-level field.
 
     """
     kind = str(manifest["kind"])
     if kind not in _NAMESPACED:
-        raise RenderingError(f"gpupool does not render Kubernetes kind {kind}")
+        raise RenderError(f"gpupool does not render Kubernetes kind {kind}")
     meta = dict(manifest["metadata"])
     meta["labels"] = {**common_labels(stack), **dict(meta.get("labels", {}))}
     name = str(meta["name"])
     namespace = meta.get("namespace")
     if _NAMESPACED[kind] != (namespace is not None):
-        raise RenderingError(f"{kind} {name}: namespace {namespace!r} is wrong for its scope")
+        raise RenderError(f"{kind} {name}: namespace {namespace!r} is wrong for its scope")
     full = {**manifest, "metadata": meta}
     inputs: dict[str, Any] = {}
     for key, value in full.items():
         if key not in _TOP_LEVEL_KWARGS:
-            raise RenderingError(f"{kind} {name}: unexpected top-level field {key}")
+            raise RenderError(f"{kind} {name}: unexpected top-level field {key}")
         inputs[_TOP_LEVEL_KWARGS[key]] = value
     if namespace is None:
         address, logical = f"k8s.{kind.lower()}.{name}", name

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpupool import facts
+from gpupool.errors import RenderError
 from gpupool.model import Pool, Stack, Taint
-from gpupool.sharing.objects import RenderingError
 
 
 @dataclass(frozen=True)
@@ -41,12 +41,12 @@ def slot(pool: Pool) -> Slot:
     ``memoryOvercommit`` is above 1).
 
     Raises:
-        RenderingError: the pool is not fractional, or its fraction is not in (0, 1).
+        RenderError: the pool is not fractional, or its fraction is not in (0, 1).
 
     """
     f = pool.sharing.fractional
     if not pool.sharing.kind.scheduler_slots or f is None:
-        raise RenderingError(f"pool {pool.name} is not fractional")
+        raise RenderError(f"pool {pool.name} is not fractional")
     memory_mib = round(f.memory_gib * 1024) if f.memory_gib is not None else None
     percent = None
     if memory_mib is None:
@@ -58,7 +58,7 @@ def slot(pool: Pool) -> Slot:
     else:
         fraction = 1 / f.slots_per_gpu
     if not 0 < fraction < 1:
-        raise RenderingError(
+        raise RenderError(
             f"pool {pool.name}: a slot is {fraction:g} of a GPU; it must be strictly between 0 "
             "and 1 (validation should have rejected this)"
         )

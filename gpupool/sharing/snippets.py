@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from gpupool import facts
+from gpupool.errors import RenderError
 from gpupool.facts.names import (
     GPU_RESOURCE,
     HAMI_CORES,
@@ -39,7 +40,6 @@ from gpupool.facts.names import (
 from gpupool.facts.tenancy import priority_class_name
 from gpupool.model import Pool, Stack, Tenant
 from gpupool.sharing import hami, kai
-from gpupool.sharing.objects import RenderingError
 from gpupool.sharing.pools import slot, toleration
 
 
@@ -72,7 +72,7 @@ def _resources(stack: Stack, tenant: Tenant, pool: Pool) -> tuple[dict[str, Any]
             if sl.memory_mib is not None:
                 return {}, {"gpu-memory": str(sl.memory_mib)}
             if not 0 < sl.fraction < 1:
-                raise RenderingError(f"gpu-fraction {sl.fraction} is not in (0, 1)")
+                raise RenderError(f"gpu-fraction {sl.fraction} is not in (0, 1)")
             return {}, {"gpu-fraction": f"{sl.fraction:g}"}
         limits: dict[str, Any] = {GPU_RESOURCE: 1}
         if sl.memory_mib is not None:
@@ -134,6 +134,6 @@ def build(stack: Stack) -> dict[str, str]:
         for name in tenant.pools:
             pool = stack.pool(name)
             if pool is None:
-                raise RenderingError(f"tenant {tenant.name} names unknown pool {name}")
+                raise RenderError(f"tenant {tenant.name} names unknown pool {name}")
             out[filename(tenant, pool)] = snippet(stack, tenant, pool)
     return out

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpupool import facts
+from gpupool.errors import RenderError
 from gpupool.facts.names import TENANT_LABEL
 from gpupool.facts.tenancy import (
     KAI_NON_PREEMPTIBLE,
@@ -31,7 +32,7 @@ from gpupool.facts.tenancy import (
 )
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import PRIORITIES, Stack, Tenant
-from gpupool.sharing.objects import RenderingError, k8s_object
+from gpupool.sharing.objects import k8s_object
 
 QUOTA_NAME = "gpupool-gpus"
 
@@ -40,7 +41,7 @@ def quota_hard(stack: Stack, tenant: Tenant) -> dict[str, str]:
     """Return the ResourceQuota ``spec.hard`` of a tenant (``facts.tenancy.quota_lines``)."""
     for name in tenant.pools:
         if stack.pool(name) is None:
-            raise RenderingError(f"tenant {tenant.name} names unknown pool {name}")
+            raise RenderError(f"tenant {tenant.name} names unknown pool {name}")
     return {f"requests.{q.resource}": str(q.units) for q in quota_lines(stack, tenant)}
 
 

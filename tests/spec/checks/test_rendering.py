@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from gpupool import facts, model, sharing
+from gpupool.errors import RenderError
 from gpupool.graph import CloudResult
 from gpupool.model import Fractional, Stack
 from gpupool.sharing import deviceplugin, kai, pools
-from gpupool.sharing.objects import RenderingError
 from gpupool.spec import schema
 from gpupool.spec.checks import rendering, structure
 from tests.paths import EXAMPLES, FIXTURES
@@ -95,7 +95,7 @@ def test_mps_beside_mixed_mig_is_an_error() -> None:
     diags = rendering.run(s)
     assert [(d.severity.value, d.code) for d in diags] == [("error", "sharing.mps-with-mig-mixed")]
     assert diags[0].path == ("pools", 1, "sharing", "mode")
-    with pytest.raises(RenderingError, match="mps-with-mig-mixed"):
+    with pytest.raises(RenderError, match="mps-with-mig-mixed"):
         build(s)
 
 
@@ -123,7 +123,7 @@ def test_hami_cannot_render_device_plugin_modes(sharing_: dict[str, Any]) -> Non
     base = A100 if sharing_["mode"] == "mig" else L4
     s = stack([{**base, "name": "p", "sharing": sharing_}], scheduler="hami")
     assert codes(s) == {("error", "hami.mode-unsupported")}
-    with pytest.raises(RenderingError):
+    with pytest.raises(RenderError):
         build(s)
 
 
@@ -249,26 +249,26 @@ def test_device_plugin_config_invariants() -> None:
             "mps": {"resources": [{"name": "nvidia.com/gpu", "replicas": 2}]},
         },
     }
-    with pytest.raises(RenderingError, match="both"):
+    with pytest.raises(RenderError, match="both"):
         deviceplugin.check(both)
     renamed = {
         "sharing": {
             "timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": 2, "rename": "x"}]}
         }
     }
-    with pytest.raises(RenderingError, match="rename"):
+    with pytest.raises(RenderError, match="rename"):
         deviceplugin.check(renamed)
     mig_mps = {
         "sharing": {"mps": {"resources": [{"name": "nvidia.com/mig-1g.10gb", "replicas": 2}]}}
     }
-    with pytest.raises(RenderingError, match="MPS"):
+    with pytest.raises(RenderError, match="MPS"):
         deviceplugin.check(mig_mps)
 
 
 def test_queue_without_resources_is_refused() -> None:
-    with pytest.raises(RenderingError, match=r"spec\.resources"):
+    with pytest.raises(RenderError, match=r"spec\.resources"):
         kai.check({"displayName": "x"})
-    with pytest.raises(RenderingError, match="gpu"):
+    with pytest.raises(RenderError, match="gpu"):
         kai.check({"resources": {"gpu": {"quota": 1}, "cpu": {}, "memory": {}}})
 
 
@@ -283,7 +283,7 @@ def test_gpu_fraction_must_be_below_one() -> None:
         pool,
         sharing=replace(pool.sharing, fractional=Fractional(2, None, 100, None, 1.0)),
     )
-    with pytest.raises(RenderingError, match="strictly between 0 and 1"):
+    with pytest.raises(RenderError, match="strictly between 0 and 1"):
         pools.slot(whole)
 
 
