@@ -410,7 +410,7 @@ def render(stack: Stack, graph: ResourceGraph, out_dir: Path) -> RenderResult:
 
     Args:
         stack: the validated stack the graph was built from.
-        graph: ``gpupool.graph.build(stack)``.
+        graph: ``gpupool.assemble.build(stack)``.
         out_dir: where to write (created if missing).
 
     Returns:

@@ -7,7 +7,7 @@ ran and why any was skipped):
 - ``cluster``: the GPU state nodes advertise through the Kubernetes API (GPU Feature Discovery
   labels and allocatable resources), compared per pool in ``gpupool.drift.nodes``;
 - ``node``: ``gpupool node inspect`` reports read with NVML on the nodes, compared in
-  ``gpupool.drift.reports`` (ECC errors and overheating are faults).
+  ``gpupool.drift.node_reports`` (ECC errors and overheating are faults).
 
 ``gpupool.drift.run`` wires them together; each comparison is a pure function tested on
 recorded inputs.
