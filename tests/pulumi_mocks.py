@@ -7,13 +7,15 @@ Usage from tests::
     run.resources   # [{"type", "name", "inputs", "provider", "dependencies", "secrets", "urn"}]
     run.calls       # [{"token", "args", "provider"}, ...]
     run.by_type("aws:eks/nodeGroup:NodeGroup")
+    [run] = run_programs([out_dir], calls={"volcengine:vke/getKubeconfigs:getKubeconfigs": {...}})
 
 Each batch of programs runs in one fresh subprocess (``python tests/pulumi_mocks.py``), so
 Pulumi's process-wide state never leaks between tests; inside the subprocess the programs run one
 after the other, each with a new mock monitor and a reset root stack. The mocks check argument
 names and types against the real provider SDKs (an unknown keyword fails the constructor) and
-answer every invoke the rendered helpers make; an unknown invoke token fails the run. The child
-gets a clean environment: no kubeconfig, no cloud credentials or regions.
+answer every invoke the rendered helpers make (``calls`` replaces answers of ``CALLS`` for one
+batch); an unknown invoke token fails the run. The child gets a clean environment: no kubeconfig,
+no cloud credentials or regions.
 """
 
 from __future__ import annotations
@@ -84,8 +86,16 @@ class Run:
         return found[0]
 
 
-def run_programs(dirs: Sequence[Path], timeout: float = 240) -> list[Run]:
-    """Execute each rendered program directory under mocks; one subprocess for the batch."""
+_CALLS_ENV = "GPUPOOL_MOCK_CALLS"
+
+
+def run_programs(
+    dirs: Sequence[Path], timeout: float = 240, calls: dict[str, Any] | None = None
+) -> list[Run]:
+    """Execute each rendered program directory under mocks; one subprocess for the batch.
+
+    ``calls`` maps invoke tokens to the answers the mocks give instead of those in ``CALLS``.
+    """
     env = {
         k: v
         for k, v in os.environ.items()
@@ -94,6 +104,7 @@ def run_programs(dirs: Sequence[Path], timeout: float = 240) -> list[Run]:
         )
     }
     env["PYTHONHASHSEED"] = "0"
+    env[_CALLS_ENV] = json.dumps(calls or {})
     proc = subprocess.run(
         [sys.executable, str(HERE), *(str(d) for d in dirs)],
         capture_output=True,
@@ -153,9 +164,9 @@ def _child(dirs: list[str]) -> list[dict[str, Any]]:
             if args.token == "volcengine:vke/getClusters:getClusters":
                 wanted = args.args.get("name") or (args.args.get("ids") or [""])[0]
                 return {"clusters": [{"id": "cc-mock-id", "name": wanted}], "totalCount": 1}
-            if args.token not in CALLS:
+            if args.token not in answers:
                 raise KeyError(f"unexpected invoke {args.token}")
-            return CALLS[args.token]
+            return answers[args.token]
 
     class Monitor(MockMonitor):
         def __init__(self, mocks: Mocks) -> None:
@@ -177,6 +188,7 @@ def _child(dirs: list[str]) -> list[dict[str, Any]]:
                 )
             return response
 
+    answers = {**CALLS, **json.loads(os.environ.get(_CALLS_ENV) or "{}")}
     out = []
     for d in dirs:
         mocks = Mocks()

@@ -15,8 +15,9 @@ VKE node pools have no spot capacity (validation rejects spot pools) and no plac
 (``topology: compact`` renders as ``any``; ``gpupool.spec.checks.clouds`` warns). No login is
 set: VKE nodes then accept no password or key-pair login, which gpupool never needs. The
 Kubernetes provider uses a kubeconfig of the cluster from ``vke.get_kubeconfigs`` (public if
-there is one, else private; a secret, never written to disk); when the cluster has none, it falls
-back to the ambient kubeconfig. Replacement paths follow the Terraform Volcengine provider's
+there is one, else private; a secret, never written to disk); when the cluster has none, the
+program fails instead of falling back to the ambient kubeconfig (which could point at any other
+cluster). Replacement paths follow the Terraform Volcengine provider's
 ``ForceNew`` flags (``cluster_id``, ``node_config.instance_charge_type``).
 """
 
