@@ -4,17 +4,36 @@ Per pool, the nodes labelled ``gpupool.io/pool=<pool>`` are compared with what t
 (the GPU facts, ``gpupool.facts``): GPU Feature Discovery's ``nvidia.com/gpu.product`` and
 ``gpu.memory`` against the pool's GPU, ``gpu.count``, ``gpu.replicas`` and
 ``gpu.sharing-strategy`` against the sharing mode, allocatable GPU resources against what the
-pool's nodes advertise, the config labels gpupool set, ``nvidia.com/mig.config.state``
-(``failed`` is drift), the instance type and the node count against nodes.min..max. Label names
-and formats follow GPU Feature Discovery and the GPU Operator (see tests/fixtures/nodes/README.md).
+pool's nodes advertise, the config labels gpupool set, the MIG Manager's
+``nvidia.com/mig.strategy`` and ``nvidia.com/mig.config.state``, the instance type and the node
+count against nodes.min..max. Where the cloud shares GPUs itself (GKE), GKE's sharing labels
+stand in for GFD's; under HAMi, HAMi's ``hami.io/node-nvidia-register`` annotation says which
+GPUs the node has. Label names and formats follow GPU Feature Discovery, the GPU Operator, GKE
+and HAMi (see tests/fixtures/nodes/README.md and tests/fixtures/nodes/real/README.md).
+
+What real nodes write, and what is tolerated:
+
+* product names differ across driver generations: before driver 470 NVML names carry no
+  ``NVIDIA`` prefix (``A100-SXM4-40GB``), later ones do (``NVIDIA-A100-SXM4-40GB``); GFD appends
+  ``-SHARED`` under time-slicing and ``-MIG-<profile>`` under MIG strategy single, with ``.`` for
+  ``+`` (``…-MIG-1g.10gb.me``). Every spelling the catalog knows for a GPU matches;
+* GFD v0.6.0 and v0.6.1 wrote ``nvidia.com/gpu.memory`` in bytes, not MiB;
+* ``nvidia.com/gpu.sharing-strategy`` exists from GFD v0.15.0 on; older GFDs write only
+  ``gpu.replicas`` (they cannot run MPS, which needs v0.15.0);
+* a MIG device's memory is its real size, up to ~11% below the profile's name (H200 ``1g.18gb``
+  is 16 GiB): the memory must be nearer the declared profile's than any other profile's of the
+  catalog's geometry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from gpupool import facts
+from gpupool.catalog.models import GpuModel
 from gpupool.cluster import ObservedNode
 from gpupool.drift.items import DriftItem
 from gpupool.facts.names import (
@@ -25,23 +44,120 @@ from gpupool.facts.names import (
     GFD_SHARING_STRATEGY,
     INSTANCE_TYPE_LABEL,
     MIG_CONFIG_STATE_LABEL,
+    MIG_RESOURCE_PREFIX,
     POOL_LABEL,
+    mig_resource,
 )
 from gpupool.model import Pool, Stack
 
 #: Nominal and reported GPU memory differ (an "80 GB" A100 reports 81920 MiB, an L4 23034 MiB).
 MEMORY_TOLERANCE = 0.10
 
+#: The MIG strategy GFD and the device plugin run with (GFD ``internal/lm/mig-strategy.go``).
+MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
+#: GFD's per-profile MIG labels under strategy mixed: ``nvidia.com/mig-<profile>.count``.
+_MIG_COUNT_LABEL = re.compile(r"^nvidia\.com/mig-(?P<profile>.+)\.count$")
+#: mig.config.state values of a reconfiguration still under way (mig-parted
+#: ``deployments/container/reconfigure-mig.sh``).
+MIG_STATES_IN_PROGRESS = ("pending", "rebooting")
+
+#: GKE's node labels on node pools it shares itself (GKE docs, "About GPU time-sharing":
+#: ``cloud.google.com/gke-gpu-sharing-strategy: time-sharing``,
+#: ``cloud.google.com/gke-max-shared-clients-per-gpu: "3"``).
+CLOUD_SHARING_STRATEGY_LABEL = "cloud.google.com/gke-gpu-sharing-strategy"
+CLOUD_MAX_CLIENTS_LABEL = "cloud.google.com/gke-max-shared-clients-per-gpu"
+#: GKE's strategy value where it differs from the device plugin's key: time-slicing is GKE's
+#: "time-sharing"; MPS is written as the mode's name.
+_CLOUD_STRATEGY_BY_PLUGIN_KEY = {"timeSlicing": "time-sharing"}
+
+#: HAMi's node annotation: the devices HAMi's device plugin registered. HAMi v2.x writes a JSON
+#: list (``pkg/device/devices.go`` ``MarshalNodeDevices``: ``id``, ``count``, ``devmem`` MiB,
+#: ``devcore``, ``type``, ``numa``, ``health``, ``mode``); HAMi before 2.4 wrote
+#: ``id,count,devmem,devcore,type,numa,health[,index,mode]:`` per device (``EncodeNodeDevices``;
+#: HAMi website, "Protocol design").
+HAMI_REGISTER_ANNOTATION = "hami.io/node-nvidia-register"
+
+#: A ``gpu.memory`` value this large is bytes (GFD v0.6.0/v0.6.1), never MiB: no GPU has 1 PiB.
+_BYTES_THRESHOLD = 2**30
+#: Device-plugin sharing keys GFD before v0.15.0 (no ``gpu.sharing-strategy`` label) served.
+_BEFORE_STRATEGY_LABEL = ("timeSlicing",)
+_PREFIX = "NVIDIA-"
+_MIG_INFIX = "-MIG-"
+_SHARED_SUFFIX = "-SHARED"
+
 
 @dataclass(frozen=True)
 class Expected:
-    """What one node of a pool should advertise."""
+    """What one node of a pool should advertise.
+
+    Attributes:
+        product: the catalog's GFD product label (with ``-MIG-<profile>`` under strategy
+            single), for reports.
+        memory_mib: the memory of one GPU (or MIG device) in MiB, or None.
+        labels: labels the node must carry with exactly these values.
+        allocatable: extended resources and their counts.
+        instance_type: the machine type, or None.
+        spellings: every normalised name of the pool's GPU (see :func:`normalise_product`).
+        mig_profile: the MIG profile GFD names in the product under strategy single.
+        mig_strategy: the MIG strategy a MIG pool's nodes must run, else None.
+        mig_memories_mib: the memory (MiB) of each profile of the GPU's MIG geometry.
+        cloud_labels: labels of the cloud's own sharing (GKE), checked instead of GFD's.
+        optional_labels: GFD labels older versions do not write, checked only when present.
+        hami_split: HAMi's vGPUs per GPU, when HAMi serves the pool.
+        hami_memory_mib: the memory HAMi registers per GPU (after ``deviceMemoryScaling``).
+        gpus: physical GPUs per node.
+
+    """
 
     product: str | None
     memory_mib: float | None
     labels: dict[str, str]
     allocatable: dict[str, int]
     instance_type: str | None
+    spellings: frozenset[str] = frozenset()
+    mig_profile: str | None = None
+    mig_strategy: str | None = None
+    mig_memories_mib: tuple[float, ...] = ()
+    cloud_labels: dict[str, str] = field(default_factory=dict)
+    optional_labels: dict[str, str] = field(default_factory=dict)
+    hami_split: int | None = None
+    hami_memory_mib: float | None = None
+    gpus: int = 0
+
+
+def normalise_product(name: str) -> str:
+    """Return ``name`` as drift compares GPU names: spaces as ``-``, upper case, no ``NVIDIA-``.
+
+    NVML names (``NVIDIA A100-SXM4-40GB``, before driver 470 ``A100-SXM4-40GB``), GFD's sanitised
+    labels (``NVIDIA-A100-SXM4-40GB``), HAMi's types (``NVIDIA-NVIDIA L40S``) and the catalog's
+    names all reduce to the same string.
+    """
+    out = "-".join(name.strip().split()).upper()
+    while out.startswith(_PREFIX):
+        out = out[len(_PREFIX) :]
+    return out
+
+
+def spellings(gpu: GpuModel) -> frozenset[str]:
+    """Return every normalised spelling the catalog knows for ``gpu``."""
+    names = (gpu.name, gpu.product_label, *gpu.aliases)
+    return frozenset(normalise_product(n) for n in names if n)
+
+
+def split_product(label: str) -> tuple[str, str | None, bool]:
+    """Split a GFD product label into (GPU name, MIG profile or None, shared).
+
+    ``A100-SXM4-40GB-MIG-1g.5gb-SHARED`` gives ``("A100-SXM4-40GB", "1g.5gb", True)``.
+    """
+    shared = label.endswith(_SHARED_SUFFIX)
+    base = label.removesuffix(_SHARED_SUFFIX)
+    name, sep, profile = base.partition(_MIG_INFIX)
+    return name, (profile if sep else None), shared
+
+
+def _profile_key(profile: str) -> str:
+    """GFD and the device plugin write ``+`` as ``.`` (``1g.10gb+me`` -> ``1g.10gb.me``)."""
+    return profile.replace("+", ".").lower()
 
 
 def expected(stack: Stack, pool: Pool) -> Expected:
@@ -49,58 +165,271 @@ def expected(stack: Stack, pool: Pool) -> Expected:
 
     Allocatable is each advertised resource times the GPUs per node (``PoolFacts.units``: the
     same numbers the device-plugin configs, HAMi's values, the quotas and the plan use). GPU
-    Feature Discovery labels: ``gpu.count`` (GPUs, or MIG devices under strategy single), and
-    for time-slicing and MPS ``gpu.replicas`` and ``gpu.sharing-strategy`` (GFD writes the
-    mode's name); under MIG strategy single the product gets ``-MIG-<profile>`` and the memory
-    is the slice's. Under HAMi, HAMi's own plugin advertises and GFD may not run, so no GFD
-    count is expected.
+    Feature Discovery labels: ``gpu.count`` (GPUs, or MIG devices under strategy single), for
+    time-slicing and MPS ``gpu.replicas`` and ``gpu.sharing-strategy`` (GFD writes the mode's
+    name; the strategy label only from GFD v0.15.0), under MIG strategy mixed
+    ``mig-<profile>.count``; under strategy single the product gets ``-MIG-<profile>`` and the
+    memory is the slice's. Where the cloud shares GPUs (GKE), its own labels replace GFD's
+    sharing labels. Under HAMi, HAMi's plugin advertises and GFD may not run, so no GFD count is
+    expected; HAMi's annotation is checked instead.
     """
     pf = facts.pool_facts(stack, pool)
+    sf = facts.of(stack)
     gpu = pf.gpu
     n = pf.gpus_per_node
     s = pool.sharing
     kind = s.kind
     labels = dict(pf.node_labels)
+    optional: dict[str, str] = {}
+    cloud: dict[str, str] = {}
     alloc: dict[str, int] = {}
     for unit in pf.units:
         alloc[unit.resource] = alloc.get(unit.resource, 0) + n * unit.per_gpu
     product = gpu.product_label if gpu else None
     memory_mib = gpu.memory_gib * 1024 if gpu else None
-    if facts.uses_scheduler(stack, facts.SCHEDULER_HAMI):
+    geometry = gpu.mig if gpu is not None else None
+    mig_memories = tuple(
+        p.memory_gib * 1024 for p in (geometry.profiles or () if geometry is not None else ())
+    )
+    mig_profile: str | None = None
+    mig_strategy: str | None = None
+    hami = facts.uses_scheduler(stack, facts.SCHEDULER_HAMI)
+    if hami:
         pass
+    elif kind.replicated and s.replicas and sf.cloud_shares_gpus:
+        key = kind.device_plugin_key or ""
+        cloud[CLOUD_SHARING_STRATEGY_LABEL] = _CLOUD_STRATEGY_BY_PLUGIN_KEY.get(key, s.mode)
+        cloud[CLOUD_MAX_CLIENTS_LABEL] = str(s.replicas)
     elif kind.replicated and s.replicas:
         labels[GFD_REPLICAS] = str(s.replicas)
-        labels[GFD_SHARING_STRATEGY] = s.mode
+        optional[GFD_SHARING_STRATEGY] = s.mode
         labels[GFD_COUNT] = str(n)
     elif kind.partitioned:
-        if facts.mig_strategy(stack) == facts.MIG_SINGLE:
+        mig_strategy = facts.mig_strategy(stack)
+        if mig_strategy == facts.MIG_SINGLE:
             [(profile, per_gpu)] = s.mig_layout
+            mig_profile = profile
             product = f"{product}-MIG-{profile}" if product else None
-            prof = gpu.mig.profile(profile) if gpu and gpu.mig else None
+            prof = geometry.profile(profile) if geometry is not None else None
             memory_mib = prof.memory_gib * 1024 if prof else None  # GFD reports the slice
             labels[GFD_COUNT] = str(n * per_gpu)
+        else:
+            for profile, per_gpu in s.mig_layout:
+                labels[f"{mig_resource(profile)}.count"] = str(n * per_gpu)
     else:
         labels[GFD_COUNT] = str(n)
     inst = pool.instance
+    hami_memory = None
+    if hami and pf.gpu_memory_gib is not None:
+        hami_memory = pf.gpu_memory_gib * 1024 * (pf.hami_memory_scaling or 1.0)
     return Expected(
         product=product,
         memory_mib=memory_mib,
         labels=labels,
         allocatable=alloc,
         instance_type=inst.machine_type if inst is not None else pool.instance_type,
+        spellings=spellings(gpu) if gpu is not None else frozenset(),
+        mig_profile=mig_profile,
+        mig_strategy=mig_strategy,
+        mig_memories_mib=mig_memories,
+        cloud_labels=cloud,
+        optional_labels=optional,
+        hami_split=pf.hami_split if hami else None,
+        hami_memory_mib=hami_memory,
+        gpus=n,
     )
 
 
-def _base_product(product: str) -> str:
-    return product.removesuffix("-SHARED")
+def _memory_mib(raw: str) -> tuple[float, str] | None:
+    """Return (MiB, how the raw value reads) for a ``gpu.memory`` label, None if not a number."""
+    if not raw.isdigit():
+        return None
+    value = int(raw)
+    if value >= _BYTES_THRESHOLD:  # GFD v0.6.0/v0.6.1 wrote bytes
+        return value / 2**20, f"{raw} bytes (GFD v0.6.0/v0.6.1 writes bytes)"
+    return float(value), f"{raw} MiB"
+
+
+def _memory_matches(want: Expected, got_mib: float) -> bool:
+    """Return True when ``got_mib`` fits the declared GPU or MIG device.
+
+    A MIG device must be nearer (by ratio) the declared profile's memory than any other
+    profile's of the catalog's geometry; anything else within :data:`MEMORY_TOLERANCE`.
+    """
+    assert want.memory_mib is not None
+    if want.mig_profile is not None and want.mig_memories_mib and got_mib > 0:
+        nearest = min(want.mig_memories_mib, key=lambda m: abs(m - got_mib) / m)
+        return abs(nearest - want.memory_mib) < 1e-6
+    return abs(got_mib - want.memory_mib) <= want.memory_mib * MEMORY_TOLERANCE
+
+
+def _amount(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)
+
+
+def hami_devices(annotation: str) -> list[dict[str, object]] | None:
+    """Parse HAMi's ``hami.io/node-nvidia-register`` annotation; None when unreadable.
+
+    Returns one dict per device with ``type`` (str), ``count`` and ``devmem`` (int, MiB).
+    """
+    text = annotation.strip()
+    if text.startswith("["):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return None
+        if not isinstance(data, list):
+            return None
+        out = []
+        for d in data:
+            if not isinstance(d, Mapping):
+                return None
+            try:
+                out.append(
+                    {"type": str(d["type"]), "count": int(d["count"]), "devmem": int(d["devmem"])}
+                )
+            except (KeyError, TypeError, ValueError):
+                return None
+        return out
+    devices = []
+    for part in text.split(":"):
+        if "," not in part:
+            continue
+        items = part.split(",")
+        if len(items) < 5:
+            return None
+        try:
+            devices.append({"type": items[4], "count": int(items[1]), "devmem": int(items[2])})
+        except ValueError:
+            return None
+    return devices
+
+
+def _hami(want: Expected, node: ObservedNode, item: _Emit) -> None:
+    raw = node.annotations.get(HAMI_REGISTER_ANNOTATION)
+    if raw is None:
+        item(
+            HAMI_REGISTER_ANNOTATION,
+            None,
+            f"HAMi has registered no GPUs on this node "
+            f"(no {HAMI_REGISTER_ANNOTATION} annotation: is HAMi's device plugin running?)",
+        )
+        return
+    devices = hami_devices(raw)
+    if devices is None:
+        item(HAMI_REGISTER_ANNOTATION, raw, f"{HAMI_REGISTER_ANNOTATION} cannot be read")
+        return
+    if want.gpus and len(devices) != want.gpus:
+        item(
+            want.gpus,
+            len(devices),
+            f"HAMi registered {len(devices)} GPU(s), pool declares {want.gpus}",
+        )
+    types = sorted({str(d["type"]) for d in devices})
+    wrong = [t for t in types if want.spellings and normalise_product(t) not in want.spellings]
+    if wrong:
+        item(
+            want.product,
+            ", ".join(wrong),
+            f"HAMi registered {', '.join(wrong)}, pool declares {want.product}",
+        )
+    splits = sorted({int(str(d["count"])) for d in devices})
+    if want.hami_split is not None and splits != [want.hami_split]:
+        shown = ", ".join(map(str, splits))
+        item(
+            want.hami_split,
+            shown,
+            f"HAMi splits each GPU into {shown} vGPUs, expected {want.hami_split}",
+        )
+    if not wrong and want.hami_memory_mib:
+        for mem in sorted({int(str(d["devmem"])) for d in devices}):
+            if abs(mem - want.hami_memory_mib) > want.hami_memory_mib * MEMORY_TOLERANCE:
+                item(
+                    f"{want.hami_memory_mib:.0f} MiB",
+                    f"{mem} MiB",
+                    "GPU memory HAMi registered differs from the declared GPU's",
+                )
+
+
+class _Emit:
+    """Collects one node's findings under its address."""
+
+    def __init__(self, addr: str) -> None:
+        self.addr = addr
+        self.items: list[DriftItem] = []
+
+    def __call__(self, declared: object, observed: object, summary: str) -> None:
+        self.items.append(DriftItem("cluster", self.addr, declared, observed, summary))
+
+
+def _product(want: Expected, got: str, item: _Emit) -> None:
+    name, profile, _shared = split_product(got)
+    if want.spellings and normalise_product(name) not in want.spellings:
+        item(want.product, got, f"node has {got}, pool declares {want.product}")
+        return
+    if want.mig_profile is not None and (
+        profile is None or _profile_key(profile) != _profile_key(want.mig_profile)
+    ):
+        shown = f"MIG profile {profile}" if profile else "no MIG profile"
+        item(
+            want.product,
+            got,
+            f"node has {got} ({shown}), pool declares MIG profile {want.mig_profile}",
+        )
+
+
+def _mig_state(pool: Pool, want: Expected, node: ObservedNode, item: _Emit) -> bool:
+    """Report the MIG strategy and reconfiguration state; True when GPU checks should stop.
+
+    A node on the other strategy or in the middle of a reconfiguration advertises what it had
+    before: naming that cause replaces the product, count and allocatable findings it implies.
+    """
+    if not pool.sharing.kind.partitioned:
+        return False
+    strategy = node.labels.get(MIG_STRATEGY_LABEL)
+    if want.mig_strategy and strategy and strategy != want.mig_strategy:
+        item(
+            want.mig_strategy,
+            strategy,
+            f"node runs MIG strategy {strategy}, the stack needs {want.mig_strategy} "
+            f"({MIG_STRATEGY_LABEL}; set by the GPU Operator's mig.strategy)",
+        )
+        return True
+    state = node.labels.get(MIG_CONFIG_STATE_LABEL)
+    if state in MIG_STATES_IN_PROGRESS:
+        item(
+            "success",
+            state,
+            f"MIG reconfiguration is still under way on this node "
+            f"(mig.config.state={state}); GPU labels and allocatable follow when it ends",
+        )
+        return True
+    if state == "failed":
+        item("success", state, "MIG reconfiguration failed on this node (mig.config.state=failed)")
+    return False
+
+
+def _mig_extra(want: Expected, node: ObservedNode, item: _Emit) -> None:
+    """Under strategy mixed, report MIG profiles the node offers that the pool does not declare."""
+    offered: dict[str, str] = {}
+    for key, value in node.labels.items():
+        m = _MIG_COUNT_LABEL.match(key)
+        if m and value not in ("", "0"):
+            offered[MIG_RESOURCE_PREFIX + m["profile"]] = value
+    for res, value in node.allocatable.items():
+        if res.startswith(MIG_RESOURCE_PREFIX) and value not in ("", "0"):
+            offered.setdefault(res, value)
+    for res in sorted(set(offered) - set(want.allocatable)):
+        profile = res.removeprefix(MIG_RESOURCE_PREFIX)
+        item(
+            None,
+            {res: offered[res]},
+            f"node offers {offered[res]} x {profile}, which the pool no longer declares",
+        )
 
 
 def _node(stack: Stack, pool: Pool, want: Expected, node: ObservedNode) -> list[DriftItem]:
-    addr = f"pool.{pool.name}/node/{node.name}"
-    out: list[DriftItem] = []
-
-    def item(declared: object, observed: object, summary: str) -> None:
-        out.append(DriftItem("cluster", addr, declared, observed, summary))
+    item = _Emit(f"pool.{pool.name}/node/{node.name}")
 
     got_type = node.labels.get(INSTANCE_TYPE_LABEL)
     if (
@@ -114,33 +443,55 @@ def _node(stack: Stack, pool: Pool, want: Expected, node: ObservedNode) -> list[
             got_type,
             f"node runs {got_type}, pool declares {want.instance_type}",
         )
+    stop = _mig_state(pool, want, node, item)
+    if want.hami_split is not None:
+        _hami(want, node, item)
     got_product = node.labels.get(GFD_PRODUCT)
-    if want.product and got_product and _base_product(got_product) != want.product:
-        item(want.product, got_product, f"node has {got_product}, pool declares {want.product}")
+    if not stop and want.product and got_product:
+        _product(want, got_product, item)
     got_mem = node.labels.get(GFD_MEMORY)
-    if (
-        want.memory_mib
-        and got_mem
-        and got_mem.isdigit()
-        and abs(int(got_mem) - want.memory_mib) > want.memory_mib * MEMORY_TOLERANCE
-    ):
-        item(
-            f"{want.memory_mib:.0f} MiB",
-            f"{got_mem} MiB",
-            "GPU memory differs from the declared GPU's",
-        )
+    mem = _memory_mib(got_mem) if got_mem else None
+    if not stop and want.memory_mib and mem is not None and not _memory_matches(want, mem[0]):
+        item(f"{want.memory_mib:.0f} MiB", mem[1], "GPU memory differs from the declared GPU's")
     for key, value in sorted(want.labels.items()):
         got = node.labels.get(key)
+        if stop and key.startswith("nvidia.com/") and key != "nvidia.com/mig.config":
+            continue
         if got != value:
+            shown = "missing" if got is None else repr(got)
+            item({key: value}, {key: got}, f"label {key} is {shown}, expected {value!r}")
+    for key, value in sorted(want.optional_labels.items()):
+        got = node.labels.get(key)
+        if got is not None and got != value:
             item({key: value}, {key: got}, f"label {key} is {got!r}, expected {value!r}")
-    state = node.labels.get(MIG_CONFIG_STATE_LABEL)
-    if pool.sharing.kind.partitioned and state == "failed":
-        item("success", state, "MIG reconfiguration failed on this node (mig.config.state=failed)")
-    for res, count in sorted(want.allocatable.items()):
-        got_n = node.allocatable_amount(res)
-        if got_n is None or int(got_n) != count:
-            item({res: count}, {res: got_n}, f"allocatable {res} is {got_n}, expected {count}")
-    return out
+        elif got is None and pool.sharing.kind.device_plugin_key not in _BEFORE_STRATEGY_LABEL:
+            item(
+                {key: value},
+                {key: None},
+                f"label {key} is missing: GFD older than v0.15.0 writes none, and its "
+                f"device plugin cannot run {value}",
+            )
+    for key, value in sorted(want.cloud_labels.items()):
+        got = node.labels.get(key)
+        if got != value:
+            shown = "missing" if got is None else repr(got)
+            item({key: value}, {key: got}, f"label {key} is {shown}, expected {value!r}")
+    if pool.sharing.kind.partitioned and want.mig_strategy == facts.MIG_MIXED and not stop:
+        _mig_extra(want, node, item)
+    if not stop:
+        for res, count in sorted(want.allocatable.items()):
+            raw = node.allocatable.get(res)
+            if raw is None:
+                item({res: count}, {res: None}, f"allocatable {res} is missing, expected {count}")
+                continue
+            got_n = node.allocatable_amount(res)
+            if got_n != count:
+                item(
+                    {res: count},
+                    {res: got_n},
+                    f"allocatable {res} is {_amount(got_n)}, expected {count}",
+                )
+    return item.items
 
 
 def compare(stack: Stack, nodes: Sequence[ObservedNode]) -> list[DriftItem]:

@@ -110,7 +110,7 @@ def test_hand_edited_time_slicing_config_is_drift() -> None:
     items = node_state.compare(stack, nodes)
     assert {i.address for i in items} == {f"pool.infer-l4/node/{edited.name}"}
     assert "label nvidia.com/gpu.replicas is '2', expected '4'" in summaries(items)
-    assert "allocatable nvidia.com/gpu is 8.0, expected 16" in summaries(items)
+    assert "allocatable nvidia.com/gpu is 8, expected 16" in summaries(items)
 
 
 def test_failed_mig_reconfiguration_is_drift() -> None:
@@ -119,7 +119,7 @@ def test_failed_mig_reconfiguration_is_drift() -> None:
     items = node_state.compare(stack, observed("mig-failed", stack))
     text = summaries(items)
     assert "MIG reconfiguration failed on this node (mig.config.state=failed)" in text
-    assert "allocatable nvidia.com/gpu is 8.0, expected 56" in text
+    assert "allocatable nvidia.com/gpu is 8, expected 56" in text
 
 
 def test_wrong_instance_type_and_gpu_are_drift() -> None:
