@@ -1,0 +1,406 @@
+"""Drift against real node objects from NVIDIA's, GKE's and HAMi's documentation (issue 21).
+
+Each node in tests/fixtures/nodes/real/ is saved with its source (repository, path and commit or
+URL) and a note saying which parts were taken verbatim; see that folder's README. The nodes go
+through the public path: the kubernetes client's own deserialiser builds ``V1Node`` objects,
+``gpupool.cluster.read_gpu_nodes`` turns them into ``ObservedNode``s, and
+``gpupool.drift.nodes.compare`` compares them with a stack.
+
+The documented clusters were not made by gpupool, so the labels gpupool's node pools set
+(``gpupool.io/pool``, ``nvidia.com/device-plugin.config``, ``nvidia.com/mig.config``; see
+``facts.node_labels``) are laid over each node, as gpupool's own node pools would have set them.
+A source that shows no allocatable resources cannot be compared on them: findings about
+allocatable are left out for those nodes only (``shown`` in the file says what the source
+shows).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from gpupool import facts
+from gpupool.cluster import ObservedNode, read_gpu_nodes
+from gpupool.drift import nodes as node_state
+from gpupool.drift.items import DriftItem
+from gpupool.model import Stack
+from tests.paths import FIXTURES
+from tests.stacks import load_stack_text
+
+kubernetes = pytest.importorskip("kubernetes")
+from kubernetes.client import ApiClient, V1NodeList  # noqa: E402
+
+REAL = FIXTURES / "nodes" / "real"
+
+HEAD = """
+apiVersion: gpupool.io/v1
+kind: GpuPoolStack
+metadata: {{name: real}}
+{provider}
+cluster:
+  gpuOperator: {{install: true, driver: {driver}}}
+  scheduler: {scheduler}
+pools:
+{pools}
+"""
+GCP = "provider: {cloud: gcp, region: us-central1, cluster: c, settings: {project: research-4711}}"
+AWS = (
+    "provider: {cloud: aws, region: us-east-1, cluster: c, settings: {subnetIds: [s-1],"
+    ' nodeRoleArn: "arn:aws:iam::123456789012:role/n"}}'
+)
+ONPREM = "provider: {cloud: kubernetes, settings: {context: lab}}"
+
+
+def stack(
+    provider: str, *pools: str, driver: str = "operator", scheduler: str = "default"
+) -> Stack:
+    """Build a stack from pool lines (YAML flow mappings)."""
+    text = HEAD.format(
+        provider=provider,
+        driver=driver,
+        scheduler=scheduler,
+        pools="\n".join(f"  - {p}" for p in pools),
+    )
+    return load_stack_text(text, "real.yaml")
+
+
+def a100_single(layout: str = "{1g.5gb: 7}", instance: str = "a2-highgpu-1g") -> str:
+    return (
+        f"{{name: a100, instanceType: {instance}, nodes: {{min: 1, max: 1}},"
+        f" sharing: {{mode: mig, mig: {{layout: {layout}}}}}}}"
+    )
+
+
+def onprem_h100(sharing: str, model: str = "H100-SXM5-80GB") -> str:
+    return (
+        f"{{name: h100, nodeNames: [s4124-0073], gpu: {{model: {model}, count: 1}},"
+        f" host: {{memoryGiB: 512}}, sharing: {sharing}}}"
+    )
+
+
+def t4(sharing: str = "{mode: time-slicing, replicas: 8}") -> str:
+    return f"{{name: t4, instanceType: g4dn.xlarge, nodes: {{min: 1, max: 1}}, sharing: {sharing}}}"
+
+
+def gke(replicas: int = 3) -> str:
+    return (
+        "{name: shared, instanceType: g2-standard-8, nodes: {min: 1, max: 1},"
+        f" sharing: {{mode: time-slicing, replicas: {replicas}}}}}"
+    )
+
+
+def hami_v100(name: str, model: str = "V100-SXM2-32GB") -> str:
+    return (
+        f"{{name: v100, nodeNames: [{name}], gpu: {{model: {model}, count: 2}},"
+        " host: {memoryGiB: 256}, sharing: {mode: fractional, fractional: {slotsPerGpu: 10}}}"
+    )
+
+
+def load(name: str) -> dict[str, Any]:
+    """Return one saved real node document (source, shown, verbatim, node)."""
+    return json.loads((REAL / f"{name}.json").read_text())
+
+
+class SavedNodes:
+    """Serves saved node objects as ``CoreV1Api.list_node`` does, through the client's types."""
+
+    def __init__(self, *nodes: dict[str, Any]) -> None:
+        self.nodes = list(nodes)
+
+    def list_node(self, **kwargs: Any) -> V1NodeList:
+        body = {"apiVersion": "v1", "kind": "NodeList", "metadata": {}, "items": self.nodes}
+        text = json.dumps(body)
+        api_client = ApiClient()
+        if "content_type" in inspect.signature(api_client.deserialize).parameters:
+            return api_client.deserialize(text, "V1NodeList", "application/json")
+        return api_client.deserialize(SimpleNamespace(data=text), "V1NodeList")  # client < 34
+
+
+def observe(st: Stack, pool: str, *docs: dict[str, Any]) -> list[ObservedNode]:
+    """Read saved nodes through the client and lay gpupool's own labels of ``pool`` over them."""
+    own = facts.node_labels(st, st.pool(pool))
+    out = []
+    for node in read_gpu_nodes(api=SavedNodes(*(d["node"] for d in docs))):
+        labels = {**node.labels, **own}
+        out.append(
+            ObservedNode(
+                node.name,
+                labels,
+                node.allocatable,
+                node.capacity,
+                node.unschedulable,
+                node.ready,
+                node.annotations,
+            )
+        )
+    return out
+
+
+def drift(st: Stack, pool: str, *names: str, edit: dict[str, str] | None = None) -> list[str]:
+    """Return the summaries of drift for saved nodes ``names`` in ``pool`` of ``st``.
+
+    ``edit`` changes node labels first (a one-value change to a real node). Findings about
+    allocatable resources are left out for nodes whose source shows none.
+    """
+    docs = [load(n) for n in names]
+    if edit:
+        for d in docs:
+            d["node"]["metadata"]["labels"].update(edit)
+    items: list[DriftItem] = node_state.compare(st, observe(st, pool, *docs))
+    shows_alloc = all("allocatable" in d["shown"] for d in docs)
+    return [i.summary for i in items if shows_alloc or not i.summary.startswith("allocatable ")]
+
+
+def test_every_saved_node_names_its_source_and_what_is_verbatim() -> None:
+    """No node without a source: repository path and commit, or a URL, and a verbatim note."""
+    files = sorted(REAL.glob("*.json"))
+    assert len(files) >= 8
+    for f in files:
+        doc = json.loads(f.read_text())
+        src = doc["source"]
+        assert src["url"].startswith("https://"), f.name
+        assert "repository" not in src or src["path"], f.name
+        assert doc["verbatim"] and doc["shown"], f.name
+        assert doc["node"]["kind"] == "Node", f.name
+
+
+# ---------------------------------------------------------------- matching stacks: no drift
+
+MATCHING = [
+    # item 1 (no NVIDIA- prefix before driver 470, -MIG- suffix), item 6 (strategy, success)
+    ("a100-40gb-mig-single-driver-460", lambda: stack(GCP, a100_single()), "a100"),
+    # item 1 (-SHARED, Tesla- spelling), item 3 (gpu.memory in bytes, no sharing-strategy)
+    ("t4-time-slicing-openshift-gfd-bytes", lambda: stack(AWS, t4()), "t4"),
+    # item 2 (GKE shares: its labels, no GFD labels)
+    ("gke-time-sharing-labels", lambda: stack(GCP, gke(), driver="preinstalled"), "shared"),
+    # item 7 (mixed: every offered profile declared), item 4 (MIG memory labels)
+    (
+        "h100-mig-mixed-all-balanced",
+        lambda: stack(
+            ONPREM, onprem_h100("{mode: mig, mig: {layout: {1g.10gb: 2, 2g.20gb: 1, 3g.40gb: 1}}}")
+        ),
+        "h100",
+    ),
+    (
+        "h100-exclusive-mig-disabled",
+        lambda: stack(ONPREM, onprem_h100("{mode: exclusive}")),
+        "h100",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "make", "pool"), MATCHING, ids=[m[0] for m in MATCHING])
+def test_real_node_matching_its_stack_shows_no_drift(name: str, make: Any, pool: str) -> None:
+    """A real node whose stack declares what it is gives no drift."""
+    assert drift(make(), pool, name) == []
+
+
+def test_capacity_the_source_shows_is_what_the_stack_expects() -> None:
+    """The OpenShift T4 page shows capacity nvidia.com/gpu 8: 1 GPU x 8 time-slicing replicas."""
+    st = stack(AWS, t4())
+    [node] = observe(st, "t4", load("t4-time-slicing-openshift-gfd-bytes"))
+    want = node_state.expected(st, st.pool("t4"))
+    assert want.allocatable == {"nvidia.com/gpu": int(node.capacity["nvidia.com/gpu"])}
+
+
+# ---------------------------------------------------------------- one-value changes: drift
+
+
+def test_item1_wrong_gpu_model_is_drift_whatever_the_spelling() -> None:
+    """Declaring A100 80GB for the A100 40GB node names the product, with its old spelling."""
+    st = stack(GCP, a100_single("{1g.10gb: 7}", instance="a2-ultragpu-1g"))
+    text = drift(st, "a100", "a100-40gb-mig-single-driver-460")
+    assert (
+        "node has A100-SXM4-40GB-MIG-1g.5gb, pool declares NVIDIA-A100-SXM4-80GB-MIG-1g.10gb"
+        in text
+    )
+
+
+def test_item1_wrong_mig_profile_is_drift() -> None:
+    """Declaring 3g.20gb x2 for a node cut into 1g.5gb x7 names the profile and the count."""
+    text = drift(stack(GCP, a100_single("{3g.20gb: 2}")), "a100", "a100-40gb-mig-single-driver-460")
+    assert (
+        "node has A100-SXM4-40GB-MIG-1g.5gb (MIG profile 1g.5gb), pool declares MIG profile "
+        "3g.20gb" in text
+    )
+    assert "label nvidia.com/gpu.count is '7', expected '2'" in text
+    assert "GPU memory differs from the declared GPU's" in text
+
+
+def test_item2_gke_replicas_change_names_gkes_label() -> None:
+    """GKE shares: a replicas change is reported through GKE's label, not GFD's."""
+    text = drift(stack(GCP, gke(4), driver="preinstalled"), "shared", "gke-time-sharing-labels")
+    assert text == ["label cloud.google.com/gke-max-shared-clients-per-gpu is '3', expected '4'"]
+
+
+def test_item2_gke_sharing_switched_off_is_drift() -> None:
+    """A node without GKE's sharing labels, where GKE should share, is drift naming them."""
+    st = stack(GCP, gke(3), driver="preinstalled")
+    doc = load("gke-time-sharing-labels")
+    doc["node"]["metadata"]["labels"] = {}
+    items = node_state.compare(st, observe(st, "shared", doc))
+    text = [i.summary for i in items if not i.summary.startswith("allocatable ")]
+    assert text == [
+        "label cloud.google.com/gke-gpu-sharing-strategy is missing, expected 'time-sharing'",
+        "label cloud.google.com/gke-max-shared-clients-per-gpu is missing, expected '3'",
+    ]
+
+
+def test_item3_old_gfd_replicas_change_is_drift_and_memory_unit_is_bytes() -> None:
+    """Old GFD: replicas compared; memory in bytes understood; the report says bytes."""
+    text = drift(
+        stack(AWS, t4("{mode: time-slicing, replicas: 4}")),
+        "t4",
+        "t4-time-slicing-openshift-gfd-bytes",
+    )
+    assert text == ["label nvidia.com/gpu.replicas is '8', expected '4'"]
+    st = stack(AWS, t4())
+    docs = load("t4-time-slicing-openshift-gfd-bytes")
+    docs["node"]["metadata"]["labels"]["nvidia.com/gpu.memory"] = "8589934592"  # 8 GiB
+    items = node_state.compare(st, observe(st, "t4", docs))
+    [mem] = [i for i in items if "memory" in i.summary]
+    assert mem.observed == "8589934592 bytes (GFD v0.6.0/v0.6.1 writes bytes)"
+    assert mem.declared == "16384 MiB"
+
+
+def test_item3_mps_on_a_gfd_without_sharing_strategy_names_the_version() -> None:
+    """MPS needs GFD/device plugin v0.15.0; the old node says so instead of a bare mismatch."""
+    text = drift(
+        stack(AWS, t4("{mode: mps, replicas: 8}")), "t4", "t4-time-slicing-openshift-gfd-bytes"
+    )
+    assert text == [
+        "label nvidia.com/gpu.sharing-strategy is missing: GFD older than v0.15.0 writes none, "
+        "and its device plugin cannot run mps"
+    ]
+
+
+def test_item4_mig_memory_is_compared_with_the_catalogs_profiles() -> None:
+    """Real MIG sizes fall below the name (A100 1g.5gb: 4864 MiB); the nearest profile decides.
+
+    The H200 figure (1g.18gb is 16 GiB, the issue's number) has no saved node: it is checked
+    on the expectation alone.
+    """
+    st = stack(GCP, a100_single())
+    want = node_state.expected(st, st.pool("a100"))
+    assert node_state._memory_matches(want, 4864.0)
+    assert not node_state._memory_matches(want, 9728.0)  # a 2g.10gb / 1g.10gb-sized device
+    h200 = stack(
+        ONPREM,
+        "{name: h200, nodeNames: [n1], gpu: {model: H200-SXM5-141GB, count: 8},"
+        " host: {memoryGiB: 2048}, sharing: {mode: mig, mig: {layout: {1g.18gb: 7}}}}",
+    )
+    want = node_state.expected(h200, h200.pool("h200"))
+    assert node_state._memory_matches(want, 16384.0)
+    assert not node_state._memory_matches(want, 33280.0)  # nearer 1g.35gb
+
+
+def test_item5_me_profile_under_single_strategy_matches_its_dotted_product() -> None:
+    """The device plugin writes 1g.5gb+me as 1g.5gb.me; the product then matches."""
+    st = stack(GCP, a100_single("{1g.5gb+me: 1}"))
+    edit = {"nvidia.com/gpu.product": "A100-SXM4-40GB-MIG-1g.5gb.me"}
+    text = drift(st, "a100", "a100-40gb-mig-single-driver-460", edit=edit)
+    assert not [t for t in text if t.startswith("node has")]
+    assert text == ["label nvidia.com/gpu.count is '7', expected '1'"]
+
+
+def test_item6_pending_reconfiguration_is_named_not_a_wrong_product() -> None:
+    """A node whose MIG Manager has not finished reports that, not whole GPUs as wrong."""
+    text = drift(stack(GCP, a100_single()), "a100", "a100-40gb-mig-pending-driver-460")
+    assert text == [
+        "MIG reconfiguration is still under way on this node (mig.config.state=pending); "
+        "GPU labels and allocatable follow when it ends"
+    ]
+
+
+def test_item6_other_mig_strategy_is_named() -> None:
+    """The stack needs strategy mixed (a second MIG layout); the node runs single."""
+    st = stack(
+        GCP,
+        a100_single(),
+        "{name: other, instanceType: a2-highgpu-1g, nodes: {min: 0, max: 1},"
+        " sharing: {mode: mig, mig: {layout: {1g.5gb: 3, 2g.10gb: 2}}}}",
+    )
+    text = drift(st, "a100", "a100-40gb-mig-single-driver-460")
+    assert text == [
+        "node runs MIG strategy single, the stack needs mixed (nvidia.com/mig.strategy; set by "
+        "the GPU Operator's mig.strategy)"
+    ]
+
+
+def test_item7_profile_the_stack_dropped_is_drift() -> None:
+    """The H100 still offers 2g.20gb; a layout without it drifts."""
+    st = stack(ONPREM, onprem_h100("{mode: mig, mig: {layout: {1g.10gb: 2, 3g.40gb: 1}}}"))
+    text = drift(st, "h100", "h100-mig-mixed-all-balanced")
+    assert text == ["node offers 1 x 2g.20gb, which the pool no longer declares"]
+
+
+def test_item7_count_change_in_mixed_layout_is_drift() -> None:
+    """Mixed: GFD's per-profile count labels are compared."""
+    st = stack(ONPREM, onprem_h100("{mode: mig, mig: {layout: {1g.10gb: 4, 3g.40gb: 1}}}"))
+    text = drift(st, "h100", "h100-mig-mixed-all-balanced")
+    assert "label nvidia.com/mig-1g.10gb.count is '2', expected '4'" in text
+
+
+def test_item1_exclusive_wrong_model_is_drift() -> None:
+    """Declaring H100 NVL for the H100 80GB HBM3 node names the product."""
+    text = drift(
+        stack(ONPREM, onprem_h100("{mode: exclusive}", model="H100-NVL-94GB")),
+        "h100",
+        "h100-exclusive-mig-disabled",
+    )
+    assert text[0] == "node has NVIDIA-H100-80GB-HBM3, pool declares NVIDIA-H100-NVL"
+
+
+@pytest.mark.parametrize("name", ["hami-v100-pcie-register", "hami-v100-pcie-register-legacy"])
+def test_item8_hami_annotation_names_a_wrong_gpu_model(name: str) -> None:
+    """HAMi registered two V100 PCIe 32GB; a pool declaring the SXM2 part drifts on the model.
+
+    The catalog has no V100 PCIe model (item 9), so this real node has no matching stack.
+    """
+    node = load(name)["node"]["metadata"]["name"]
+    st = stack(ONPREM, hami_v100(node), scheduler="hami")
+    text = drift(st, "v100", name)
+    assert text == [
+        "HAMi registered NVIDIA-Tesla V100-PCIE-32GB, pool declares Tesla-V100-SXM2-32GB"
+    ]
+
+
+@pytest.mark.parametrize("name", ["hami-v100-pcie-register", "hami-v100-pcie-register-legacy"])
+def test_item8_hami_split_and_gpu_count_are_read_from_the_annotation(name: str) -> None:
+    """A split of 4 and one GPU declared against HAMi's 10 x 2 GPUs: both named."""
+    node = load(name)["node"]["metadata"]["name"]
+    pool = (
+        f"{{name: v100, nodeNames: [{node}], gpu: {{model: V100-SXM2-32GB, count: 1}},"
+        " host: {memoryGiB: 256}, sharing: {mode: fractional, fractional: {slotsPerGpu: 4}}}"
+    )
+    text = drift(stack(ONPREM, pool, scheduler="hami"), "v100", name)
+    assert "HAMi registered 2 GPU(s), pool declares 1" in text
+    assert "HAMi splits each GPU into 10 vGPUs, expected 4" in text
+
+
+def test_item8_exclusive_pool_under_hami_has_an_expectation() -> None:
+    """An exclusive pool under HAMi expects HAMi's registration too."""
+    doc = load("hami-v100-pcie-register")
+    pool = (
+        "{name: v100, nodeNames: [node-1], gpu: {model: V100-SXM2-32GB, count: 2},"
+        " host: {memoryGiB: 256}, sharing: {mode: exclusive}}"
+    )
+    st = stack(ONPREM, pool, scheduler="hami")
+    want = node_state.expected(st, st.pool("v100"))
+    assert want.allocatable == {"nvidia.com/gpu": 2}
+    assert want.hami_split == 1
+    text = drift(st, "v100", "hami-v100-pcie-register")
+    assert "HAMi splits each GPU into 10 vGPUs, expected 1" in text
+    assert doc["node"]["metadata"]["name"] == "node-1"
+
+
+def test_item10_resource_not_advertised_reads_missing() -> None:
+    """A resource the node does not advertise is "missing", never "is 0.0"."""
+    st = stack(ONPREM, onprem_h100("{mode: exclusive}"))
+    items = node_state.compare(st, observe(st, "h100", load("h100-exclusive-mig-disabled")))
+    assert [i.summary for i in items] == ["allocatable nvidia.com/gpu is missing, expected 1"]
+    assert items[0].observed == {"nvidia.com/gpu": None}
