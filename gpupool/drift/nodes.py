@@ -488,7 +488,7 @@ def _node(stack: Stack, pool: Pool, want: Expected, node: ObservedNode) -> list[
             if got_n != count:
                 item(
                     {res: count},
-                    {res: got_n},
+                    {res: int(got_n) if got_n == int(got_n) else got_n},
                     f"allocatable {res} is {_amount(got_n)}, expected {count}",
                 )
     return item.items

@@ -64,7 +64,6 @@ def observed(name: str, stack: Stack | None = None) -> list[ObservedNode]:
         labels = dict(item["metadata"].get("labels", {}))
         pool = stack.pool(labels.get("gpupool.io/pool", "")) if stack else None
         if pool is not None:
-
             for k, v in facts.node_labels(stack, pool).items():
                 labels.setdefault(k, v)
         out.append(
