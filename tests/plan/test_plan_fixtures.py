@@ -253,7 +253,7 @@ def test_capacity_mig_per_profile() -> None:
     mig = rows["exp-a100-mig"]
     assert (mig["slotsPerGpu"], mig["slotMemoryGiB"]) == (2, 40)
     assert mig["slots"] == [{"profile": "3g.40gb", "perGpu": 2, "memoryGiB": 40.0}]
-    assert rows["train-h100"]["gpus"] == {"min": 0, "max": 32}
+    assert rows["train-h100"]["gpus"] == {"min": 16, "max": 32}
 
 
 def test_capacity_fractional_memory_rules() -> None:
@@ -268,8 +268,13 @@ def test_capacity_fractional_memory_rules() -> None:
 
 def test_tenant_quota_against_what_its_pools_hold() -> None:
     """Each tenant's pools' GPUs at min and max sit beside its quota and limit."""
-    doc = plan_json.to_json(plan_files(EXAMPLES / "aws-inference-l4.yaml", None))
-    ads = next(t for t in doc["tenants"] if t["tenant"] == "ads")
-    assert ads["pools"] == ["infer-l4", "infer-l40s-mps"]
-    assert ads["poolGpus"] == {"min": 4, "max": 12}
-    assert (ads["quotaGpus"], ads["limitGpus"]) == (2, None)
+    doc = plan_json.to_json(plan_files(EXAMPLES / "gcp-inference-sharing.yaml", None))
+    chat = next(t for t in doc["tenants"] if t["tenant"] == "chat")
+    assert chat["pools"] == ["l4-shared", "l4-mps"]
+    assert chat["poolGpus"] == {"min": 3, "max": 14}
+    assert (chat["quotaGpus"], chat["limitGpus"]) == (None, None)
+    doc = plan_json.to_json(plan_files(EXAMPLES / "gcp-training-h100-mig.yaml", None))
+    notebooks = next(t for t in doc["tenants"] if t["tenant"] == "notebooks")
+    assert notebooks["pools"] == ["exp-a100-mig"]
+    assert notebooks["poolGpus"] == {"min": 1, "max": 6}
+    assert (notebooks["quotaGpus"], notebooks["limitGpus"]) == (1, 4)

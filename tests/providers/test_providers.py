@@ -141,7 +141,7 @@ def test_gcp_node_pools() -> None:
     assert h100.inputs["node_locations"] == ["us-central1-a"]
     assert h100.inputs["project"] == "research-ml-4711"
     assert h100.inputs["node_config"]["taints"] == [
-        {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
+        {"key": "gpupool.io/pool", "value": "train-h100", "effect": "NO_SCHEDULE"}
     ]
     assert "node_config.guest_accelerators" in h100.replace_on
     mig = res["pool.exp-a100-mig.node_group"]

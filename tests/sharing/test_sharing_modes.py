@@ -474,4 +474,7 @@ def test_aks_spot_taint_is_tolerated() -> None:
     }
     assert toleration in aks.values("gpu-operator")["daemonsets"]["tolerations"]
     assert toleration in aks.snippet("team-apps", "t4-spot")["spec"]["tolerations"]
-    assert "tolerations" not in aks.snippet("team-nlp", "a100")["spec"]
+    # The on-demand a100 pool carries only its own fencing taint, never the spot one.
+    assert aks.snippet("team-nlp", "a100")["spec"]["tolerations"] == [
+        {"key": "gpupool.io/pool", "operator": "Equal", "value": "a100", "effect": "NoSchedule"}
+    ]
