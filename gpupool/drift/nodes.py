@@ -66,6 +66,9 @@ MIG_STATES_IN_PROGRESS = ("pending", "rebooting")
 #: ``cloud.google.com/gke-max-shared-clients-per-gpu: "3"``).
 CLOUD_SHARING_STRATEGY_LABEL = "cloud.google.com/gke-gpu-sharing-strategy"
 CLOUD_MAX_CLIENTS_LABEL = "cloud.google.com/gke-max-shared-clients-per-gpu"
+#: GKE's label on MIG-partitioned node pools (kubernetes/autoscaler
+#: ``cluster-autoscaler/cloudprovider/gce``: ``GPUPartitionSizeLabel``, next to the two above).
+CLOUD_PARTITION_SIZE_LABEL = "cloud.google.com/gke-gpu-partition-size"
 #: GKE's strategy value where it differs from the device plugin's key: time-slicing is GKE's
 #: "time-sharing"; MPS is written as the mode's name.
 _CLOUD_STRATEGY_BY_PLUGIN_KEY = {"timeSlicing": "time-sharing"}
@@ -155,6 +158,10 @@ def split_product(label: str) -> tuple[str, str | None, bool]:
     return name, (profile if sep else None), shared
 
 
+def _is_mig_count(key: str) -> bool:
+    return _MIG_COUNT_LABEL.match(key) is not None
+
+
 def _profile_key(profile: str) -> str:
     """GFD and the device plugin write ``+`` as ``.`` (``1g.10gb+me`` -> ``1g.10gb.me``)."""
     return profile.replace("+", ".").lower()
@@ -218,6 +225,13 @@ def expected(stack: Stack, pool: Pool) -> Expected:
                 labels[f"{mig_resource(profile)}.count"] = str(n * per_gpu)
     else:
         labels[GFD_COUNT] = str(n)
+    if sf.cloud_shares_gpus and not hami:
+        # the cloud's device plugin serves the GPUs: GFD may not run, its labels are optional
+        for key in [k for k in labels if k in (GFD_COUNT, GFD_REPLICAS) or _is_mig_count(k)]:
+            optional[key] = labels.pop(key)
+        if kind.partitioned and len(s.mig_layout) == 1:
+            cloud[CLOUD_PARTITION_SIZE_LABEL] = s.mig_layout[0][0]
+        mig_strategy = None  # no MIG Manager labels: the cloud partitions
     inst = pool.instance
     hami_memory = None
     if hami and pf.gpu_memory_gib is not None:
@@ -455,8 +469,8 @@ def _node(stack: Stack, pool: Pool, want: Expected, node: ObservedNode) -> list[
         item(f"{want.memory_mib:.0f} MiB", mem[1], "GPU memory differs from the declared GPU's")
     for key, value in sorted(want.labels.items()):
         got = node.labels.get(key)
-        if stop and key.startswith("nvidia.com/") and key != "nvidia.com/mig.config":
-            continue
+        if stop and (key == GFD_COUNT or _is_mig_count(key)):
+            continue  # follows the reconfiguration or the strategy, named above
         if got != value:
             shown = "missing" if got is None else repr(got)
             item({key: value}, {key: got}, f"label {key} is {shown}, expected {value!r}")
@@ -464,7 +478,12 @@ def _node(stack: Stack, pool: Pool, want: Expected, node: ObservedNode) -> list[
         got = node.labels.get(key)
         if got is not None and got != value:
             item({key: value}, {key: got}, f"label {key} is {got!r}, expected {value!r}")
-        elif got is None and pool.sharing.kind.device_plugin_key not in _BEFORE_STRATEGY_LABEL:
+        elif (
+            got is None
+            and key == GFD_SHARING_STRATEGY
+            and not want.cloud_labels
+            and pool.sharing.kind.device_plugin_key not in _BEFORE_STRATEGY_LABEL
+        ):
             item(
                 {key: value},
                 {key: None},
