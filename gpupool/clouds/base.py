@@ -78,6 +78,10 @@ class Cloud:
         delete_before_replace: type tokens of the cloud's resources that Pulumi replaces by
             deleting the old one first (gpupool chose their names, and the cloud would reuse a
             name for the replacement before deleting the old resource).
+        recreates_nodes_on_update: when a node pool's machine settings (machine type, disk)
+            change in place, the cloud recreates its nodes (GKE rolls them through the node
+            pool's upgrade strategy); False: only nodes the cloud creates afterwards get them
+            (VKE's UpdateNodePoolConfig changes the pool's node template).
 
     """
 
@@ -104,3 +108,4 @@ class Cloud:
     labels_instance_type: bool = True
     program_helpers: tuple[str, ...] = ()
     delete_before_replace: tuple[str, ...] = ()
+    recreates_nodes_on_update: bool = True

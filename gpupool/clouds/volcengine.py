@@ -2,6 +2,11 @@
 
 Volcengine publishes no static instance catalog, so VKE pools declare their GPUs (``gpu``,
 ``host``) and their cost shows as unknown. VKE node pools have no compact placement policy.
+
+A node pool's instance types and system volume change in place: the Terraform Volcengine provider
+(v0.0.194, which pulumi-volcengine v0.0.47 bridges) marks neither ``ForceNew`` and sends them
+with ``UpdateNodePoolConfig``, which changes the pool's node configuration; nodes VKE creates
+afterwards get it, and Pulumi replaces no node.
 """
 
 from gpupool.clouds.base import Cloud, Sdk
@@ -23,4 +28,5 @@ CLOUD = Cloud(
     compact_placement=False,
     zonal_compact=False,
     program_helpers=("vke_cluster_id", "vke_kubeconfig"),
+    recreates_nodes_on_update=False,
 )

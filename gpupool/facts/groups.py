@@ -1,8 +1,9 @@
 """How a pool becomes cloud node groups, and the sizes each group may reach.
 
 This module owns ``capacity_groups``: the one rule every cloud builder renders, validation checks
-names against, and the plan prices. A spot pool that keeps on-demand nodes or may fall back to
-on-demand becomes two groups, because no managed node-group API mixes the two.
+names against, and the plan counts and prices (``reach``: the fewest and most nodes the groups
+hold together). A spot pool that keeps on-demand nodes or may fall back to on-demand becomes two
+groups, because no managed node-group API mixes the two.
 """
 
 from __future__ import annotations
@@ -55,9 +56,13 @@ def capacity_groups(pool: Pool) -> tuple[CapacityGroup, ...]:
       ``min = desired = base``, and ``max = base`` or, with ``fallbackToOnDemand``, the pool's
       ``nodes.max`` so that it can replace every spot node the cloud cannot supply.
 
-    The autoscaler bounds each group on its own, so with fallback both groups together may hold
-    more than ``nodes.max`` nodes for a while (only when spot capacity returns while fallback
-    nodes still run pods); the cloud modules tell the autoscaler to prefer the spot group.
+    The autoscaler bounds each group on its own and nothing bounds their sum, so with fallback
+    the pool can hold ``(nodes.max - base) + nodes.max`` nodes: the on-demand group grows to
+    ``nodes.max`` while spot is short, and once spot capacity returns the spot group can grow to
+    its own maximum before the fallback nodes scale down (the cloud modules tell the autoscaler
+    to prefer the spot group, which orders growth but caps nothing). gpupool keeps fallback whole
+    and says so instead of capping it: ``reach`` is that ceiling, and the plan's capacity and
+    cost at the top end count and price it (docs/stack-file.md, Spot capacity).
     """
     cap, n = pool.capacity, pool.nodes
     if not cap.spot or (cap.on_demand_base == 0 and not cap.fallback_to_on_demand):
@@ -73,3 +78,14 @@ def capacity_groups(pool: Pool) -> tuple[CapacityGroup, ...]:
             "on_demand_node_group", ON_DEMAND_SUFFIX, "on-demand", base, max(od_max, 1), base
         ),
     )
+
+
+def reach(pool: Pool) -> tuple[int, int]:
+    """Return the fewest and the most nodes the pool's groups hold together.
+
+    The sums of the groups' minima and maxima (``capacity_groups``): what the rendered node
+    groups can really reach, which is more than ``nodes.max`` for a spot pool with
+    ``fallbackToOnDemand``, and at least 1 at the top because no group takes a maximum of 0.
+    """
+    groups = capacity_groups(pool)
+    return sum(g.min for g in groups), sum(g.max for g in groups)

@@ -3,7 +3,8 @@
 This package owns ``PlanResult`` and the pure functions that make one (no I/O, no engine):
 
 - ``diff``: resources matched by address, each given Terraform's actions (``create``,
-  ``update``, ``delete``, ``delete``+``create`` for a replace, ``no-op``), the input paths that
+  ``update``, ``delete``, for a replace ``create``+``delete`` or, where the rendered program
+  deletes first, ``delete``+``create``, ``no-op``), the input paths that
   changed and the ones that force replacement (``gpupool.plan.diff``), with reasons a GPU engineer
   would write, derived from the resources' ``facts`` (``gpupool.plan.reasons``);
 - ``capacity``: GPUs, slots, memory per slot, QoS and TFLOPS per pool, and each tenant's quota
@@ -40,12 +41,14 @@ from gpupool.plan.changes import (
     MISSING,
     NO_OP,
     REPLACE,
+    REPLACE_DELETE_FIRST,
     UPDATE,
     InputChange,
     InputPath,
     ResourceChange,
     Summary,
     dotted,
+    replace_actions,
     show_value,
     summarize,
 )
@@ -62,6 +65,7 @@ __all__ = [
     "MISSING",
     "NO_OP",
     "REPLACE",
+    "REPLACE_DELETE_FIRST",
     "UPDATE",
     "ZERO",
     "Base",
@@ -82,6 +86,7 @@ __all__ = [
     "diff_inputs",
     "dotted",
     "make_plan",
+    "replace_actions",
     "show_value",
     "summarize",
     "tenant_capacity",

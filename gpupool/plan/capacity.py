@@ -2,11 +2,12 @@
 
 This module owns ``MinMax`` (a quantity at nodes.min and nodes.max, None when unknown) and the
 capacity view of a plan, computed from the desired ``Stack`` and its GPU facts
-(``gpupool.facts``, never from a graph): per pool the GPUs at min and max (whole-GPU
-equivalents, so fractional instance sizes count their share), what one GPU is split into and how
-much memory each slot gets, the resources its nodes advertise, the QoS tier and dense BF16
-TFLOPS at nodes.max; per tenant its quota and limit beside what its pools hold, and its
-ResourceQuota line by line.
+(``gpupool.facts``, never from a graph): per pool the nodes and GPUs its rendered node groups
+hold at their fewest and most (``facts.groups.reach``: for a spot pool with on-demand fallback
+the top end is above ``nodes.max``; GPUs in whole-GPU equivalents, so fractional instance sizes
+count their share), what one GPU is split into and how much memory each slot gets, the resources
+its nodes advertise, the QoS tier and dense BF16 TFLOPS at the top end; per tenant its quota and
+limit beside what its pools hold, and its ResourceQuota line by line.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gpupool import facts
+from gpupool.facts.groups import capacity_groups, reach
 from gpupool.facts.tenancy import QuotaLine, quota_lines
 from gpupool.model import Pool, Stack
 
@@ -68,14 +70,23 @@ class SlotProfile:
 
 
 @dataclass(frozen=True)
+class GroupNodes:
+    """The nodes one node group of a pool holds (``facts.groups.capacity_groups``)."""
+
+    capacity: str
+    min: int
+    max: int
+
+
+@dataclass(frozen=True)
 class PoolCapacity:
-    """What one pool offers at nodes.min and nodes.max.
+    """What one pool offers at its fewest and most nodes.
 
     Attributes:
         pool: the pool's name.
         gpu: GPU model name, or None when the catalog does not know it.
         gpu_memory_gib: memory of one GPU (a fractional instance's share), or None.
-        gpus: GPUs (whole-GPU equivalents) at nodes.min and nodes.max.
+        gpus: GPUs (whole-GPU equivalents) the node groups hold at their fewest and most nodes.
         mode: sharing mode.
         slots_per_gpu: schedulable units per GPU.
         slot_memory_gib: memory of one slot (the smallest, for a mixed MIG layout), or None.
@@ -84,7 +95,12 @@ class PoolCapacity:
         qos: the pool's QoS tier (declared or derived).
         qos_derived: whether the tier was derived from the sharing mode.
         policy: compute policy.
-        bf16_tflops_max: dense BF16 TFLOPS of all GPUs at nodes.max, or None when unknown.
+        bf16_tflops_max: dense BF16 TFLOPS of all GPUs at the top end, or None when unknown.
+        nodes: the nodes the node groups hold together at their fewest and most
+            (``facts.groups.reach``).
+        nodes_max: the pool's declared ``nodes.max`` (below ``nodes.max`` of ``nodes`` when
+            on-demand fallback can add nodes).
+        groups: the node groups, spot first.
 
     """
 
@@ -101,6 +117,14 @@ class PoolCapacity:
     qos_derived: bool
     policy: str
     bf16_tflops_max: float | None
+    nodes: MinMax = MinMax(0.0, 0.0)
+    nodes_max: int = 0
+    groups: tuple[GroupNodes, ...] = ()
+
+    @property
+    def above_nodes_max(self) -> bool:
+        """Whether the node groups can hold more nodes than the declared ``nodes.max``."""
+        return self.nodes.max is not None and self.nodes.max > self.nodes_max
 
 
 @dataclass(frozen=True)
@@ -133,7 +157,8 @@ def _pool_capacity(stack: Stack, pool: Pool) -> PoolCapacity:
     memory = pf.gpu_memory_gib
     profiles = tuple(SlotProfile(k.name, k.per_gpu, k.memory_gib) for k in pf.slot_kinds)
     slot_mems = [p.memory_gib for p in profiles]
-    gpus = MinMax(pool.nodes.min * per_node, pool.nodes.max * per_node)
+    lo, hi = reach(pool)
+    gpus = MinMax(lo * per_node, hi * per_node)
     tflops = model.bf16_tflops if model is not None else None
     return PoolCapacity(
         pool=pool.name,
@@ -149,6 +174,9 @@ def _pool_capacity(stack: Stack, pool: Pool) -> PoolCapacity:
         qos_derived=not pool.qos_declared,
         policy=pool.policy,
         bf16_tflops_max=None if tflops is None or gpus.max is None else tflops * gpus.max,
+        nodes=MinMax(float(lo), float(hi)),
+        nodes_max=pool.nodes.max,
+        groups=tuple(GroupNodes(g.capacity, g.min, g.max) for g in capacity_groups(pool)),
     )
 
 

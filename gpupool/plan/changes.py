@@ -1,10 +1,13 @@
 """What a plan says about each resource: actions, changed inputs, reasons, counts.
 
 This module owns the plan's vocabulary, shared by the diff and the reports: Terraform's action
-lists (``CREATE``, ``UPDATE``, ``DELETE``, ``REPLACE`` = ``["delete", "create"]``, ``NO_OP``),
-``InputChange`` (one input path with its old and new value), ``ResourceChange`` and
-``Summary`` (Terraform's counting: a replace is one add, one destroy and one replace), and how an
-input value reads on one line. It computes no diff; ``gpupool.plan.diff`` does.
+lists (``CREATE``, ``UPDATE``, ``DELETE``, ``NO_OP``, and for a replacement the order Pulumi
+really uses: ``REPLACE`` = ``["create", "delete"]``, its default, or ``REPLACE_DELETE_FIRST`` =
+``["delete", "create"]`` for the types a cloud plug-in lists in ``delete_before_replace``, which
+the rendered program marks ``delete_before_replace``; ``replace_actions``), ``InputChange`` (one
+input path with its old and new value), ``ResourceChange`` and ``Summary`` (Terraform's counting:
+a replace is one add, one destroy and one replace), and how an input value reads on one line. It
+computes no diff; ``gpupool.plan.diff`` does.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpupool import clouds
 from gpupool.graph import Ref
 
 InputPath = tuple[str | int, ...]
@@ -21,8 +25,26 @@ InputPath = tuple[str | int, ...]
 CREATE: tuple[str, ...] = ("create",)
 UPDATE: tuple[str, ...] = ("update",)
 DELETE: tuple[str, ...] = ("delete",)
-REPLACE: tuple[str, ...] = ("delete", "create")
+REPLACE: tuple[str, ...] = ("create", "delete")
+"""A replacement as Pulumi makes it by default: the new resource first, then the old one goes
+(Terraform's ``create_before_destroy`` order)."""
+REPLACE_DELETE_FIRST: tuple[str, ...] = ("delete", "create")
+"""A replacement that deletes the old resource first (Pulumi's ``delete_before_replace``)."""
+REPLACES = (REPLACE, REPLACE_DELETE_FIRST)
 NO_OP: tuple[str, ...] = ("no-op",)
+
+_DELETE_FIRST_TYPES = frozenset(t for c in clouds.all_clouds() for t in c.delete_before_replace)
+
+
+def replace_actions(type_token: str) -> tuple[str, ...]:
+    """Return the actions of replacing a resource of this type, in the order Pulumi runs them.
+
+    Pulumi creates the replacement before it deletes the old resource unless the resource asks
+    for ``deleteBeforeReplace`` (Pulumi docs, "Resource options: deleteBeforeReplace"). gpupool's
+    rendered programs ask for it exactly for the types a cloud plug-in lists in
+    ``Cloud.delete_before_replace`` (AKS agent pools, whose names gpupool chose).
+    """
+    return REPLACE_DELETE_FIRST if type_token in _DELETE_FIRST_TYPES else REPLACE
 
 
 class _Missing:
@@ -68,8 +90,8 @@ class ResourceChange:
         type: its Pulumi type token (the desired one; the base one for a delete).
         name: its Pulumi logical name.
         owner: ``pool:<name>``, ``tenant:<name>`` or ``cluster``.
-        actions: Terraform's action list: ``CREATE``, ``UPDATE``, ``DELETE``, ``REPLACE`` or
-            ``NO_OP``.
+        actions: Terraform's action list: ``CREATE``, ``UPDATE``, ``DELETE``, ``REPLACE``
+            (create first), ``REPLACE_DELETE_FIRST`` or ``NO_OP``.
         changes: the inputs that differ (empty for create, delete and no-op).
         replace_paths: the ``replace_on`` paths whose change forces the replacement.
         reasons: sentences explaining the change in GPU terms.
@@ -88,7 +110,12 @@ class ResourceChange:
     @property
     def action(self) -> str:
         """One word: ``create``, ``update``, ``delete``, ``replace`` or ``no-op``."""
-        return "replace" if self.actions == REPLACE else self.actions[0]
+        return "replace" if self.actions in REPLACES else self.actions[0]
+
+    @property
+    def deletes_first(self) -> bool:
+        """Whether a replacement deletes the old resource before it creates the new one."""
+        return self.actions == REPLACE_DELETE_FIRST
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,10 @@
 This module owns the cost view of a plan. Prices come from the ``facts`` the cloud modules put on
 every node-pool resource (per node and hour at its capacity type, with the catalog's date), so a
 recorded base is priced as it was recorded and needs no stack file. Amounts are hourly and
-monthly (``HOURS_PER_MONTH``) at nodes.min and nodes.max; a missing price makes that end unknown
-(None), never zero, except where the resource has no nodes.
+monthly (``HOURS_PER_MONTH``) with every node-pool resource at its own fewest and most nodes, so
+the top end is what the rendered groups can really reach (for a spot pool with on-demand
+fallback, more than ``nodes.max``: ``facts.groups.capacity_groups``); a missing price makes that
+end unknown (None), never zero, except where the resource has no nodes.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ class PoolCost:
         on_demand_hourly: desired cost per hour if every node were on-demand.
         base_hourly: the base's cost per hour (zero when the pool is new).
         unpriced: what has no catalog price, e.g. ``g6.2xlarge spot price``.
-        falls_back: on-demand nodes replace missing spot nodes (``fallbackToOnDemand``), which
-            can cost up to ``on_demand_hourly``.
+        falls_back: the on-demand group can grow past its base to stand in for spot nodes
+            (``fallbackToOnDemand``); ``hourly`` at the top end prices those nodes too.
         existing_nodes: the pool names existing nodes (``cloud: kubernetes``): not priced.
 
     """
@@ -145,11 +147,12 @@ def _node_pool_cost(f: Mapping[str, Any]) -> tuple[MinMax, MinMax, list[str]]:
 def _pool_cost(pool: str, members: list[Mapping[str, Any]]) -> PoolCost:
     """Price the node-pool resources of one pool (its base amount left at zero).
 
-    A pool split into a spot group and an on-demand group counts the on-demand group at its
-    ``nodes_min`` (the on-demand base) at both ends: on-demand nodes above the base only stand
-    in for spot nodes the cloud cannot supply (``fallbackToOnDemand``), which costs at most the
-    all-on-demand figure. Existing nodes (no instance type: ``cloud: kubernetes``) cost nothing
-    that gpupool provisions and are not priced.
+    Every resource is priced at its own ``nodes_min`` and ``nodes_max``: the autoscaler bounds
+    each group alone, so a split pool's top end is the spot group full and the on-demand group
+    full, which with ``fallbackToOnDemand`` is more nodes than ``nodes.max`` (the on-demand group
+    grows to ``nodes.max`` while spot is short, and the spot group can still fill when spot
+    returns). Existing nodes (no instance type: ``cloud: kubernetes``) cost nothing that gpupool
+    provisions and are not priced.
     """
     if all(f.get("instance_type") is None for f in members):
         return PoolCost(pool, ZERO, ZERO, ZERO, existing_nodes=True)
@@ -160,7 +163,6 @@ def _pool_cost(pool: str, members: list[Mapping[str, Any]]) -> PoolCost:
     for f, is_spot in zip(members, spot, strict=True):
         if split and not is_spot:
             fallback = fallback or f.get("nodes_max") != f.get("nodes_min")
-            f = {**f, "nodes_max": f.get("nodes_min")}
         h, e, m = _node_pool_cost(f)
         hourly, equivalent, missing = hourly + h, equivalent + e, [*missing, *m]
     return PoolCost(pool, hourly, equivalent, ZERO, tuple(dict.fromkeys(missing)), fallback)

@@ -2,8 +2,10 @@
 
 This module owns matching resources by address and deciding each one's Terraform action: only
 in the desired graph is a create, only in the base a delete, a changed type or a changed input
-under the resource's ``replace_on`` paths a replace (``["delete", "create"]``), any other changed
-input an update, else a no-op. Inputs are compared recursively (mappings by key, equal-length
+under the resource's ``replace_on`` paths a replace (in the order Pulumi runs it:
+``["create", "delete"]``, or ``["delete", "create"]`` for the types the rendered program marks
+``delete_before_replace``; ``changes.replace_actions``), any other changed input an update, else
+a no-op. Inputs are compared recursively (mappings by key, equal-length
 lists by index, ``Ref`` and ``Lookup`` as values). Reasons come from ``gpupool.plan.reasons``.
 """
 
@@ -19,12 +21,12 @@ from gpupool.plan.changes import (
     DELETE,
     MISSING,
     NO_OP,
-    REPLACE,
     UPDATE,
     InputChange,
     InputPath,
     ResourceChange,
     dotted,
+    replace_actions,
 )
 
 
@@ -133,8 +135,9 @@ def _change(
     if before.type != after.type:
         why = (f"type {before.type} -> {after.type}: a different kind of resource",)
         return ResourceChange(
-            res.address, after.type, after.name, after.owner, REPLACE, reasons=why
-        )
+            res.address, after.type, after.name, after.owner, replace_actions(after.type),
+            reasons=why,
+        )  # fmt: skip
     raw = [
         c for c in diff_inputs(before.inputs, after.inputs)
         if not any(_under(c.path, p) for p in after.ignore_changes)
@@ -147,7 +150,7 @@ def _change(
     )
     forcing = [r for r in after.replace_on if any(_under(c.path, r) for c in changes)]
     replace_paths = tuple(dict.fromkeys(_path_of(r) for r in forcing))
-    actions = REPLACE if replace_paths else UPDATE
+    actions = replace_actions(after.type) if replace_paths else UPDATE
     explained = reasons.explain(before, after, changes, replace_paths, ctx)
     return ResourceChange(
         res.address, after.type, after.name, after.owner, actions, changes, replace_paths,

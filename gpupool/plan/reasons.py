@@ -16,7 +16,16 @@ from typing import Any
 
 from gpupool import clouds, modes
 from gpupool.graph import Resource, ResourceGraph
-from gpupool.plan.changes import CREATE, MISSING, InputChange, InputPath, dotted, show_value
+from gpupool.plan.changes import (
+    CREATE,
+    MISSING,
+    REPLACE_DELETE_FIRST,
+    InputChange,
+    InputPath,
+    dotted,
+    replace_actions,
+    show_value,
+)
 from gpupool.plan.cost import node_pools
 
 # How scalar facts read in reasons: key -> (label, unit). Other keys read as themselves.
@@ -62,6 +71,15 @@ def _cloud_words(name: str) -> tuple[str, str]:
     """
     cloud = clouds.find(name) if isinstance(name, str) else None
     return (cloud.display, cloud.node_pool_noun) if cloud else (str(name), "node pool")
+
+
+def _recreates_nodes(name: str) -> bool:
+    """Whether the cloud recreates a node pool's nodes when their machine settings change in place.
+
+    A cloud gpupool does not know (a name from an older record) is assumed to.
+    """
+    cloud = clouds.find(name) if isinstance(name, str) else None
+    return cloud.recreates_nodes_on_update if cloud else True
 
 
 def _mode(name: Any) -> modes.SharingMode | None:
@@ -166,10 +184,19 @@ def _node_pool_reasons(
         out.append(f"GPU model {old.get('gpu')} -> {new.get('gpu')}")
     mem_a, mem_b = old.get("gpu_memory_gib"), new.get("gpu_memory_gib")
     if mem_a != mem_b:
-        out.append(
-            f"GPU memory {_gib(mem_a)} -> {_gib(mem_b)}: GPU memory cannot be resized in place, "
-            "nodes are replaced"
-        )
+        memory = f"GPU memory {_gib(mem_a)} -> {_gib(mem_b)}"
+        if replace:
+            out.append(f"{memory}: GPU memory cannot be resized in place, nodes are replaced")
+        elif _recreates_nodes(ctx.cloud):
+            out.append(
+                f"{memory}: GPU memory cannot be resized in place; {cloud} updates the {noun} "
+                "in place and recreates its nodes"
+            )
+        else:
+            out.append(
+                f"{memory}: {cloud} updates the {noun} in place; nodes it creates from now on "
+                "get the new GPUs, running nodes keep the old ones until they are removed"
+            )
         explained = True
     cap_a, cap_b = old.get("capacity"), new.get("capacity")
     if cap_a != cap_b:
@@ -303,9 +330,22 @@ def explain(
         forcing = ", ".join(dotted(p) for p in replace_paths)
         who = f"{cloud} replaces the {noun}" if new.get("kind") == "node-pool" else "replaced"
         out.append(f"{forcing} cannot change in place: {who}")
+    if replace and new.get("kind") == "node-pool":
+        out.append(_replace_order(after.type, ctx))
     if replace and old.get("kind") == "node-pool" and (radius := _blast_radius(old)):
         out.append(radius)
     return out
+
+
+def _replace_order(type_token: str, ctx: Context) -> str:
+    """Say in which order Pulumi replaces a node pool (``changes.replace_actions``)."""
+    _, noun = _cloud_words(ctx.cloud)
+    if replace_actions(type_token) == REPLACE_DELETE_FIRST:
+        return (
+            f"Pulumi deletes the old {noun} before it creates the new one (the new one takes its "
+            f"name): its GPUs are gone until the new {noun} is up"
+        )
+    return f"Pulumi creates the new {noun} before it deletes the old one"
 
 
 def lifecycle(res: Resource, actions: tuple[str, ...], ctx: Context) -> list[str]:

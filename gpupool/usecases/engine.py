@@ -21,7 +21,13 @@ from gpupool.engine.results import EngineResult, EngineTarget, ProgressEvent, Up
 from gpupool.graph import ResourceGraph
 from gpupool.lock import lock_path, stack_lock
 from gpupool.model import Stack
-from gpupool.plan import PlanResult, ResourceChange, make_plan
+from gpupool.plan import (
+    REPLACE,
+    REPLACE_DELETE_FIRST,
+    PlanResult,
+    ResourceChange,
+    make_plan,
+)
 from gpupool.usecases.base import load_base
 
 OnEvent = Callable[[ProgressEvent], None]
@@ -30,11 +36,11 @@ _OPS_TO_ACTIONS = {
     "create": ("create",),
     "update": ("update",),
     "delete": ("delete",),
-    "replace": ("delete", "create"),
-    "create-replacement": ("delete", "create"),
-    "delete-replaced": ("delete", "create"),
     "same": ("no-op",),
 }
+# The steps of one replacement. Pulumi runs ``delete-replaced`` first when the resource deletes
+# before it replaces, else ``create-replacement`` first; the first step seen gives the order.
+_REPLACE_OPS = frozenset({"replace", "create-replacement", "delete-replaced"})
 
 
 def backend_url(stack_file: Path, stack: Stack) -> str:
@@ -83,13 +89,19 @@ def engine_changes(result: EngineResult, *graphs: ResourceGraph) -> list[Resourc
             index.setdefault(key, value)
     seen: dict[str, ResourceChange] = {}
     for step in result.steps:
-        if step.type.startswith("pulumi:") or step.op not in _OPS_TO_ACTIONS:
+        replaces = step.op in _REPLACE_OPS
+        if step.type.startswith("pulumi:") or not (replaces or step.op in _OPS_TO_ACTIONS):
             continue
         address, owner = index.get((step.type, step.name), (f"{step.type}::{step.name}", ""))
-        actions = _OPS_TO_ACTIONS[step.op]
+        if step.op == "delete-replaced":
+            actions = REPLACE_DELETE_FIRST
+        elif replaces:
+            actions = REPLACE
+        else:
+            actions = _OPS_TO_ACTIONS[step.op]
         reasons = tuple(f"{k} forces replacement" for k in step.replace_keys)
         prior = seen.get(address)
-        if prior is not None and prior.actions == ("delete", "create"):
+        if prior is not None and prior.action == "replace":
             continue
         seen[address] = ResourceChange(
             address,

@@ -57,6 +57,8 @@ def to_json(result: PlanResult) -> dict[str, Any]:
                 "pool": p.pool,
                 "gpu": p.gpu,
                 "gpus": _count(p.gpus),
+                "nodes": _count(p.nodes),
+                "nodesMax": p.nodes_max,
                 "slotsPerGpu": p.slots_per_gpu,
                 "slotMemoryGiB": None if p.slot_memory_gib is None else round(p.slot_memory_gib, 2),
                 "qos": p.qos,

@@ -99,7 +99,7 @@ def _diff_line(line: str) -> str:
     As Atlantis does: ``  + x`` becomes ``+   x``, and ``~`` becomes ``!`` (GitHub's "changed").
     """
     stripped = line.lstrip(" ")
-    if stripped[:2] in ("+ ", "- ", "~ ") or stripped.startswith("-/+ "):
+    if stripped[:2] in ("+ ", "- ", "~ ") or stripped.startswith(("-/+ ", "+/- ")):
         symbol = "!" if stripped[0] == "~" else stripped[0]
         return symbol + " " * (len(line) - len(stripped)) + stripped[1:]
     return line

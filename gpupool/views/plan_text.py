@@ -1,11 +1,14 @@
 """Text output of ``gpupool plan`` and what the other plan formats share with it.
 
-This module owns how a ``PlanResult`` reads in a terminal: Terraform's ``+ ~ - -/+`` symbols and
-legend, each changed input as ``old -> new`` (``# forces replacement`` on the ones behind a
-replace), the reasons, the closing ``Plan: X to add, Y to change, Z to destroy.`` line (or
-``No changes.``), then the capacity, tenant and cost tables. The number, money and table
-helpers here, and how a base is named (``describe_base``), are shared with ``plan_markdown``;
-``gpupool.views.plan`` dispatches on the format. It computes nothing: ``gpupool.plan`` does.
+This module owns how a ``PlanResult`` reads in a terminal: Terraform's ``+ ~ - +/- -/+`` symbols
+and legend (a replacement reads in the order Pulumi runs it: ``+/-`` creates the new resource
+first, ``-/+`` deletes the old one first), each changed input as ``old -> new`` (``# forces
+replacement`` on the ones behind a replace), the reasons, the closing ``Plan: X to add, Y to
+change, Z to destroy.`` line (or ``No changes.``), then the capacity, tenant and cost tables
+(with a note on each pool whose node groups can hold more than its ``nodes.max``). The number,
+money and table helpers here, and how a base is named (``describe_base``), are shared with
+``plan_markdown``; ``gpupool.views.plan`` dispatches on the format. It computes nothing:
+``gpupool.plan`` does.
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ from gpupool.plan import (
     show_value,
 )
 
-SYMBOLS = {"create": "+", "update": "~", "delete": "-", "replace": "-/+"}
+# Keyed by ``kind``: the action, with the two orders of a replacement apart.
+SYMBOLS = {"create": "+", "update": "~", "delete": "-", "replace": "+/-", "replace-delete": "-/+"}
 LEGEND = {
     "create": "create",
     "update": "update in-place",
     "delete": "destroy",
-    "replace": "destroy and then create replacement",
+    "replace": "create replacement and then destroy",
+    "replace-delete": "destroy and then create replacement",
 }
 WILL = {
     "create": "will be created",
@@ -38,6 +43,11 @@ WILL = {
     "delete": "will be destroyed",
     "replace": "must be replaced",
 }
+
+
+def kind(c: ResourceChange) -> str:
+    """Return the key of a change's symbol and legend: its action, ``replace-delete`` apart."""
+    return "replace-delete" if c.deletes_first else c.action
 
 
 def describe_base(base: Base) -> str:
@@ -142,7 +152,7 @@ def _text_diff(a: str, b: str, most: int = 12) -> list[str]:
 
 def change_lines(c: ResourceChange) -> list[str]:
     """Return one resource's block: comment, symbol line, changed inputs, reasons."""
-    lines = [f"  # {c.address} {WILL[c.action]}", f'{SYMBOLS[c.action]:>3} {c.type} "{c.name}"']
+    lines = [f"  # {c.address} {WILL[c.action]}", f'{SYMBOLS[kind(c)]:>3} {c.type} "{c.name}"']
     for ic in c.changes:
         if ic.before is MISSING:
             line = f"      + {ic.dotted}: {show_value(ic.after)}"
@@ -168,7 +178,7 @@ def changes_section(result: PlanResult) -> list[str]:
     changed = [c for c in result.changes if c.action != "no-op"]
     if not changed:
         return ["No changes. The GPU pools match the base."]
-    used = {c.action for c in changed}
+    used = {kind(c) for c in changed}
     lines = ["Resource actions are indicated with the following symbols:"]
     lines += [f"{SYMBOLS[a]:>3} {LEGEND[a]}" for a in LEGEND if a in used]
     lines += ["", "gpupool will perform the following actions:", ""]
@@ -271,8 +281,8 @@ def price_notes(result: PlanResult) -> list[str]:
     out = []
     if len(existing) < len(cost.pools):
         out.append(
-            f"Prices: {source}; {HOURS_PER_MONTH} h a month; at nodes.min and nodes.max, spot "
-            "nodes at spot and on-demand nodes at on-demand."
+            f"Prices: {source}; {HOURS_PER_MONTH} h a month; at the fewest and the most nodes the "
+            "node groups hold, spot nodes at spot and on-demand nodes at on-demand."
         )
     if existing:
         out.append(
@@ -285,14 +295,30 @@ def price_notes(result: PlanResult) -> list[str]:
     saving = (cost.on_demand_hourly - cost.hourly).scaled(HOURS_PER_MONTH)
     if saving.max:
         out.append(f"Spot saves {money(saving, monthly)} a month against all on-demand.")
-    for p in cost.pools:
-        if p.falls_back and p.on_demand_hourly.max is not None:
-            worst = monthly(p.on_demand_hourly.max and p.on_demand_hourly.max * HOURS_PER_MONTH)
-            out.append(
-                f"{p.pool} falls back to on-demand when spot is short: up to {worst} a month."
-            )
+    out += ceiling_notes(result)
     if cost.unpriced:
         out.append("Unknown (no catalog price, not counted as 0): " + "; ".join(cost.unpriced))
+    return out
+
+
+def ceiling_notes(result: PlanResult) -> list[str]:
+    """Say which pools' node groups can hold more nodes than their ``nodes.max``, and why.
+
+    A spot pool with on-demand fallback: its spot group and its on-demand group are each bounded
+    by the autoscaler, not their sum (``facts.groups.capacity_groups``); the capacity and cost at
+    the top end count every node they can hold.
+    """
+    out = []
+    for p in result.capacity:
+        if not p.above_nodes_max:
+            continue
+        groups = " and ".join(f"{g.capacity} up to {g.max}" for g in p.groups)
+        out.append(
+            f"{p.pool}: its node groups ({groups}) can hold {num(p.nodes.max)} nodes together, "
+            f"above nodes.max {p.nodes_max}: on-demand fallback grows while spot is short, and "
+            "spot can fill again before the fallback nodes go. The top end of capacity and cost "
+            "counts all of them."
+        )
     return out
 
 

@@ -144,9 +144,15 @@ def test_replace_counts_as_add_destroy_and_replace() -> None:
 
 
 def test_changed_input_under_replace_on_is_a_replace_with_its_path() -> None:
-    """A change under replace_on gives actions delete+create and the replace_on path."""
+    """A change under replace_on gives actions create+delete and the replace_on path.
+
+    Pulumi creates the replacement first unless the resource sets deleteBeforeReplace (Pulumi
+    docs, "Resource option: deleteBeforeReplace"), and the rendered program sets it on no EKS
+    resource, so an EKS node group is replaced create-first (Terraform's ["create", "delete"]).
+    """
     c = change(graph(node_pool()), graph(node_pool(instance="g6e.xlarge", gpu="L40S")), POOL)
-    assert c.actions == REPLACE == ("delete", "create")
+    assert c.actions == REPLACE == ("create", "delete")
+    assert not c.deletes_first
     assert c.replace_paths == (("instance_types",),)
     assert c.changes == (InputChange(("instance_types", 0), "g6.xlarge", "g6e.xlarge", True),)
 
@@ -226,6 +232,7 @@ def test_reason_gpu_memory_change_replaces_nodes() -> None:
         "instance type g6.xlarge -> g6e.xlarge",
         "GPU model L4 -> L40S",
         "GPU memory 24 GiB -> 48 GiB: GPU memory cannot be resized in place, nodes are replaced",
+        "Pulumi creates the new node group before it deletes the old one",
         "8 nodes x 1 GPU = up to 8 GPUs leave at once at nodes.max",
     )
 
@@ -304,6 +311,7 @@ def test_reason_mig_layout_on_a_replaced_node_pool_says_nodes_are_replaced() -> 
     assert c.reasons == (
         "MIG layout {3g.40gb: 2} -> {1g.10gb: 7}: the node pool sets the MIG partitions when it "
         "creates nodes, so nodes are replaced",
+        "Pulumi creates the new node pool before it deletes the old one",
         "6 nodes x 1 GPU = up to 6 GPUs leave at once at nodes.max",
     )
 
@@ -387,16 +395,23 @@ def test_cost_on_demand_pool_at_min_and_max() -> None:
     assert report.prices_as_of == ("2026-07-20",)
 
 
-def test_cost_spot_split_prices_the_base_on_demand_and_the_rest_spot() -> None:
-    """A split pool: spot nodes at spot, the on-demand base at on-demand, fallback not counted."""
+def test_cost_spot_split_prices_every_node_the_groups_can_reach() -> None:
+    """A split pool: spot nodes at spot, on-demand nodes at on-demand, fallback nodes counted.
+
+    The cluster autoscaler bounds each node group by its own min and max (kubernetes/autoscaler
+    cluster-autoscaler/cloudprovider/aws/README.md, "Manual configuration":
+    "--nodes=<min>:<max>:<asg-name>" per Auto Scaling group) and only --max-nodes-total bounds a
+    sum, cluster-wide, so with fallback the spot group (1..5) and the on-demand group (1..6) can
+    be full together: 11 nodes, priced as such.
+    """
     spot = node_pool("serve", capacity="spot", lo=1, hi=5, price=0.879, on_demand=2.24208)
     base_nodes = node_pool("serve", part="on_demand_node_group", lo=1, hi=6, price=2.24208,
                            on_demand=2.24208)  # fmt: skip
     report = plan.cost(graph(), graph(spot, base_nodes), None)
     (pool,) = report.pools
     assert pool.hourly.min == pytest.approx(1 * 0.879 + 1 * 2.24208)
-    assert pool.hourly.max == pytest.approx(5 * 0.879 + 1 * 2.24208)
-    assert pool.on_demand_hourly.max == pytest.approx(6 * 2.24208)
+    assert pool.hourly.max == pytest.approx(5 * 0.879 + 6 * 2.24208)
+    assert pool.on_demand_hourly.max == pytest.approx(11 * 2.24208)
     assert pool.falls_back is True
 
 

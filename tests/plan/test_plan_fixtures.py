@@ -92,12 +92,14 @@ def test_instance_type_with_more_gpu_memory_replaces_the_node_group() -> None:
     """g6.2xlarge (L4, 24 GiB) -> g6e.2xlarge (L40S, 48 GiB) replaces the node group."""
     result = plan_case("instance-type")
     c = find(result, address("pool.infer.node_group"))
-    assert c.actions == ("delete", "create")
+    # Pulumi docs, "Resource option: deleteBeforeReplace": the new node group comes first
+    assert c.actions == ("create", "delete")
     assert ("instance_types",) in c.replace_paths
     assert c.reasons == (
         "instance type g6.2xlarge -> g6e.2xlarge",
         "GPU model L4 -> L40S",
         "GPU memory 24 GiB -> 48 GiB: GPU memory cannot be resized in place, nodes are replaced",
+        "Pulumi creates the new node group before it deletes the old one",
         "8 nodes x 1 GPU = up to 8 GPUs leave at once at nodes.max",
     )
     assert result.summary.replace == 1
@@ -276,5 +278,7 @@ def test_tenant_quota_against_what_its_pools_hold() -> None:
     doc = plan_json.to_json(plan_files(EXAMPLES / "gcp-training-h100-mig.yaml", None))
     notebooks = next(t for t in doc["tenants"] if t["tenant"] == "notebooks")
     assert notebooks["pools"] == ["exp-a100-mig"]
-    assert notebooks["poolGpus"] == {"min": 1, "max": 6}
+    # exp-a100-mig: spot 0..6 with fallbackToOnDemand, so its spot group (0..6) and on-demand
+    # group (0..6) can hold 12 nodes together (facts.groups.capacity_groups)
+    assert notebooks["poolGpus"] == {"min": 1, "max": 12}
     assert (notebooks["quotaGpus"], notebooks["limitGpus"]) == (1, 4)

@@ -52,10 +52,14 @@ def _changes_plan() -> plan.PlanResult:
 
 
 def test_text_uses_terraform_symbols_and_summary_line() -> None:
-    """+ ~ - -/+ per resource, forced paths marked, reasons, and Terraform's Plan: line."""
+    """+ ~ - +/- per resource, forced paths marked, reasons, and Terraform's Plan: line.
+
+    An EKS node group is replaced create-first (Pulumi's default; the rendered program sets no
+    deleteBeforeReplace on it), which Terraform writes +/- "create replacement and then destroy".
+    """
     text = plan_text.format_text(_changes_plan())
     assert "  # pool.infer.node_group must be replaced" in text
-    assert '-/+ aws:eks/nodeGroup:NodeGroup "infer"' in text
+    assert '+/- aws:eks/nodeGroup:NodeGroup "infer"' in text
     assert '      ~ instance_types.0: "g6.xlarge" -> "g6e.xlarge"  # forces replacement' in text
     assert "      # GPU memory 24 GiB -> 48 GiB: GPU memory cannot be resized in place" in text
     assert '  + aws:eks/nodeGroup:NodeGroup "new"' in text
@@ -64,7 +68,9 @@ def test_text_uses_terraform_symbols_and_summary_line() -> None:
     assert "      # GPU quota 2 -> 4 GPUs" in text
     assert "Plan: 2 to add, 1 to change, 2 to destroy." in text
     legend = text.split("gpupool will perform")[0]
-    assert all(f"{s} " in legend for s in ("  +", "  ~", "  -", "-/+"))
+    assert all(f"{s} " in legend for s in ("  +", "  ~", "  -", "+/-"))
+    assert "+/- create replacement and then destroy" in legend
+    assert "-/+" not in legend
 
 
 def test_text_no_changes() -> None:
@@ -115,7 +121,7 @@ def test_json_has_exactly_the_spec_fields() -> None:
     for item in doc["resource_changes"]:
         assert {"address", "type", "actions", "replace_paths", "reasons"} <= set(item)
     replaced = next(i for i in doc["resource_changes"] if i["address"] == "pool.infer.node_group")
-    assert replaced["actions"] == ["delete", "create"]
+    assert replaced["actions"] == ["create", "delete"]
     assert replaced["replace_paths"] == [["instance_types"]]
     assert set(doc["summary"]) == {"add", "change", "destroy", "replace"}
     assert doc["summary"] == {"add": 2, "change": 1, "destroy": 2, "replace": 1}
@@ -149,7 +155,7 @@ def test_markdown_marker_first_then_summary_and_cost_before_details() -> None:
     assert order == sorted(order)
     assert "`pool.infer.node_group` must be replaced" in md  # replacements are not folded away
     assert re.search(r"^```diff$", md, re.M) and md.rstrip().endswith("</details>")
-    assert "\n-/+ aws:eks/nodeGroup:NodeGroup" in md  # symbols in column 1 for GitHub colours
+    assert "\n+/- aws:eks/nodeGroup:NodeGroup" in md  # symbols in column 1 for GitHub colours
     assert "Truncated" not in md
 
 
