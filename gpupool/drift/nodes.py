@@ -105,7 +105,9 @@ class Expected:
         mig_strategy: the MIG strategy a MIG pool's nodes must run, else None.
         mig_memories_mib: the memory (MiB) of each profile of the GPU's MIG geometry.
         cloud_labels: labels of the cloud's own sharing (GKE), checked instead of GFD's.
-        optional_labels: GFD labels older versions do not write, checked only when present.
+        optional_labels: GFD labels that may be absent (older GFDs write no
+            ``gpu.sharing-strategy``; where the cloud shares GPUs GFD may not run at all),
+            checked only when present.
         hami_split: HAMi's vGPUs per GPU, when HAMi serves the pool.
         hami_memory_mib: the memory HAMi registers per GPU (after ``deviceMemoryScaling``).
         gpus: physical GPUs per node.
@@ -392,16 +394,19 @@ def _product(want: Expected, got: str, item: _Emit) -> None:
         )
 
 
-def _mig_state(pool: Pool, want: Expected, node: ObservedNode, item: _Emit) -> bool:
+def _mig_state(stack: Stack, pool: Pool, want: Expected, node: ObservedNode, item: _Emit) -> bool:
     """Report the MIG strategy and reconfiguration state; True when GPU checks should stop.
 
     A node on the other strategy or in the middle of a reconfiguration advertises what it had
-    before: naming that cause replaces the product, count and allocatable findings it implies.
+    before: naming that cause replaces the product, memory, count and allocatable findings it
+    implies. The reconfiguration state matters on every pool the MIG Manager serves (a pool
+    leaving MIG is reconfigured too); the strategy only on MIG pools.
     """
-    if not pool.sharing.kind.partitioned:
+    partitioned = pool.sharing.kind.partitioned
+    if not partitioned and not facts.of(stack).mig_manager:
         return False
     strategy = node.labels.get(MIG_STRATEGY_LABEL)
-    if want.mig_strategy and strategy and strategy != want.mig_strategy:
+    if partitioned and want.mig_strategy and strategy and strategy != want.mig_strategy:
         item(
             want.mig_strategy,
             strategy,
@@ -457,7 +462,7 @@ def _node(stack: Stack, pool: Pool, want: Expected, node: ObservedNode) -> list[
             got_type,
             f"node runs {got_type}, pool declares {want.instance_type}",
         )
-    stop = _mig_state(pool, want, node, item)
+    stop = _mig_state(stack, pool, want, node, item)
     if want.hami_split is not None:
         _hami(want, node, item)
     got_product = node.labels.get(GFD_PRODUCT)

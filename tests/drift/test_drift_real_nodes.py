@@ -404,3 +404,13 @@ def test_item10_resource_not_advertised_reads_missing() -> None:
     items = node_state.compare(st, observe(st, "h100", load("h100-exclusive-mig-disabled")))
     assert [i.summary for i in items] == ["allocatable nvidia.com/gpu is missing, expected 1"]
     assert items[0].observed == {"nvidia.com/gpu": None}
+
+
+def test_item6_pending_reconfiguration_on_a_pool_leaving_mig_is_named() -> None:
+    """The MIG Manager also reconfigures pools that leave MIG: pending is named there too."""
+    st = stack(GCP, "{name: a100, instanceType: a2-highgpu-1g, nodes: {min: 1, max: 1}}")
+    text = drift(st, "a100", "a100-40gb-mig-pending-driver-460")
+    assert text == [
+        "MIG reconfiguration is still under way on this node (mig.config.state=pending); "
+        "GPU labels and allocatable follow when it ends"
+    ]
