@@ -4,7 +4,12 @@ What a pool renders to:
 
 - one node group per ``gpupool.facts.groups.capacity_groups`` entry, on the NVIDIA EKS-optimised AMI
   (``AL2023_x86_64_NVIDIA``), with the pool's instance type, scaling, labels, taints
-  (``NO_SCHEDULE``...), the stack's subnets, node role and tags;
+  (``NO_SCHEDULE``...), the stack's subnets, node role and tags. The labels include
+  ``k8s.amazonaws.com/accelerator`` (``accelerator_type``): the kubelet sets it when the node
+  joins, so the cluster autoscaler counts the node as a GPU node before the device plugin
+  advertises its GPUs and does not scale out again meanwhile (kubernetes/autoscaler
+  ``cluster-autoscaler/cloudprovider/aws/README.md``, "Special note on GPU instances"); a pool
+  label of that key wins;
 - ``topology: compact``: a cluster placement group (``aws:ec2/placementGroup:PlacementGroup``,
   strategy ``cluster``) reached through a launch template
   (``aws:ec2/launchTemplate:LaunchTemplate`` with ``placement.group_name``); the node group takes
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpupool.catalog import GpuModel
 from gpupool.facts.groups import CapacityGroup, capacity_groups
 from gpupool.graph import CloudResult, Lookup, Ref, Resource
 from gpupool.model import Pool, Stack
@@ -45,6 +51,24 @@ NODE_GROUP_REPLACE_ON = (
     "subnet_ids",
 )
 PLACEMENT_GROUP_REPLACE_ON = ("region", "strategy")
+
+ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"
+"""The node label the cluster autoscaler's AWS provider reads as "this is a GPU node"
+(``GPULabel`` in cluster-autoscaler/cloudprovider/aws/aws_cloud_provider.go)."""
+
+
+def accelerator_type(gpu: GpuModel) -> str:
+    """Return the ``k8s.amazonaws.com/accelerator`` value of a GPU model.
+
+    The autoscaler's GPU types are lowercase ``nvidia-...`` names (``nvidia-tesla-t4``,
+    ``nvidia-a10g``, ``nvidia-l4``, ``nvidia-l40s``: ``availableGPUTypes`` in
+    aws_cloud_provider.go): the catalog's lowercase ``nvidia-`` alias when it has one (the cloud
+    accelerator names), else ``nvidia-`` and the model's name in lowercase.
+    """
+    for alias in gpu.aliases:
+        if alias.startswith("nvidia-") and alias == alias.lower():
+            return alias
+    return "nvidia-" + gpu.name.lower()
 
 
 def _placement(stack: Stack, pool: Pool) -> tuple[list[Resource], dict[str, Any]]:
@@ -108,7 +132,7 @@ def _node_group(
             "max_size": group.max,
             "min_size": group.min,
         },
-        "labels": common.node_labels(stack, pool),
+        "labels": _labels(stack, pool),
         "tags": common.tags(stack),
     }
     if taints:
@@ -124,6 +148,14 @@ def _node_group(
         NODE_GROUP_REPLACE_ON,
         ignore_changes=("scaling_config.desired_size",),
     )
+
+
+def _labels(stack: Stack, pool: Pool) -> dict[str, str]:
+    """Return a node group's labels: the accelerator label, then the pool's (keys sorted)."""
+    labels = common.node_labels(stack, pool)
+    if pool.gpu is not None and ACCELERATOR_LABEL not in labels:
+        labels[ACCELERATOR_LABEL] = accelerator_type(pool.gpu)
+    return dict(sorted(labels.items()))
 
 
 def spot_pattern(logical_name: str) -> str:
