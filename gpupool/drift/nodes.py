@@ -84,6 +84,9 @@ HAMI_REGISTER_ANNOTATION = "hami.io/node-nvidia-register"
 _BYTES_THRESHOLD = 2**30
 #: Device-plugin sharing keys GFD before v0.15.0 (no ``gpu.sharing-strategy`` label) served.
 _BEFORE_STRATEGY_LABEL = ("timeSlicing",)
+#: NVIDIA vGPU type names end in ``-<frame buffer GB><series>`` (``NVIDIA A10-4Q``; series
+#: A, B, C, Q: NVIDIA Virtual GPU software docs, "Virtual GPU Types").
+_VGPU_TYPE = re.compile(r"-\d+[ABCQ]$")
 _PREFIX = "NVIDIA-"
 _MIG_INFIX = "-MIG-"
 _SHARED_SUFFIX = "-SHARED"
@@ -111,6 +114,8 @@ class Expected:
         hami_split: HAMi's vGPUs per GPU, when HAMi serves the pool.
         hami_memory_mib: the memory HAMi registers per GPU (after ``deviceMemoryScaling``).
         gpus: physical GPUs per node.
+        vgpu: the instance has a slice of one GPU (a vGPU, ``gpu_fraction`` < 1): the driver
+            names the GPU with its vGPU type (``NVIDIA A10-4Q``).
 
     """
 
@@ -128,6 +133,7 @@ class Expected:
     hami_split: int | None = None
     hami_memory_mib: float | None = None
     gpus: int = 0
+    vgpu: bool = False
 
 
 def normalise_product(name: str) -> str:
@@ -195,7 +201,10 @@ def expected(stack: Stack, pool: Pool) -> Expected:
     for unit in pf.units:
         alloc[unit.resource] = alloc.get(unit.resource, 0) + n * unit.per_gpu
     product = gpu.product_label if gpu else None
-    memory_mib = gpu.memory_gib * 1024 if gpu else None
+    # a partial-GPU VM (Azure NV*ads_A10_v5) sees its slice's frame buffer, not the whole GPU's
+    memory_mib = pf.gpu_memory_gib * 1024 if pf.gpu_memory_gib is not None else None
+    inst = pool.instance
+    vgpu = inst is not None and inst.gpu_fraction < 1
     geometry = gpu.mig if gpu is not None else None
     mig_memories = tuple(
         p.memory_gib * 1024 for p in (geometry.profiles or () if geometry is not None else ())
@@ -234,7 +243,6 @@ def expected(stack: Stack, pool: Pool) -> Expected:
         if kind.partitioned and len(s.mig_layout) == 1:
             cloud[CLOUD_PARTITION_SIZE_LABEL] = s.mig_layout[0][0]
         mig_strategy = None  # no MIG Manager labels: the cloud partitions
-    inst = pool.instance
     hami_memory = None
     if hami and pf.gpu_memory_gib is not None:
         hami_memory = pf.gpu_memory_gib * 1024 * (pf.hami_memory_scaling or 1.0)
@@ -253,6 +261,7 @@ def expected(stack: Stack, pool: Pool) -> Expected:
         hami_split=pf.hami_split if hami else None,
         hami_memory_mib=hami_memory,
         gpus=n,
+        vgpu=vgpu,
     )
 
 
@@ -380,7 +389,10 @@ class _Emit:
 
 def _product(want: Expected, got: str, item: _Emit) -> None:
     name, profile, _shared = split_product(got)
-    if want.spellings and normalise_product(name) not in want.spellings:
+    base = normalise_product(name)
+    if want.vgpu:
+        base = _VGPU_TYPE.sub("", base)
+    if want.spellings and base not in want.spellings:
         item(want.product, got, f"node has {got}, pool declares {want.product}")
         return
     if want.mig_profile is not None and (

@@ -285,3 +285,46 @@ def test_text_and_markdown_forms() -> None:
     md = drift_view.format_markdown(copy.deepcopy(rep))
     assert md.startswith("<!-- gpupool-drift: s -->")
     assert "| node (fault) |" in md
+
+
+def test_partial_gpu_vm_reports_its_vgpu_type_and_slice() -> None:
+    """Azure NV6ads_A10_v5 has 1/6 of an A10: the driver calls it NVIDIA A10-4Q with 4 GiB.
+
+    No node object of such a VM was found, so this node is derived, not saved in the real
+    corpus: the name and memory are what nvidia-smi printed on an Azure NVadsA10 v5 VM in a
+    public walk-through found by code search (a Spanish-language post on a Linux visualization
+    workstation: "NVIDIA A10-4Q ... 4096MiB"; repository not recorded), matching Microsoft's
+    MicrosoftDocs/azure-docs ``nvads-a10-v5-series-summary.md`` ("1/6th of a GPU with 4-GiB
+    frame buffer"), written as GFD's sanitised labels.
+    """
+    stack = load_stack_text(
+        """
+apiVersion: gpupool.io/v1
+kind: GpuPoolStack
+metadata: {name: nv}
+provider: {cloud: azure, region: eastus, cluster: c, settings: {resourceGroup: rg-1}}
+pools:
+  - {name: viz, instanceType: Standard_NV6ads_A10_v5, nodes: {min: 1, max: 1}}
+""",
+        "s.yaml",
+    )
+    pool = stack.pool("viz")
+    labels = {
+        **facts.node_labels(stack, pool),
+        "nvidia.com/gpu.product": "NVIDIA-A10-4Q",
+        "nvidia.com/gpu.memory": "4096",
+        "nvidia.com/gpu.count": "1",
+    }
+    node = ObservedNode("viz-0", labels, {"nvidia.com/gpu": "1"}, {}, False, True)
+    assert node_state.compare(stack, [node]) == []
+    wrong = ObservedNode(
+        "viz-0",
+        {**labels, "nvidia.com/gpu.product": "NVIDIA-A16-4Q"},
+        {"nvidia.com/gpu": "1"},
+        {},
+        False,
+        True,
+    )
+    assert summaries(node_state.compare(stack, [wrong])) == [
+        "node has NVIDIA-A16-4Q, pool declares NVIDIA-A10"
+    ]
