@@ -42,10 +42,16 @@ def to_json(report: DriftReport) -> dict[str, Any]:
 
 
 def _value(v: Any) -> str:
+    """Return a declared or observed value for people: ``missing`` where the node has none."""
     if v is None:
         return "(none)"
     if isinstance(v, str):
         return v
+    if isinstance(v, dict) and v and all(isinstance(k, str) for k in v):
+        # one label or resource per key: a None value is one the node does not have
+        return ", ".join(
+            f"{k}: missing" if x is None else f"{k}: {json.dumps(x)}" for k, x in sorted(v.items())
+        )
     return json.dumps(v, sort_keys=True)
 
 

@@ -26,8 +26,9 @@ import pytest
 from gpupool import facts
 from gpupool.cluster import ObservedNode, read_gpu_nodes
 from gpupool.drift import nodes as node_state
-from gpupool.drift.items import DriftItem
+from gpupool.drift.items import DriftItem, DriftReport
 from gpupool.model import Stack
+from gpupool.views import drift as drift_view
 from tests.paths import FIXTURES
 from tests.stacks import load_stack_text
 
@@ -414,3 +415,21 @@ def test_item6_pending_reconfiguration_on_a_pool_leaving_mig_is_named() -> None:
         "MIG reconfiguration is still under way on this node (mig.config.state=pending); "
         "GPU labels and allocatable follow when it ends"
     ]
+
+
+def test_item10_text_report_says_missing_and_the_memory_unit() -> None:
+    """The text view prints a resource the node lacks as missing, and bytes as bytes."""
+    st = stack(ONPREM, onprem_h100("{mode: exclusive}"))
+    items = node_state.compare(st, observe(st, "h100", load("h100-exclusive-mig-disabled")))
+    doc = load("t4-time-slicing-openshift-gfd-bytes")
+    doc["node"]["metadata"]["labels"]["nvidia.com/gpu.memory"] = "8589934592"
+    t4_stack = stack(AWS, t4())
+    items += [
+        i
+        for i in node_state.compare(t4_stack, observe(t4_stack, "t4", doc))
+        if "memory" in i.summary
+    ]
+    text = drift_view.format_text(DriftReport("real", tuple(items)))
+    assert "observed: nvidia.com/gpu: missing" in text
+    assert "observed: 8589934592 bytes (GFD v0.6.0/v0.6.1 writes bytes)" in text
+    assert "0.0" not in text
