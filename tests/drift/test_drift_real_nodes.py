@@ -433,3 +433,30 @@ def test_item10_text_report_says_missing_and_the_memory_unit() -> None:
     assert "observed: nvidia.com/gpu: missing" in text
     assert "observed: 8589934592 bytes (GFD v0.6.0/v0.6.1 writes bytes)" in text
     assert "0.0" not in text
+
+
+def test_item1_every_catalog_spelling_of_a_product_matches() -> None:
+    """GFD's product with MIG profile and -SHARED suffix reduces to the catalog's GPU.
+
+    ``A100-SXM4-40GB-MIG-1g.5gb-SHARED`` is the example NVIDIA/cloud-native-docs
+    ``gpu-operator/gpu-sharing.rst`` (@04d43c1f) gives for renameByDefault=false under
+    migStrategy=single; ``NVIDIA-NVIDIA L40S`` is HAMi's type for an L40S on a driver >= 470.
+    """
+    from_catalog = node_state.spellings(st_gpu("A100-SXM4-40GB"))
+    name, profile, shared = node_state.split_product("A100-SXM4-40GB-MIG-1g.5gb-SHARED")
+    assert (name, profile, shared) == ("A100-SXM4-40GB", "1g.5gb", True)
+    for spelling in (name, "NVIDIA-A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB"):
+        assert node_state.normalise_product(spelling) in from_catalog
+    assert node_state.normalise_product("NVIDIA-NVIDIA L40S") in node_state.spellings(
+        st_gpu("L40S")
+    )
+    assert node_state.normalise_product("A100-SXM4-80GB") not in from_catalog
+
+
+def st_gpu(name: str) -> Any:
+    """Return the catalog's GPU model ``name`` (through a stack, as drift sees it)."""
+    st = stack(
+        ONPREM,
+        f"{{name: p, nodeNames: [n], gpu: {{model: {name}, count: 1}}, host: {{memoryGiB: 64}}}}",
+    )
+    return st.pool("p").gpu
