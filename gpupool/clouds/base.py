@@ -66,6 +66,8 @@ class Cloud:
         mig_manager_env: extra environment for the operator's MIG Manager on this cloud.
         critical_pod_quota: the cloud admits system-node-critical pods outside kube-system only
             under a matching ResourceQuota (GKE).
+        cluster_nodes_max: the most nodes one of the cloud's clusters can hold, where it
+            matters to gpupool (the GKE quota above must admit a daemon on every node), or None.
         spot_taint: (key, value, effect) the cloud puts on every spot node, or None.
         node_pool_name_max: the longest name gpupool may give a node pool, or None.
         node_pool_name: the cloud's node-pool name for a pool's group (pool name, on-demand
@@ -100,6 +102,7 @@ class Cloud:
     preinstalled_runtime_class: str | None = None
     mig_manager_env: tuple[Mapping[str, str], ...] = ()
     critical_pod_quota: bool = False
+    cluster_nodes_max: int | None = None
     spot_taint: tuple[str, str, str] | None = None
     node_pool_name_max: int | None = None
     node_pool_name: Callable[[str, bool], str] | None = None

@@ -4,8 +4,9 @@ With ``driver: preinstalled`` GKE installs the driver under ``/home/kubernetes/b
 its own device plugin shares GPUs (time-sharing, MPS, MIG partitions) from node-pool settings;
 the operator's toolkit must install there (NVIDIA cloud-native-docs ``google-gke.rst``). The
 label ``gke-no-default-nvidia-gpu-device-plugin`` keeps GKE's plugin off nodes another plugin
-serves. GKE admits system-node-critical pods outside kube-system only under a quota, and node-pool
-names have at most 40 characters, of which Pulumi's random suffix takes 8.
+serves. GKE admits system-node-critical pods outside kube-system only under a quota, a Standard
+cluster holds at most 15,000 nodes (GKE docs, "Quotas and limits": nodes per cluster), and
+node-pool names have at most 40 characters, of which Pulumi's random suffix takes 8.
 
 On GKE 1.33 and later the container toolkit misconfigures containerd unless it reads the runtime
 config from the file (``RUNTIME_CONFIG_SOURCE=file``; NVIDIA cloud-native-docs PR #312,
@@ -32,6 +33,7 @@ CLOUD = Cloud(
     },
     mig_manager_env=({"name": "WITH_REBOOT", "value": "true"},),
     critical_pod_quota=True,
+    cluster_nodes_max=15_000,
     node_pool_name_max=40 - 8,
     program_helpers=("gke_kubeconfig",),
 )

@@ -21,6 +21,9 @@ The values wire in what the other modules render and nothing more:
 * ``daemonsets.tolerations`` and NFD's worker tolerations: the chart's default plus every pool
   taint, or the operator's daemons would never reach tainted GPU nodes.
 
+On GKE the Namespace carries the ResourceQuota GKE needs before it admits the operator's
+``system-node-critical`` pods outside kube-system, sized by ``critical_pod_quota``.
+
 With ``cluster.gpuOperator.install: false`` no release and no Namespace are rendered. The
 device-plugin and MIG ConfigMaps still are, into the ``gpu-operator`` namespace the user's own
 operator runs in, so the node labels keep naming configs that exist; ``expected_values`` (also in
@@ -35,6 +38,7 @@ from typing import Any
 
 from gpupool import facts
 from gpupool.clouds import DRIVER_PREINSTALLED
+from gpupool.facts.groups import reach
 from gpupool.facts.names import (
     DEFAULT_DEVICE_PLUGIN_CONFIG,
     DEVICE_PLUGIN_CONFIGMAP,
@@ -62,6 +66,14 @@ _NFD_WORKER_TOLERATIONS = [
 ]
 # GKE admits system-node-critical pods outside kube-system only under a matching quota.
 _GKE_CRITICAL_CLASSES = ["system-node-critical", "system-cluster-critical"]
+# gpu-operator v26.7.0 values.yaml runs every operand DaemonSet (daemonsets.priorityClassName),
+# the operator (operator.priorityClassName) and NFD (node-feature-discovery.priorityClassName)
+# at system-node-critical. At most one pod of each operand DaemonSet runs on a GPU node: driver,
+# container toolkit, device plugin, MPS control daemon, GPU Feature Discovery, DCGM, DCGM
+# exporter, MIG Manager, validator.
+OPERANDS_PER_GPU_NODE = 9
+# Deployments: the operator, NFD master, NFD garbage collector; each may surge one pod in a roll.
+_SINGLETONS = 3
 
 NAMESPACE_ADDRESS = f"k8s.namespace.{GPU_OPERATOR_NAMESPACE}"
 
@@ -108,6 +120,25 @@ def _merge(into: dict[str, Any], extra: Mapping[str, Any]) -> None:
             into[key] = copy.deepcopy(value)
 
 
+def critical_pod_quota(stack: Stack) -> int:
+    """Return the pods the GKE quota admits in the operator's namespace.
+
+    ``2 x 3`` Deployment pods (the operator, NFD master and NFD gc, each with room for the
+    surge pod of a rollout), plus an NFD worker on every node the cluster can hold (the NFD
+    worker DaemonSet has no node selector, so CPU nodes count too, and gpupool cannot know how
+    many there are: the cloud's cluster node limit, at least the GPU nodes), plus
+    ``OPERANDS_PER_GPU_NODE`` pods on each GPU node the pools' node groups can reach
+    (``facts.groups.reach``, on-demand fallback included). NVIDIA's GKE manifest
+    (``google-gke-gpu-operator-quota.yaml``) writes 100 as an example; a fixed 100 runs out once
+    the cluster has a few dozen nodes, and GPU nodes added after that get no GFD, no DCGM
+    exporter and, with the operator's driver, no device plugin. A larger quota costs nothing: it
+    only admits the operator's own pods.
+    """
+    gpu_nodes = sum(reach(pool)[1] for pool in stack.pools)
+    every_node = max(stack.cloud.cluster_nodes_max or 0, gpu_nodes)
+    return 2 * _SINGLETONS + every_node + OPERANDS_PER_GPU_NODE * gpu_nodes
+
+
 def namespace(stack: Stack, cloud: CloudResult) -> list[Resource]:
     """Return the operator Namespace (privileged pod security) and, on GKE, its pod quota."""
     if not stack.cluster.gpu_operator.install:
@@ -127,7 +158,7 @@ def namespace(stack: Stack, cloud: CloudResult) -> list[Resource]:
             "kind": "ResourceQuota",
             "metadata": {"name": "gpu-operator-quota", "namespace": GPU_OPERATOR_NAMESPACE},
             "spec": {
-                "hard": {"pods": "100"},
+                "hard": {"pods": str(critical_pod_quota(stack))},
                 "scopeSelector": {
                     "matchExpressions": [
                         {
