@@ -29,6 +29,10 @@ T = TypeVar("T")
 
 PRIORITIES = ("critical", "high", "normal", "low", "preemptible")
 
+DEFAULT_DISK_GIB = 200
+"""Root disk of a pool's nodes when the file gives none: CUDA and NGC images take several GiB
+each, and the clouds' defaults (EKS 20 GiB) fill up with a few of them."""
+
 
 @dataclass(frozen=True)
 class ProviderSettings:
@@ -143,6 +147,7 @@ class Pool:
     labels: Mapping[str, str] = field(default_factory=dict)
     taints: tuple[Taint, ...] = ()
     cloud: str = ""
+    disk_gib: int = DEFAULT_DISK_GIB
 
     @property
     def instance(self) -> InstanceType | None:
@@ -282,6 +287,7 @@ def _pool(raw: Mapping[str, Any], index: int, cloud: str) -> Pool:
             Taint(t["key"], t.get("value", ""), t["effect"]) for t in raw.get("taints", ())
         ),
         cloud=cloud,
+        disk_gib=int(raw.get("disk", {}).get("sizeGiB", DEFAULT_DISK_GIB)),
     )
 
 

@@ -9,7 +9,10 @@ What a pool renders to:
   joins, so the cluster autoscaler counts the node as a GPU node before the device plugin
   advertises its GPUs and does not scale out again meanwhile (kubernetes/autoscaler
   ``cluster-autoscaler/cloudprovider/aws/README.md``, "Special note on GPU instances"); a pool
-  label of that key wins;
+  label of that key wins. The root disk is ``disk_size`` (``disk.sizeGiB``; EKS's default is
+  20 GiB), or, for a node group with a launch template, the template's root volume
+  (``block_device_mappings`` of ``/dev/xvda``, gp3): EKS refuses ``diskSize`` beside a launch
+  template (CreateNodegroup API, ``diskSize``);
 - ``topology: compact``: a cluster placement group (``aws:ec2/placementGroup:PlacementGroup``,
   strategy ``cluster``) reached through a launch template
   (``aws:ec2/launchTemplate:LaunchTemplate`` with ``placement.group_name``); the node group takes
@@ -44,6 +47,7 @@ NODE_GROUP_REPLACE_ON = (
     "ami_type",
     "capacity_type",
     "cluster_name",
+    "disk_size",
     "instance_types",
     "launch_template.id",
     "node_role_arn",
@@ -51,6 +55,8 @@ NODE_GROUP_REPLACE_ON = (
     "subnet_ids",
 )
 PLACEMENT_GROUP_REPLACE_ON = ("region", "strategy")
+ROOT_DEVICE = "/dev/xvda"
+"""The root device of the EKS-optimised Amazon Linux AMIs."""
 
 ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"
 """The node label the cluster autoscaler's AWS provider reads as "this is a GPU node"
@@ -90,6 +96,7 @@ def _placement(stack: Stack, pool: Pool) -> tuple[list[Resource], dict[str, Any]
         type=LAUNCH_TEMPLATE,
         name=pool.name,
         inputs={
+            "block_device_mappings": [_root_volume(pool)],
             "placement": {"group_name": Ref(pg.address, "name")},
             "region": region,
             "tags": common.tags(stack),
@@ -104,6 +111,19 @@ def _placement(stack: Stack, pool: Pool) -> tuple[list[Resource], dict[str, Any]
         "version": Lookup("as_string", {"value": Ref(lt.address, "latest_version")}),
     }
     return [pg, lt], launch_template
+
+
+def _root_volume(pool: Pool) -> dict[str, Any]:
+    """Return the launch template's root volume of a pool's nodes (``disk.sizeGiB``, gp3)."""
+    return {
+        "device_name": ROOT_DEVICE,
+        # the SDK takes this flag as a string ("true"/"false")
+        "ebs": {
+            "delete_on_termination": "true",
+            "volume_size": pool.disk_gib,
+            "volume_type": "gp3",
+        },
+    }
 
 
 def _node_group(
@@ -139,6 +159,8 @@ def _node_group(
         inputs["taints"] = taints
     if launch_template is not None:
         inputs["launch_template"] = dict(launch_template)
+    else:
+        inputs["disk_size"] = pool.disk_gib
     return common.node_pool(
         stack,
         pool,

@@ -5,7 +5,8 @@ What a pool renders to, one agent pool per ``gpupool.facts.groups.capacity_group
 - ``vm_size``, ``count`` / ``min_count`` / ``max_count`` with ``enable_auto_scaling``,
   ``mode: User``, ``os_type: Linux``, ``node_labels``, ``node_taints`` (``"key=value:Effect"``),
   ``availability_zones`` from ``placement.zones``, ``resource_group_name``, the cluster as
-  ``resource_name_`` (the SDK's keyword; ``resource_name`` is the Pulumi name) and ``tags``;
+  ``resource_name_`` (the SDK's keyword; ``resource_name`` is the Pulumi name), ``tags`` and the
+  OS disk size (``os_disk_size_gb`` from ``disk.sizeGiB``);
 - spot groups: ``scale_set_priority: Spot``, ``scale_set_eviction_policy: Delete``,
   ``spot_max_price`` (``maxPricePerHour``, or -1: up to the on-demand price) and AKS's own spot
   taint written out (AKS adds it anyway; declaring it avoids a permanent diff);
@@ -22,7 +23,9 @@ cluster-autoscaler priority expander (AKS autoscaler profile ``expander: priorit
 Kubernetes provider uses the cluster's user kubeconfig from
 ``containerservice.list_managed_cluster_user_credentials`` (a secret, never written to disk).
 Replacement: ``vm_size`` and ``gpu_instance_profile`` are forceNew in azure-native (PR #3655);
-AKS refuses in-place changes of the spot settings, and of ``node_taints`` on spot pools.
+AKS refuses in-place changes of the spot settings, of ``node_taints`` on spot pools and of the OS
+disk size (the Terraform azurerm provider's ``os_disk_size_gb``: "Changing this forces a new
+resource to be created").
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ _AKS_SLICES = (1, 2, 3, 4, 7)
 REPLACE_ON = (
     "agent_pool_name",
     "gpu_instance_profile",
+    "os_disk_size_gb",
     "resource_group_name",
     "resource_name_",
     "scale_set_eviction_policy",
@@ -99,6 +103,7 @@ def _agent_pool(
         "max_count": group.max,
         "node_labels": common.node_labels(stack, pool),
         "gpu_profile": {"driver": "Install" if managed else "None"},
+        "os_disk_size_gb": pool.disk_gib,
         "tags": common.tags(stack),
     }
     if group.spot:

@@ -3,7 +3,9 @@
 What a pool renders to, one node pool per ``gpupool.facts.groups.capacity_groups`` entry:
 
 - ``node_config``: the catalog's machine type, one guest-accelerator entry (type and count from
-  the catalog), ``spot``, labels and taints (``NO_SCHEDULE``...);
+  the catalog), ``spot``, labels and taints (``NO_SCHEDULE``...), the boot disk size
+  (``disk_size_gb`` from ``disk.sizeGiB``; GKE's default is 100 GB; it changes in place and GKE
+  recreates the nodes);
 - when GKE manages the GPU stack (``driver: preinstalled``): GKE's default node image
   (``COS_CONTAINERD``), the driver
   (``gpu_driver_installation_config.gpu_driver_version: DEFAULT``), time-slicing and MPS through
@@ -80,6 +82,7 @@ def _node_pool(stack: Stack, pool: Pool, group: CapacityGroup) -> Resource:
         "image_type": "COS_CONTAINERD" if common.cloud_manages_gpu(stack) else UBUNTU,
         "guest_accelerators": [_accelerator(stack, pool)],
         "spot": group.spot,
+        "disk_size_gb": pool.disk_gib,
         "labels": common.node_labels(stack, pool),
         "resource_labels": common.tags(stack),
     }

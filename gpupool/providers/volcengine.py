@@ -5,7 +5,8 @@ What a pool renders to:
 - an explicit Volcengine provider (``pulumi:providers:volcengine``, address ``cloud.provider``)
   for the stack's region; credentials stay in the environment (``VOLCENGINE_ACCESS_KEY`` ...);
 - one node pool per pool: ``node_config`` (the instance type, the stack's ``subnetIds``,
-  ``security.security_group_ids`` from ``securityGroupIds``, pay-as-you-go ``PostPaid``),
+  ``security.security_group_ids`` from ``securityGroupIds``, pay-as-you-go ``PostPaid``, the
+  system volume's ``size`` from ``disk.sizeGiB``, 20-2048 GiB in the VKE API),
   ``kubernetes_config`` (labels and taints as ``{key, value[, effect]}`` lists, not cordoned),
   ``auto_scaling`` (enabled, min / max / desired replicas, zone-balanced), ``tags`` and the
   cluster's id (``provider.cluster`` is a VKE cluster id or name; the program looks it up with
@@ -63,6 +64,7 @@ def _node_pool(stack: Stack, pool: Pool, group: CapacityGroup) -> Resource:
             "subnet_ids": list(settings.subnet_ids),
             "security": {"security_group_ids": list(settings.security_group_ids)},
             "instance_charge_type": "PostPaid",
+            "system_volume": {"size": pool.disk_gib},
         },
         "auto_scaling": {
             "enabled": True,

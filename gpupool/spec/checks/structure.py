@@ -334,6 +334,17 @@ def run(stack: Stack, raw: Mapping[str, Any] | None = None) -> list[Diagnostic]:
                     anchor="key",
                 )
             )
+        if not stack.cloud.provisions and "disk" in rp:
+            out.append(
+                error(
+                    "pool.field-not-for-cloud",
+                    f"disk does not apply to cloud {stack.cloud.name}",
+                    "gpupool provisions no machines here, so it sizes no disk; the named nodes "
+                    "keep theirs. Remove disk.",
+                    (*pool.path, "disk"),
+                    anchor="key",
+                )
+            )
         out += _sharing_fields(pool)
         out += _spot_fields(pool, set(rp.get("capacity", {})), "interruption" in rp)
     out += _tenants(stack)
