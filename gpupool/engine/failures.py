@@ -7,7 +7,10 @@ update, or anything else. It reads text only and imports nothing from pulumi; th
 error subclasses are chosen by the same kind of text matching, so they are only hints here.
 
 Every error carries a one-line message (``str(err)``) and a ``detail`` attribute holding the
-useful tail of the output (never a full traceback). Secret values are scrubbed from both.
+useful tail of the output (never a full traceback). A reason that spans several lines (Pulumi's
+"cannot be deleted / because it is protected ... `pulumi state unprotect ...`") is kept whole,
+its lines joined, so the message still says why and what to run. Secret values are scrubbed
+from both.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from gpupool.engine.collector import (
     clean_message,
     urn_name,
 )
-from gpupool.engine.results import UpdateFailedError
+from gpupool.engine.results import PolicyViolation, UpdateFailedError
 from gpupool.errors import (
     CredentialsError,
     EngineError,
@@ -40,6 +43,7 @@ __all__ = [
     "classify",
     "engine_error",
     "not_installed",
+    "one_line",
     "parse_command_error",
     "scrub",
 ]
@@ -93,6 +97,8 @@ _MISSING_MODULE = re.compile(r"No module named '(?P<module>[\w.]+)'")
 _EXTRAS = {sdk.module: sdk.extra for sdk in clouds.sdks() if sdk.extra}
 #: Cloud SDK request noise dropped from one-line reasons (kept in ``detail``).
 _REQUEST_NOISE = re.compile(r",? ?https response error StatusCode: \d+, RequestID: [\w-]+")
+#: A one-line reason longer than this is cut (the whole text stays in ``detail``).
+_MAX_REASON = 600
 _NOISE = re.compile(r"^(code: -?\d+|stdout:|stderr:|Resources:|Duration:|View (Live|in Browser)"
                     r"|Diagnostics:|Previewing|Updating|Destroying|Refreshing)", re.IGNORECASE)
 
@@ -202,7 +208,10 @@ def _classify(kind: str, stack: str, output: CommandOutput, events: EventCollect
     if failed:
         urn, reason = failed[0]
         return EngineError(f"Pulumi {verb} failed at {_resource(urn)}: "
-                           f"{_first_line(reason)}")
+                           f"{one_line(reason)}")
+    policies = events.mandatory_policies()
+    if policies:
+        return _policy_failed(kind, events, policies)
     return EngineError(f"Pulumi {verb} failed: {_headline(output, errors)}")
 
 
@@ -215,13 +224,32 @@ def _failed_resources(events: EventCollector) -> tuple[tuple[str, str], ...]:
 def _update_failed(kind: str, events: EventCollector,
                    failed: tuple[tuple[str, str], ...]) -> UpdateFailedError:
     urn, reason = failed[0]
-    applied = events.applied_changes()
     others = f" ({len(failed) - 1} more failed)" if len(failed) > 1 else ""
     verb = "Update" if kind == "up" else "Destroy"
-    done = f"{applied} change{'s' if applied != 1 else ''} applied before it"
-    message = (f"{verb} failed at {_resource(urn)}: {_first_line(reason)}{others}; "
-               f"{done} — fix the cause and run it again.")
+    message = (f"{verb} failed at {_resource(urn)}: {one_line(reason)}{others}; "
+               f"{_applied(events)} — fix the cause and run it again.")
     return UpdateFailedError(message, events.result(), "\n".join(r for _, r in failed))
+
+
+def _policy_failed(kind: str, events: EventCollector,
+                   policies: tuple[PolicyViolation, ...]) -> EngineError:
+    """Explain a run failed by mandatory policies that name no resource (stack policies)."""
+    first = one_line(policies[0].describe())
+    others = f" ({len(policies) - 1} more mandatory)" if len(policies) > 1 else ""
+    detail = "\n".join(p.describe() for p in policies)
+    if kind in ("up", "destroy"):
+        verb = "Update" if kind == "up" else "Destroy"
+        message = (f"{verb} failed: {first}{others}; {_applied(events)} — fix the cause and "
+                   "run it again.")
+        return UpdateFailedError(message, events.result(), detail)
+    return engine_error(EngineError, f"Pulumi {_VERBS.get(kind, kind)} failed: {first}{others}",
+                        detail)
+
+
+def _applied(events: EventCollector) -> str:
+    """Say how many changes applied, counted as Pulumi's summary counts them."""
+    applied = events.applied_changes()
+    return f"{applied} change{'s' if applied != 1 else ''} applied before it"
 
 
 def _program_error(output: CommandOutput, errors: tuple[EngineDiagnostic, ...]) -> ProgramError:
@@ -261,6 +289,25 @@ def _resource(urn: str) -> str:
     return f"{type_} '{urn_name(urn)}'" if type_ else f"'{urn_name(urn)}'"
 
 
+def one_line(text: str) -> str:
+    """Return a whole reason on one line: colour tags, request noise and "error:" dropped.
+
+    The lines of a multi-line reason are joined with spaces (Pulumi breaks its own messages in
+    the middle of a sentence); a reason longer than ``_MAX_REASON`` characters is cut.
+    """
+    lines = []
+    for line in clean_message(text).splitlines():
+        line = _REQUEST_NOISE.sub("", line).strip()
+        if not lines and line.lower().startswith("error:"):
+            line = line[len("error:"):].strip()
+        if line:
+            lines.append(line)
+    if not lines:
+        return "no reason given"
+    joined = re.sub(r"\s+", " ", " ".join(lines)).rstrip(".")
+    return joined if len(joined) <= _MAX_REASON else joined[:_MAX_REASON] + "…"
+
+
 def _first_line(text: str) -> str:
     for line in clean_message(text).splitlines():
         line = _REQUEST_NOISE.sub("", line).strip()
@@ -284,7 +331,7 @@ def _meaningful(text: str) -> list[str]:
 
 def _headline(output: CommandOutput, errors: tuple[EngineDiagnostic, ...]) -> str:
     if errors:
-        return _first_line(errors[0].message)
+        return one_line(errors[0].message)
     stderr = _meaningful(output.stderr)
     flagged = [line for line in stderr if line.lower().startswith("error:")]
     for candidates in (flagged, stderr, _meaningful(output.stdout)):
@@ -295,7 +342,7 @@ def _headline(output: CommandOutput, errors: tuple[EngineDiagnostic, ...]) -> st
 
 
 def _detail(output: CommandOutput, errors: tuple[EngineDiagnostic, ...], lines: int = 8) -> str:
-    kept = [_first_line(d.message) for d in errors]
+    kept = [one_line(d.message) for d in errors]
     kept += _meaningful(output.stderr)
     if not kept:
         kept = _meaningful(output.stdout)

@@ -7,14 +7,16 @@ for an ``EngineTarget`` against its backend, and running preview, up, destroy, a
 refresh preview and a state export. Results come back as ``gpupool.engine.results`` values;
 failures as ``gpupool.errors`` classes chosen by ``gpupool.engine.failures``.
 
-It does not render programs (``gpupool.render``), record applied state (``gpupool.state``) or
+It does not render programs (``gpupool.render``), record applied state (``gpupool.record``) or
 print anything: progress goes to the caller's ``on_event`` callback.
 
 Protocol notes (pulumi SDK 3.272): every operation is a subprocess call to ``pulumi`` with
 ``--non-interactive`` and ``--stack``; engine events come back over ``--event-log`` (a temporary
 file for CLI <= 3.205, a gRPC stream after). The backend is passed as ``PULUMI_BACKEND_URL``,
 never through ``pulumi login``. ``refresh_preview`` runs ``refresh --preview-only`` (never
-``--expect-no-changes``, which writes state before it fails).
+``--expect-no-changes``, which writes state before it fails). The SDK must be 3.226 or newer:
+3.224.0 to 3.225.1 drop every engine event whose ``detailedDiff`` is null, which CLIs since
+3.103 send on most steps (pulumi/pulumi#22105).
 """
 
 from __future__ import annotations
@@ -163,7 +165,7 @@ def _automation() -> ModuleType:
     except ImportError as exc:  # the SDK is a dependency, but say what to do if it is gone
         raise engine_error(
             EngineNotInstalledError,
-            f"The pulumi Python package is not installed ({exc}): pip install 'pulumi>=3.224,<4'."
+            f"The pulumi Python package is not installed ({exc}): pip install 'pulumi>=3.226,<4'."
         ) from exc
     return automation
 

@@ -1,17 +1,26 @@
 """Output of ``gpupool preview``, ``up`` and ``destroy`` while the engine runs, and after.
 
-``progress_line`` turns one engine progress event into the line shown on stderr (resource by
+``progress_line`` turns one engine progress event into the lines shown on stderr (resource by
 resource, with the elapsed time); ``summary`` is the closing line of ``up`` and ``destroy``.
 What ``preview`` finds reads like a plan (``gpupool.views.plan``).
+
+Messages are shown whole: a diagnostic or policy message that spans several lines (Pulumi's
+"cannot be deleted / because it is protected ... `pulumi state unprotect ...`") keeps every
+line, the later ones indented under the resource they are about. The line that marks a
+resource as failed repeats only the first line of that message.
 """
 
 from __future__ import annotations
 
 from gpupool.engine.results import EngineResult, ProgressEvent
 
+#: Where the continuation lines of a message start: under the text after the elapsed time.
+_INDENT = " " * 14
+_STACK_TYPE = "pulumi:pulumi:Stack"
+
 
 def progress_line(event: ProgressEvent) -> str | None:
-    """Return the stderr line for one progress event, or None for events not shown."""
+    """Return the stderr line(s) for one progress event, or None for events not shown."""
     if event.kind == "summary":
         return None
     name = event.urn.rsplit("::", 1)[-1] if event.urn else ""
@@ -20,12 +29,31 @@ def progress_line(event: ProgressEvent) -> str | None:
     elif event.kind == "resource-done":
         line = f"  {event.op:<10} {event.type} {name} done"
     elif event.kind == "resource-failed":
-        line = f"  failed     {event.type} {name}: {event.message}"
-    elif event.severity in ("error", "warning"):
-        line = f"  {event.severity}: {event.message.strip()}"
+        line = f"  failed     {event.type} {name}: {_headline(event.message)}"
+    elif event.severity in ("error", "warning") and event.kind in ("diagnostic", "policy"):
+        about = (f"{event.type} {name}: " if name and event.type and event.type != _STACK_TYPE
+                 else "")
+        line = _message(f"  {event.severity}: {about}", event.message)
     else:
         return None
     return f"[{event.elapsed_s:7.1f}s]{line}\n"
+
+
+def _headline(message: str) -> str:
+    """Return a failure reason's first line, marked when more follows.
+
+    A failure's reason is the resource's error diagnostic, which was shown whole (and so
+    indented) just before the failure; repeating every line of it would only add noise.
+    """
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()] or [""]
+    return lines[0] + (" (more above)" if len(lines) > 1 else "")
+
+
+def _message(head: str, message: str) -> str:
+    """Return ``head`` and the message's first line, each later line indented below."""
+    lines = [line.rstrip() for line in message.strip().splitlines()] or [""]
+    rest = "".join(f"\n{_INDENT}{line}" for line in lines[1:] if line)
+    return f"{head}{lines[0]}{rest}"
 
 
 def summary(verb: str, result: EngineResult) -> str:

@@ -96,6 +96,59 @@ def test_failed_up_names_the_resource_and_keeps_a_record(
     )
 
 
+def test_preview_of_a_delete_before_replace_says_why(
+    stack_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The keyless delete-replaced step comes first; the plan still names the forcing key."""
+    monkeypatch.setenv("FAKE_PULUMI_SCENARIO", "delete-before-replace")
+    assert run(["preview", "--format", "json", str(stack_file)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (pool,) = [c for c in doc["resource_changes"] if c["address"].endswith("pool-infer-l4")]
+    assert sorted(pool["actions"]) == ["create", "delete"]
+    assert pool["replace_paths"] == [["instanceTypes"]]
+    assert "instanceTypes forces replacement" in pool["reasons"]
+
+
+def test_policy_violations_are_shown_and_the_mandatory_one_fails(
+    stack_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Advisory violations are warnings, a mandatory one is the error; each names the policy,
+    its pack and the resource, the multi-line message indented under it."""
+    monkeypatch.setenv("FAKE_PULUMI_SCENARIO", "policy")
+    assert run(["preview", str(stack_file)]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert any(line.endswith(
+        "warning: kubernetes:core/v1:ConfigMap time-slicing-config: policy "
+        "'configmaps-have-owner-label' of policy pack 'org-guardrails' v1.4.0 (advisory): "
+        "ConfigMap time-slicing-config has no 'owner' label.") for line in lines)
+    at = next(i for i, line in enumerate(lines) if "error: aws:eks/nodeGroup:NodeGroup" in line)
+    assert lines[at + 1] == " " * 14 + "Add it to the pool's tags and run the update again."
+    assert lines[-1] == (
+        "error: Pulumi preview failed at aws:eks/nodeGroup:NodeGroup 'pool-infer-l4': policy "
+        "'gpu-node-groups-have-cost-center' of policy pack 'org-guardrails' v1.4.0 (mandatory): "
+        "GPU node groups must carry a 'cost-center' tag. Add it to the pool's tags and run the "
+        "update again")
+
+
+def test_destroy_stopped_by_a_protected_resource_shows_the_whole_reason(
+    stack_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The engine's three-line refusal: every line in the progress, indented under the node
+    group; the closing error is one line with the command that unprotects it."""
+    assert run(["up", "--yes", str(stack_file)]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("FAKE_PULUMI_SCENARIO", "protected")
+    assert run(["destroy", "--yes", str(stack_file)]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.endswith("cannot be deleted"))
+    assert "error: aws:eks/nodeGroup:NodeGroup pool-infer-l4: resource" in lines[at]
+    assert lines[at + 1].startswith(" " * 14 + "because it is protected.")
+    assert lines[at + 2].startswith(" " * 14 + "`pulumi state unprotect ")
+    assert lines[-1].startswith("error: Destroy failed at aws:eks/nodeGroup:NodeGroup")
+    assert "because it is protected" in lines[-1] and "`pulumi state unprotect " in lines[-1]
+    assert "2 changes applied before it" in lines[-1]
+
+
 def test_destroy_with_yes_empties_the_record(stack_file: Path) -> None:
     """destroy --yes removes everything; the record becomes an empty graph."""
     assert run(["up", "--yes", str(stack_file)]) == 0
@@ -112,9 +165,10 @@ def test_missing_cli_is_one_line_pointing_at_plan(
     for cmd in (["preview"], ["up", "--yes"], ["destroy", "--yes"]):
         assert run([*cmd, str(stack_file)]) == 1
         err = capsys.readouterr().err
-        assert err.startswith("error: Pulumi CLI not found")
-        assert "gpupool plan" in err
-        assert len(err.strip().splitlines()) == 1
+        errors = [line for line in err.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1  # validation warnings about the stack may come before it
+        assert errors[0].startswith("error: Pulumi CLI not found")
+        assert "gpupool plan" in errors[0]
 
 
 def test_drift_exit_codes(

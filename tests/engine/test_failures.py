@@ -9,7 +9,13 @@ import pytest
 from pulumi.automation import EngineEvent
 
 from gpupool.engine.collector import EventCollector, clean_message
-from gpupool.engine.failures import CommandOutput, classify, parse_command_error, scrub
+from gpupool.engine.failures import (
+    CommandOutput,
+    classify,
+    one_line,
+    parse_command_error,
+    scrub,
+)
 from gpupool.engine.results import EngineResult, ResourceStep, UpdateFailedError
 from gpupool.errors import CredentialsError, EngineError, ProgramError, StackLockedError
 
@@ -218,3 +224,62 @@ def test_progress_and_failures_are_scrubbed_too() -> None:
                      diag(f"request signed with {key} was rejected", NG))
     assert seen == ["request signed with *** was rejected"]
     assert collector.failed == ((NG, "request signed with *** was rejected"),)
+
+
+# -- what real streams send (tests/engine/streams) -----------------------------------------------
+
+
+def policy(message: str, level: str, urn: str | None = NG) -> dict[str, Any]:
+    """A `policyEvent` as the engine sends it (sdk/go/common/apitype/events.go PolicyEvent)."""
+    data = {"message": message, "color": "raw", "policyName": "no-public-ips",
+            "policyPackName": "guardrails", "policyPackVersion": "", "enforcementLevel": level}
+    return {"policyEvent": data if urn is None else {**data, "resourceUrn": urn}}
+
+
+def test_a_stack_policy_without_a_resource_is_the_failure_reason() -> None:
+    """A mandatory stack policy (no resource URN) fails preview and up with its own words."""
+    events = feed(EventCollector("preview"), policy("no public IPs\nanywhere", "mandatory", None))
+    error = classify("preview", "dev", out(), events)
+    assert type(error) is EngineError
+    assert str(error) == ("Pulumi preview failed: policy 'no-public-ips' of policy pack "
+                          "'guardrails' (mandatory): no public IPs anywhere")
+    events = feed(EventCollector("up"),
+                  {"resourcePreEvent": {"metadata": meta("update", CM)}},
+                  {"resOutputsEvent": {"metadata": meta("update", CM)}},
+                  policy("no public IPs", "mandatory", None))
+    update = classify("up", "dev", out(), events)
+    assert isinstance(update, UpdateFailedError)
+    assert str(update).startswith("Update failed: policy 'no-public-ips' of policy pack")
+    assert "; 1 change applied before it" in str(update)
+
+
+def test_advisory_policies_are_warnings_not_failures() -> None:
+    """An advisory violation is reported as a warning and never becomes a failure."""
+    seen: list[tuple[str, str, str]] = []
+    collector = feed(EventCollector("preview", lambda e: seen.append((e.kind, e.severity,
+                                                                       e.type))),
+                     policy("<{%reset%}>public IP<{%reset%}>\n", "advisory"))
+    assert seen == [("policy", "warning", "aws:eks/nodeGroup:NodeGroup")]  # type from the URN
+    assert collector.failed == ()
+    (violation,) = collector.result().policy_violations
+    assert violation.message == "public IP" and not violation.mandatory
+
+
+def test_counting_changes_without_a_summary_counts_a_replacement_once() -> None:
+    """Without a summary event, completed steps are counted as the engine's summary would."""
+    steps = [("create-replacement", NG), ("replace", NG), ("delete-replaced", NG),
+             ("update", CM), ("same", STACK)]
+    events: list[dict[str, Any]] = []
+    for op, urn in steps:
+        events += [{"resourcePreEvent": {"metadata": meta(op, urn)}},
+                   {"resOutputsEvent": {"metadata": meta(op, urn)}}]
+    collector = feed(EventCollector("up"), *events)
+    assert collector.applied_changes() == 2
+    assert collector.result().change_count == 2
+
+
+def test_a_long_reason_is_cut_on_its_one_line() -> None:
+    """A huge provider message is kept whole up to a limit, joined on one line."""
+    reason = one_line("error: " + "x" * 300 + "\n" + "y" * 400)
+    assert reason.startswith("x" * 300 + " yyy") and reason.endswith("…")
+    assert len(reason) == 601 and "\n" not in reason

@@ -1,5 +1,9 @@
 """gpupool.engine.pulumi against the stand-in CLI (tests/fake_pulumi): the real Automation API
-code path, with recorded engine output instead of a cloud."""
+code path, with recorded engine output instead of a cloud.
+
+The stand-in's scenarios follow Pulumi's real streams (tests/engine/streams, replayed directly in
+test_collector_streams.py); the lifecycle test a case mirrors is named in its docstring.
+"""
 
 from __future__ import annotations
 
@@ -123,6 +127,10 @@ def test_preview_reports_planned_steps_summary_and_progress(fake: Fake) -> None:
     assert update.diffs == ("data",)
     assert update.detailed_diff == (("data.config.yaml", "update"),)
     assert "+-1 to replace" in result.stdout_tail
+
+    names = [s.name for s in result.steps]
+    assert names.count("gpupool-test-dev") == 1  # its outputs event arrives twice
+    assert result.change_count == 3  # a replacement is one change, as in Pulumi's summary
 
     kinds = [e.kind for e in events]
     assert kinds[-1] == "summary"
@@ -259,6 +267,26 @@ def test_progress_callback_failure_does_not_break_the_operation(fake: Fake) -> N
     assert result.outputs["pools"] == ["infer-l4"]
 
 
+def test_delete_before_replace_keeps_the_replacement_keys(fake: Fake) -> None:
+    """A delete-before-replace starts with a keyless `delete-replaced`; every step of the
+    replacement still says which key forces it (lifecycle TestExplicitDeleteBeforeReplace)."""
+    fake.scenario("delete-before-replace")
+    result = engine.preview(fake.target)
+    steps = result.steps_for(next(s.urn for s in result.steps if s.name == "pool-infer-l4"))
+    assert [s.op for s in steps] == ["delete-replaced", "replace", "create-replacement"]
+    assert {s.replace_keys for s in steps} == {("instanceTypes",)}
+    applied = engine.up(fake.target)
+    assert applied.change_count == 3
+    assert "pool-infer-l4" in fake.resources()
+
+
+def test_up_lists_the_stack_once(fake: Fake) -> None:
+    """In an update the stack (a component) gets no outputs event until the program registers
+    its outputs; its step is still listed once."""
+    result = engine.up(fake.target)
+    assert [s.name for s in result.steps].count("gpupool-test-dev") == 1
+
+
 # -- failures ------------------------------------------------------------------------------------
 
 
@@ -284,6 +312,42 @@ def test_failure_mid_update_raises_with_the_partial_result(fake: Fake) -> None:
     assert failed and failed[0].type == NODE_GROUP and failed[0].severity == "error"
     assert "time-slicing-config" in fake.resources()
     assert "gpu-operator" not in fake.resources()
+
+
+def test_mandatory_policy_fails_naming_policy_pack_and_resource(fake: Fake) -> None:
+    """An organisation policy pack: the advisory violation is a warning, the mandatory one the
+    reason the preview and the update fail (lifecycle TestSimpleAnalyzeResourceFailure)."""
+    fake.scenario("policy")
+    events: list[ProgressEvent] = []
+    with pytest.raises(EngineError) as caught:
+        engine.preview(fake.target, events.append)
+    reason = ("policy 'gpu-node-groups-have-cost-center' of policy pack 'org-guardrails' v1.4.0 "
+              "(mandatory): GPU node groups must carry a 'cost-center' tag. Add it to the "
+              "pool's tags and run the update again")
+    assert str(caught.value) == f"Pulumi preview failed at {NODE_GROUP} 'pool-infer-l4': {reason}"
+    policies = [(e.severity, e.urn.rsplit("::", 1)[-1]) for e in events if e.kind == "policy"]
+    assert policies == [("warning", "time-slicing-config"), ("error", "pool-infer-l4")]
+
+    with pytest.raises(UpdateFailedError) as failed:
+        engine.up(fake.target)
+    assert str(failed.value) == (f"Update failed at {NODE_GROUP} 'pool-infer-l4': {reason}; 1 "
+                                 "change applied before it — fix the cause and run it again.")
+    assert [v.enforcement for v in failed.value.partial.policy_violations] == [
+        "advisory", "mandatory"]
+
+
+def test_destroy_of_a_protected_resource_says_how_to_unprotect_it(fake: Fake) -> None:
+    """The engine's three-line refusal stays whole in the one-line error (lifecycle TestProtect)."""
+    engine.up(fake.target)
+    fake.scenario("protected")
+    with pytest.raises(UpdateFailedError) as caught:
+        engine.destroy(fake.target)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "cannot be deleted because it is protected" in message
+    assert "`pulumi state unprotect 'urn:pulumi:dev::gpupool-test::" in message
+    assert message.endswith("; 2 changes applied before it — fix the cause and run it again.")
+    assert "pool-infer-l4" in fake.resources() and "gpu-operator" not in fake.resources()
 
 
 def test_locked_stack_names_the_holder(fake: Fake) -> None:

@@ -30,7 +30,9 @@ lines. Either way the last event is ``cancelEvent``, which ends the SDK's file w
 Environment:
     FAKE_PULUMI_SCENARIO   recorded scenario in ./scenarios (default ``changes``): changes,
                            no-changes, fail-mid-update, program-error, no-credentials, locked,
-                           empty. A scenario may ``inherit`` another and override operations.
+                           empty, delete-before-replace, policy (advisory and mandatory policy
+                           violations), protected (destroy stops at a protected resource). A
+                           scenario may ``inherit`` another and override operations.
     FAKE_PULUMI_VERSION    version to report (default 3.272.0; 3.200.0 selects the file log).
     FAKE_PULUMI_DELAY_S    seconds preview, up, destroy and refresh wait before answering
                            (default 0), so a test can start a second run while one is going.
@@ -46,8 +48,15 @@ Environment:
                            stack remembers a hash of it (Pulumi.<stack>.yaml ``encryptionsalt``)
                            and rejects a different one with "incorrect passphrase".
 
-The scenario data are modelled on real engine output (sdk/go/common/apitype/events.go field
-names, as read by pulumi/automation/events.py); ``{stack}`` and ``{project}`` are filled in.
+The scenario data follow real engine streams (sdk/go/common/apitype/events.go field names, as
+read by pulumi/automation/events.py; recorded examples in tests/engine/streams), including what
+a stand-in could easily get wrong: ``"detailedDiff": null`` on every step without one, ``"old":
+null`` on creates and ``"new": null`` on deletions, ``custom`` omitted for components, a
+replacement's steps in the engine's order (``delete-replaced`` last and keyless for
+create-before-replace, first and keyless for delete-before-replace), the stack's outputs event
+twice in a preview (when its step is planned and when the program registers its outputs) and
+once, at the end, in an update, and ``policyEvent`` for policy violations. ``{stack}`` and
+``{project}`` are filled in.
 """
 
 from __future__ import annotations
