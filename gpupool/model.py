@@ -39,6 +39,7 @@ class ProviderSettings:
     """Cloud-specific settings (docs/stack-file.md, Provider settings per cloud)."""
 
     subnet_ids: tuple[str, ...] = ()
+    subnet_zones: tuple[tuple[str, str], ...] = ()  # (subnet id, zone) from ``subnets`` (aws)
     node_role_arn: str | None = None
     project: str | None = None
     resource_group: str | None = None
@@ -66,11 +67,25 @@ class GpuOperator:
 
 
 @dataclass(frozen=True)
+class Prometheus:
+    """The Prometheus Operator the stack says the cluster runs (``cluster.monitoring.prometheus``).
+
+    gpupool installs none of it; these are statements about the cluster that shape what is
+    rendered (labels, the DCGM ServiceMonitor) and which warnings validate gives.
+    """
+
+    labels: Mapping[str, str] | None  # None: not given (validate warns); {}: selects everything
+    service_monitor: bool
+    kube_state_metrics_pool_label: bool
+
+
+@dataclass(frozen=True)
 class Monitoring:
-    """DCGM exporter and alerts."""
+    """DCGM exporter, alerts, and the Prometheus Operator the cluster runs, if the stack says so."""
 
     dcgm_exporter: bool
     gpu_memory_alert_percent: int | None
+    prometheus: Prometheus | None  # None: the stack does not say the Prometheus Operator runs
 
 
 @dataclass(frozen=True)
@@ -304,6 +319,18 @@ def _tenant(raw: Mapping[str, Any], index: int) -> Tenant:
     )
 
 
+def _prometheus(raw: Mapping[str, Any] | None) -> Prometheus | None:
+    """Build ``cluster.monitoring.prometheus``; None when the block is absent."""
+    if raw is None:
+        return None
+    labels = raw.get("labels")
+    return Prometheus(
+        labels=None if labels is None else dict(labels),
+        service_monitor=bool(raw.get("serviceMonitor", True)),
+        kube_state_metrics_pool_label=bool(raw.get("kubeStateMetricsPoolLabel", False)),
+    )
+
+
 def build(data: Mapping[str, Any], source: str = "") -> Stack:
     """Build a ``Stack`` from data that passed the JSON Schema, applying every default."""
     meta = data["metadata"]
@@ -326,6 +353,7 @@ def build(data: Mapping[str, Any], source: str = "") -> Stack:
             cluster=prov.get("cluster"),
             settings=ProviderSettings(
                 subnet_ids=tuple(s.get("subnetIds", ())),
+                subnet_zones=tuple((n["id"], n["zone"]) for n in s.get("subnets", ())),
                 node_role_arn=s.get("nodeRoleArn"),
                 project=s.get("project"),
                 resource_group=s.get("resourceGroup"),
@@ -344,6 +372,7 @@ def build(data: Mapping[str, Any], source: str = "") -> Stack:
             monitoring=Monitoring(
                 dcgm_exporter=bool(mon.get("dcgmExporter", True)),
                 gpu_memory_alert_percent=mon.get("alerts", {}).get("gpuMemoryPercent"),
+                prometheus=_prometheus(mon.get("prometheus")),
             ),
         ),
         pools=tuple(_pool(p, i, cloud) for i, p in enumerate(data["pools"])),

@@ -74,6 +74,9 @@ class Cloud:
             companion?), when the cloud shortens names; None keeps the pool's name.
         compact_placement: the cloud can keep a pool's nodes close (placement group or policy).
         zonal_compact: compact placement holds one zone only.
+        zones_by_subnet: a node pool's zones are those of its subnets, so ``placement.zones``
+            takes effect only through subnets whose zones the stack gives
+            (``settings.subnets``; AWS EKS).
         labels_instance_type: nodes carry ``node.kubernetes.io/instance-type`` from the pool.
         program_helpers: the rendered program's helpers (``templates/helpers``) that call the
             cloud's SDK, so a program that uses one imports it.
@@ -108,6 +111,7 @@ class Cloud:
     node_pool_name: Callable[[str, bool], str] | None = None
     compact_placement: bool = True
     zonal_compact: bool = True
+    zones_by_subnet: bool = False
     labels_instance_type: bool = True
     program_helpers: tuple[str, ...] = ()
     delete_before_replace: tuple[str, ...] = ()

@@ -4,8 +4,9 @@ This module owns the sentences of a plan's ``reasons``, derived from the resourc
 (never from provider-specific inputs): GPU model and memory, capacity type, instance type,
 sharing mode, time-slicing and MPS replicas (with the memory share of a slot), MIG layouts,
 fractional slots, node counts, quotas and limits, MIG strategy, versions; how many GPUs leave at
-once when a node pool is replaced; and, when no fact explains a change, the changed inputs with
-their old and new values.
+once when a node pool is replaced; what a new resource needs of the cluster that gpupool does not
+install (its ``needs`` fact); and, when no fact explains a change, the changed inputs with their
+old and new values.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ _FACT_LABELS = {
 }
 # Facts that identify a resource or are explained elsewhere, never read as a change.
 _QUIET_FACTS = frozenset(
-    {"kind", "pool", "tenant", "mode", "replicas", "mig_layout", "slots_per_gpu", "config"}
+    {"kind", "pool", "tenant", "mode", "replicas", "mig_layout", "slots_per_gpu", "config", "needs"}
 )
 
 
@@ -348,11 +349,19 @@ def _replace_order(type_token: str, ctx: Context) -> str:
     return f"Pulumi creates the new {noun} before it deletes the old one"
 
 
+def _needs(facts: Mapping[str, Any]) -> list[str]:
+    """Say what a new resource needs of the cluster that gpupool does not install (``needs``)."""
+    needs = facts.get("needs")
+    if not isinstance(needs, (list, tuple)):
+        return []
+    return [f"needs {n}" for n in needs if isinstance(n, str)]
+
+
 def lifecycle(res: Resource, actions: tuple[str, ...], ctx: Context) -> list[str]:
-    """Say what a node pool that comes or goes adds or takes away."""
+    """Say what a node pool that comes or goes adds or takes away, and what a new resource needs."""
     f = res.facts
     if f.get("kind") != "node-pool":
-        return []
+        return _needs(f) if actions == CREATE else []
     gpu, per = f.get("gpu") or "GPU", f.get("gpus_per_node")
     lo, hi = f.get("nodes_min"), f.get("nodes_max")
     if actions == CREATE:

@@ -4,7 +4,9 @@ What a pool renders to:
 
 - one node group per ``gpupool.facts.groups.capacity_groups`` entry, on the NVIDIA EKS-optimised AMI
   (``AL2023_x86_64_NVIDIA``), with the pool's instance type, scaling, labels, taints
-  (``NO_SCHEDULE``...), the stack's subnets, node role and tags. The labels include
+  (``NO_SCHEDULE``...), subnets, node role and tags. The subnets decide the zones: with
+  ``settings.subnets`` (each with its zone) a pool gets the subnets of its ``placement.zones``
+  (``gpupool.facts.placement``), else every subnet of the stack. The labels include
   ``k8s.amazonaws.com/accelerator`` (``accelerator_type``): the kubelet sets it when the node
   joins, so the cluster autoscaler counts the node as a GPU node before the device plugin
   advertises its GPUs and does not scale out again meanwhile (kubernetes/autoscaler
@@ -17,7 +19,8 @@ What a pool renders to:
   strategy ``cluster``) reached through a launch template
   (``aws:ec2/launchTemplate:LaunchTemplate`` with ``placement.group_name``); the node group takes
   the template's id and latest version. A cluster placement group lives in one Availability
-  Zone, so the pool's subnets should be in one zone;
+  Zone, and an Auto Scaling group with one cannot span zones, so validation refuses a compact
+  pool whose subnets span zones (``gpupool.spec.checks.clouds``);
 - a split spot pool: its spot group is preferred by the cluster autoscaler through the priority
   expander ConfigMap (``gpupool.providers.expander``).
 
@@ -33,6 +36,7 @@ from typing import Any
 
 from gpupool.catalog import GpuModel
 from gpupool.facts.groups import CapacityGroup, capacity_groups
+from gpupool.facts.placement import pool_subnets
 from gpupool.graph import CloudResult, Lookup, Ref, Resource
 from gpupool.model import Pool, Stack
 from gpupool.providers import common, expander
@@ -142,7 +146,7 @@ def _node_group(
     inputs: dict[str, Any] = {
         "cluster_name": stack.provider.cluster,
         "node_role_arn": settings.node_role_arn,
-        "subnet_ids": list(settings.subnet_ids),
+        "subnet_ids": list(pool_subnets(stack, pool)),
         "region": stack.provider.region,
         "ami_type": AMI_TYPE,
         "capacity_type": "SPOT" if group.spot else "ON_DEMAND",

@@ -17,7 +17,10 @@ The values wire in what the other modules render and nothing more:
 * ``migManager``: off on GKE with ``driver: preinstalled`` (GKE partitions), else pointed at the
   mig-parted ConfigMap when a pool uses MIG (with the cloud's ``mig_manager_env``: on GKE
   ``WITH_REBOOT=true``, which MIG Manager needs there);
-* ``dcgmExporter.enabled`` from ``cluster.monitoring.dcgmExporter``;
+* ``dcgmExporter.enabled`` from ``cluster.monitoring.dcgmExporter``, and, when the stack says the
+  cluster runs the Prometheus Operator (``cluster.monitoring.prometheus``),
+  ``dcgmExporter.serviceMonitor`` (``enabled``, ``additionalLabels``; see
+  ``alerts.service_monitor_values``);
 * ``daemonsets.tolerations`` and NFD's worker tolerations: the chart's default plus every pool
   taint, or the operator's daemons would never reach tainted GPU nodes.
 
@@ -49,7 +52,7 @@ from gpupool.facts.names import (
 )
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack
-from gpupool.sharing import deviceplugin, mig
+from gpupool.sharing import alerts, deviceplugin, mig
 from gpupool.sharing.objects import chart, helm_release, k8s_object
 from gpupool.sharing.pools import daemon_tolerations
 
@@ -104,6 +107,8 @@ def expected_values(stack: Stack) -> dict[str, Any]:
             migm["env"] = [dict(e) for e in cloud.mig_manager_env]
     values["migManager"] = migm
     values["dcgmExporter"] = {"enabled": stack.cluster.monitoring.dcgm_exporter}
+    if (service_monitor := alerts.service_monitor_values(stack)) is not None:
+        values["dcgmExporter"]["serviceMonitor"] = service_monitor
     values["daemonsets"] = {"tolerations": daemon_tolerations(stack, _DAEMONSET_TOLERATIONS)}
     values["node-feature-discovery"] = {
         "worker": {"tolerations": daemon_tolerations(stack, _NFD_WORKER_TOLERATIONS)}

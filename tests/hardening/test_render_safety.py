@@ -219,8 +219,13 @@ def extended(cloud: str, h: dict[str, str], x: dict[str, str]) -> Stack:
         stack.tenants[0], name="t" + x["tenant"], namespace="n" + x["namespace"], pools=(pool.name,)
     )
     operator = dataclasses.replace(stack.cluster.gpu_operator, install=True, version=x["version"])
+    settings_ = stack.provider.settings
+    if settings_.subnet_zones:  # aws: the hostile zone gets a subnet of its own
+        settings_ = dataclasses.replace(
+            settings_, subnet_zones=(*settings_.subnet_zones, ("subnet-" + x["zone"], x["zone"])))
     return dataclasses.replace(
         stack,
+        provider=dataclasses.replace(stack.provider, settings=settings_),
         name="s" + x["stack"],
         backend="file://" + x["backend"],
         labels={**stack.labels, "k-" + x["stack_label_key"]: "v"},
@@ -244,6 +249,8 @@ def check_extended(cloud: str, run, x: dict[str, str], out: Path) -> None:
             assert mine["inputs"]["nodeLocations"] == [x["zone"]]
         if cloud == "azure":
             assert mine["inputs"]["availabilityZones"] == [x["zone"]]
+        if cloud == "aws":  # the subnets of its zone, and only those
+            assert mine["inputs"]["subnetIds"] == ["subnet-" + x["zone"]]
     namespaces = {n["inputs"]["metadata"]["name"]: n for n in run.by_type(
         "kubernetes:core/v1:Namespace")}  # fmt: skip
     labels = namespaces[namespace]["inputs"]["metadata"]["labels"]

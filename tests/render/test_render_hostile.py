@@ -67,9 +67,11 @@ def load(cloud: str) -> Stack:
 
 def hostile(cloud: str, h: dict[str, str]) -> Stack:
     stack = load(cloud)
+    zoned = stack.provider.settings.subnet_zones  # aws: subnets with their zones
     settings_ = dataclasses.replace(
         stack.provider.settings,
-        subnet_ids=(h["subnet"],),
+        subnet_ids=() if zoned else (h["subnet"],),
+        subnet_zones=tuple((h["subnet"], zone) for zone in stack.pools[0].zones) if zoned else (),
         node_role_arn=h["role"],
         project=h["project"],
         resource_group=h["group"],

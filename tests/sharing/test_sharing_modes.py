@@ -121,7 +121,14 @@ def test_operator_points_at_configs_with_explicit_default(default: Built) -> Non
     }
     assert values["driver"] == {"enabled": False}
     assert values["toolkit"] == {"enabled": False}  # the EKS GPU AMI carries it
-    assert values["dcgmExporter"] == {"enabled": True}
+    # the fixture states its Prometheus (cluster.monitoring.prometheus): ServiceMonitor on, labelled
+    assert values["dcgmExporter"] == {
+        "enabled": True,
+        "serviceMonitor": {
+            "enabled": True,
+            "additionalLabels": {"release": "kube-prometheus-stack"},
+        },
+    }
 
 
 def test_one_profile_type_means_single_strategy(default: Built) -> None:

@@ -14,6 +14,7 @@ from gpupool.spec.checks import (
     capacity,
     clouds,
     gpus,
+    monitoring,
     rendering,
     sharing,
     spot,
@@ -22,7 +23,7 @@ from gpupool.spec.checks import (
 )
 from gpupool.spec.diagnostics import Diagnostic
 
-_FAMILIES = (gpus, sharing, spot, capacity, tenancy, rendering, clouds)
+_FAMILIES = (gpus, sharing, spot, capacity, tenancy, rendering, monitoring, clouds)
 
 
 def run(stack: Stack, raw: Mapping[str, Any]) -> list[Diagnostic]:

@@ -10,13 +10,18 @@ than what the file says:
 - names gpupool derives must stay unique and within the clouds' limits: the on-demand companion
   of a split spot pool (``<pool>-od``), GKE node-pool names (at most 40 characters, of which
   Pulumi's random suffix takes 8), AKS agent-pool names (12 characters);
-- ``topology: compact`` has no VKE counterpart, and a placement group holds one zone;
+- ``topology: compact`` has no VKE counterpart, and a placement group holds one zone: a compact
+  pool that lists several zones, or (AWS) whose subnets span several zones, is refused;
+- on AWS a node group's zones are its subnets' (``gpupool.facts.placement``): a pool zone no
+  listed subnet is in is refused, ``subnets`` and ``subnetIds`` together are refused, and zones
+  that cannot take effect because the stack gives no subnet zones are warned about;
 - an existing node can belong to one pool only (``cloud: kubernetes``).
 """
 
 from __future__ import annotations
 
 from gpupool import facts
+from gpupool.facts import placement
 from gpupool.facts.groups import capacity_groups
 from gpupool.model import Pool, Stack
 from gpupool.spec.diagnostics import Diagnostic, error, warning
@@ -114,6 +119,70 @@ def _names(stack: Stack) -> list[Diagnostic]:
     return out
 
 
+def _subnets(stack: Stack) -> list[Diagnostic]:
+    settings = stack.provider.settings
+    if not (stack.cloud.zones_by_subnet and settings.subnet_zones and settings.subnet_ids):
+        return []
+    return [
+        error(
+            "clouds.subnets-twice",
+            "Give subnets or subnetIds, not both",
+            "settings.subnets lists each subnet with its zone and replaces subnetIds; move every "
+            "subnet there and remove subnetIds.",
+            ("provider", "settings", "subnetIds"),
+            anchor="key",
+        )
+    ]
+
+
+def _zones(stack: Stack, pool: Pool) -> list[Diagnostic]:
+    """Check a pool's zones against the subnets that decide them (``Cloud.zones_by_subnet``)."""
+    cloud = stack.cloud
+    if not cloud.zones_by_subnet or not cloud.provisions:
+        return []
+    settings = stack.provider.settings
+    if not placement.zones_known(stack):
+        wide = len(settings.subnet_ids) > 1
+        if pool.zones and wide:
+            return [
+                warning(
+                    "clouds.zones-unknown",
+                    "placement.zones has no effect without the subnets' zones",
+                    f"On {cloud.display} a node group's nodes land in the zones of its subnets, "
+                    "and subnetIds does not say which zone each is in, so every pool gets every "
+                    "subnet. List them as settings.subnets: [{id, zone}] instead; each pool then "
+                    "gets the subnets of its zones.",
+                    (*pool.path, "placement", "zones"),
+                )
+            ]
+        if pool.topology == "compact" and wide and cloud.zonal_compact:
+            return [
+                warning(
+                    "clouds.zones-unknown",
+                    "A compact pool over several subnets may span zones",
+                    f"A cluster placement group lives in one zone and {cloud.display} refuses "
+                    "one whose node group spans zones, but subnetIds does not say which zone "
+                    "each subnet is in. List them as settings.subnets: [{id, zone}] and give "
+                    "the pool one zone in placement.zones.",
+                    (*pool.path, "placement", "topology"),
+                )
+            ]
+        return []
+    known = set(placement.subnet_zones(stack).values())
+    return [
+        error(
+            "clouds.zone-without-subnet",
+            f"No subnet is in zone {zone}",
+            f"On {cloud.display} a node group's nodes land in the zones of its subnets; none of "
+            f"settings.subnets is in {zone} (they are in {', '.join(sorted(known))}). Add a "
+            "subnet of that zone or remove the zone.",
+            (*pool.path, "placement", "zones", i),
+        )
+        for i, zone in enumerate(pool.zones)
+        if zone not in known
+    ]
+
+
 def _placement(stack: Stack, pool: Pool) -> list[Diagnostic]:
     if pool.topology != "compact":
         return []
@@ -128,15 +197,29 @@ def _placement(stack: Stack, pool: Pool) -> list[Diagnostic]:
                 path,
             )
         ]
-    if len(pool.zones) > 1 and stack.cloud.zonal_compact:
+    if not stack.cloud.zonal_compact:
+        return []
+    if len(pool.zones) > 1:
         return [
-            warning(
+            error(
                 "clouds.compact-multi-zone",
                 "Compact placement keeps nodes in one zone",
-                f"A cluster placement group (or compact policy) lives in one zone, but the pool "
-                f"lists {len(pool.zones)} zones; list one zone (and, on AWS, subnets of that "
-                "zone).",
+                f"A cluster placement group (or compact policy) lives in one zone, and the cloud "
+                f"refuses a node group that spans zones with one, but the pool lists "
+                f"{len(pool.zones)} zones. List one zone.",
                 (*pool.path, "placement", "zones"),
+            )
+        ]
+    zones = placement.pool_subnet_zones(stack, pool)
+    if stack.cloud.zones_by_subnet and not pool.zones and len(zones) > 1:
+        return [
+            error(
+                "clouds.compact-multi-zone",
+                "Compact placement keeps nodes in one zone",
+                f"A cluster placement group lives in one zone, and {stack.cloud.display} refuses "
+                f"a node group that spans zones with one, but this pool gets every subnet of the "
+                f"stack, in {', '.join(zones)}. Give it one zone in placement.zones.",
+                path,
             )
         ]
     return []
@@ -144,7 +227,7 @@ def _placement(stack: Stack, pool: Pool) -> list[Diagnostic]:
 
 def run(stack: Stack) -> list[Diagnostic]:
     """Check that the stack's cloud module can render every pool as written."""
-    out = _names(stack)  # a node listed in two pools is structure's pool.duplicate-node
+    out = _names(stack) + _subnets(stack)  # two pools' node: structure's pool.duplicate-node
     for pool in stack.pools:
-        out += _gke_mig(stack, pool) + _placement(stack, pool)
+        out += _gke_mig(stack, pool) + _placement(stack, pool) + _zones(stack, pool)
     return out

@@ -214,21 +214,6 @@ def _kai(stack: Stack) -> list[Diagnostic]:
     return out
 
 
-def _alerts(stack: Stack) -> list[Diagnostic]:
-    mon = stack.cluster.monitoring
-    if mon.gpu_memory_alert_percent is None or mon.dcgm_exporter:
-        return []
-    return [
-        warning(
-            "monitoring.alerts-without-exporter",
-            "GPU memory alerts need the DCGM exporter",
-            "The alert reads DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_FB_FREE from the DCGM exporter, "
-            "which is turned off; the alert will never fire.",
-            ("cluster", "monitoring", "alerts", "gpuMemoryPercent"),
-        )
-    ]
-
-
 def run(stack: Stack) -> list[Diagnostic]:
     """Check that the stack's sharing can be rendered as in-cluster configuration."""
     return [
@@ -236,5 +221,4 @@ def run(stack: Stack) -> list[Diagnostic]:
         *_hami(stack),
         *_namespaces(stack),
         *_kai(stack),
-        *_alerts(stack),
     ]

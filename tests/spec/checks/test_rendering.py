@@ -230,14 +230,6 @@ def test_kai_queue_units_differ_warns_and_uses_smallest() -> None:
     assert q.manifest["spec"]["resources"]["gpu"] == {"quota": 2, "overQuotaWeight": 1, "limit": 3}
 
 
-def test_alerts_without_exporter_warn() -> None:
-    s = stack(
-        [{**L4, "name": "a"}],
-        monitoring={"dcgmExporter": False, "alerts": {"gpuMemoryPercent": 90}},
-    )
-    assert codes(s) == {("warning", "monitoring.alerts-without-exporter")}
-
-
 # --------------------------------------------------------------------------- build invariants
 
 

@@ -1,0 +1,123 @@
+"""Rules on what GPU monitoring needs of the cluster, which gpupool neither installs nor checks.
+
+gpupool renders the DCGM exporter (through the GPU Operator) and, with
+``cluster.monitoring.alerts``, a PrometheusRule. Both rest on software the cluster must already
+run, which gpupool cannot see from a stack file:
+
+- the Prometheus Operator's CRDs: without the ``PrometheusRule`` kind, ``pulumi up`` fails
+  (pulumi-kubernetes: "Verify that any required CRDs have been created");
+- a Prometheus whose ``ruleSelector`` and ``serviceMonitorSelector`` match gpupool's objects:
+  kube-prometheus-stack selects only objects labelled ``release: <its Helm release name>``
+  (``ruleSelectorNilUsesHelmValues``, ``serviceMonitorSelectorNilUsesHelmValues``);
+- kube-state-metrics exporting the ``gpupool.io/pool`` node label, which the alerts of pools
+  with unknown node names join on (``--metric-labels-allowlist=nodes=[gpupool.io/pool]``).
+
+``cluster.monitoring.prometheus`` states the first two (and acknowledges the third); each rule
+here warns where the stack relies on one of them without saying so. One error-free rule from
+before stays here too: alerts with the exporter turned off never fire.
+"""
+
+from __future__ import annotations
+
+from gpupool.facts.names import POOL_LABEL
+from gpupool.model import Stack
+from gpupool.spec.diagnostics import Diagnostic, warning
+
+_ALERT_PATH = ("cluster", "monitoring", "alerts", "gpuMemoryPercent")
+_PROMETHEUS_PATH = ("cluster", "monitoring", "prometheus")
+
+
+def _alerts_without_exporter(stack: Stack) -> list[Diagnostic]:
+    mon = stack.cluster.monitoring
+    if mon.gpu_memory_alert_percent is None or mon.dcgm_exporter:
+        return []
+    return [
+        warning(
+            "monitoring.alerts-without-exporter",
+            "GPU memory alerts need the DCGM exporter",
+            "The alert reads DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_FB_FREE from the DCGM exporter, "
+            "which is turned off; the alert will never fire.",
+            _ALERT_PATH,
+        )
+    ]
+
+
+def _prometheus_unstated(stack: Stack) -> list[Diagnostic]:
+    mon = stack.cluster.monitoring
+    if mon.gpu_memory_alert_percent is None or mon.prometheus is not None:
+        return []
+    return [
+        warning(
+            "monitoring.prometheus-unstated",
+            "GPU memory alerts rely on a Prometheus Operator the stack does not mention",
+            "The alert is a PrometheusRule: `pulumi up` fails unless the Prometheus Operator's "
+            "CRDs are installed, and a Prometheus loads the rule only if its ruleSelector "
+            "matches the rule's labels (kube-prometheus-stack's matches only "
+            "`release: <its Helm release name>`). gpupool installs neither. Add "
+            "cluster.monitoring.prometheus with the labels your Prometheus selects by, e.g. "
+            "`prometheus: {labels: {release: kube-prometheus-stack}}`.",
+            _ALERT_PATH,
+        )
+    ]
+
+
+def _labels_unset(stack: Stack) -> list[Diagnostic]:
+    mon = stack.cluster.monitoring
+    prom = mon.prometheus
+    if prom is None or prom.labels is not None:
+        return []
+    selected = []
+    if mon.gpu_memory_alert_percent is not None:
+        selected.append("the GPU memory PrometheusRule (ruleSelector)")
+    if mon.dcgm_exporter and prom.service_monitor:
+        selected.append("the DCGM exporter's ServiceMonitor (serviceMonitorSelector)")
+    if not selected:
+        return []
+    what = " and ".join(selected)
+    return [
+        warning(
+            "monitoring.prometheus-labels-unset",
+            "Nothing says which labels your Prometheus selects gpupool's objects by",
+            f"{what[0].upper()}{what[1:]} carry no label a Prometheus may require: "
+            "kube-prometheus-stack selects only objects labelled "
+            "`release: <its Helm release name>`, and ignores the rest silently. Set "
+            "cluster.monitoring.prometheus.labels to what your Prometheus selects "
+            "(e.g. {release: kube-prometheus-stack}), or to {} if it selects everything.",
+            _PROMETHEUS_PATH,
+        )
+    ]
+
+
+def _pool_label_unexported(stack: Stack) -> list[Diagnostic]:
+    mon = stack.cluster.monitoring
+    if mon.gpu_memory_alert_percent is None:
+        return []
+    if mon.prometheus is not None and mon.prometheus.kube_state_metrics_pool_label:
+        return []
+    joined = [p.name for p in stack.pools if not p.node_names]
+    if not joined:
+        return []
+    return [
+        warning(
+            "monitoring.pool-label-unexported",
+            f"GPU memory alerts of {', '.join(joined)} need kube-state-metrics to export "
+            f"{POOL_LABEL}",
+            "DCGM metrics name the node, not its pool, so these alerts join "
+            "kube_node_labels from kube-state-metrics, which carries a node label only when "
+            f"started with --metric-labels-allowlist=nodes=[{POOL_LABEL}] "
+            "(kube-prometheus-stack: kube-state-metrics.metricLabelsAllowlist). Without it the "
+            "alerts never fire. gpupool cannot check this: set it up, then say so with "
+            "cluster.monitoring.prometheus.kubeStateMetricsPoolLabel: true.",
+            _ALERT_PATH,
+        )
+    ]
+
+
+def run(stack: Stack) -> list[Diagnostic]:
+    """Check what the stack's monitoring relies on in the cluster."""
+    return [
+        *_alerts_without_exporter(stack),
+        *_prometheus_unstated(stack),
+        *_labels_unset(stack),
+        *_pool_label_unexported(stack),
+    ]

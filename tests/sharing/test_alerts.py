@@ -1,0 +1,245 @@
+"""GPU memory alerts and what they need of the cluster (``gpupool/sharing/alerts.py``).
+
+The rule, the DCGM ServiceMonitor settings in the GPU Operator's values, the ``needs`` the rule
+carries, and where those needs surface: the plan's create reasons and the rendered README (with
+the per-cloud autoscaler line beside them). The validate warnings are pinned by the fixtures
+``tests/fixtures/valid/monitoring-*.yaml`` (``tests/spec/test_validate.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpupool import assemble, render
+from gpupool.graph import ResourceGraph
+from gpupool.model import Stack
+from gpupool.plan import Base, make_plan
+from gpupool.sharing import alerts
+from tests.manifests import validate_manifests, validate_values
+from tests.stacks import load_stack, load_stack_text
+
+RULE = "k8s.prometheusrule.gpu-operator.gpupool-gpu-memory"
+STATED = "monitoring-prometheus-stated"  # labels {release: kube-prometheus-stack, role: ...}
+UNSTATED = "monitoring-prometheus-unstated"  # alerts, no cluster.monitoring.prometheus
+
+
+def _graph(stack: Stack) -> ResourceGraph:
+    return assemble.build(stack)
+
+
+def _rule(graph: ResourceGraph) -> dict[str, Any]:
+    res = graph.get(RULE)
+    assert res is not None and res.manifest is not None
+    return dict(res.manifest)
+
+
+def _dcgm(graph: ResourceGraph) -> dict[str, Any]:
+    release = graph.get("helm.gpu-operator")
+    assert release is not None
+    return dict(release.inputs["values"]["dcgmExporter"])
+
+
+def _stack(monitoring: str) -> Stack:
+    """An AWS stack of one L4 pool with the given ``cluster.monitoring`` flow map."""
+    return load_stack_text(
+        "apiVersion: gpupool.io/v1\nkind: GpuPoolStack\nmetadata: {name: mon}\n"
+        "provider: {cloud: aws, region: us-east-1, cluster: ml, settings: {subnetIds: "
+        '[subnet-0a1b2c3d4e5f60718], nodeRoleArn: "arn:aws:iam::123456789012:role/gpu"}}\n'
+        f"cluster: {{monitoring: {monitoring}}}\n"
+        "pools:\n"
+        "  - {name: l4, instanceType: g6.2xlarge, workload: inference, nodes: {min: 1, max: 2}}\n"
+    )
+
+
+# --------------------------------------------------------------------------- the rule's labels
+
+
+def test_rule_carries_the_labels_prometheus_selects_by() -> None:
+    # kube-prometheus-stack templates/prometheus/prometheus.yaml: with the default
+    # prometheus.prometheusSpec.ruleSelectorNilUsesHelmValues: true (values.yaml), the Prometheus
+    # gets ruleSelector.matchLabels {release: <Helm release name>} and loads no other rule.
+    graph = _graph(load_stack(STATED))
+    labels = _rule(graph)["metadata"]["labels"]
+    assert labels["release"] == "kube-prometheus-stack"
+    assert labels["role"] == "alert-rules"
+    # the stack's and gpupool's own labels stay
+    assert labels["team"] == "platform" and labels["gpupool.io/stack"] == "monitored"
+
+
+def test_rule_without_stated_labels_carries_only_the_common_ones() -> None:
+    for stack in (
+        load_stack(UNSTATED),
+        _stack("{alerts: {gpuMemoryPercent: 90}, prometheus: {labels: {}}}"),
+    ):
+        labels = _rule(_graph(stack))["metadata"]["labels"]
+        assert set(labels) == {"app.kubernetes.io/managed-by", "gpupool.io/stack"}
+
+
+@pytest.mark.cloud_sdks  # the strict ObjectMeta check comes from kubernetes-validate
+@pytest.mark.parametrize("name", [STATED, UNSTATED])
+def test_rule_validates_against_the_prometheusrule_schema(name: str) -> None:
+    # schemas/k8s/prometheusrule.schema.json: prometheus-operator's PrometheusRule CRD
+    # (monitoring.coreos.com/v1), with label keys and values checked like the API server does.
+    assert validate_manifests([_rule(_graph(load_stack(name)))]) == []
+
+
+def test_pool_join_uses_the_label_kube_state_metrics_exports() -> None:
+    # kube-state-metrics docs/metrics/cluster/node-metrics.md: kube_node_labels carries
+    # label_<NODE_LABEL> with the key sanitized to [a-zA-Z0-9_], only for the keys allowed by
+    # --metric-labels-allowlist (docs/developer/cli-arguments.md).
+    assert alerts.KSM_POOL_LABEL == "label_gpupool_io_pool"
+    assert alerts.KSM_ALLOWLIST == "--metric-labels-allowlist=nodes=[gpupool.io/pool]"
+    expr = _rule(_graph(load_stack(STATED)))["spec"]["groups"][0]["rules"][0]["expr"]
+    assert 'kube_node_labels{label_gpupool_io_pool="l4"}' in expr
+    assert "group_left (label_gpupool_io_pool)" in expr
+
+
+# --------------------------------------------------------------------------- DCGM ServiceMonitor
+
+
+def test_service_monitor_on_with_the_stated_labels() -> None:
+    # gpu-operator v26.7.0 deployments/gpu-operator/values.yaml: dcgmExporter.serviceMonitor
+    # {enabled, additionalLabels, ...}; templates/clusterpolicy.yaml passes it to the
+    # ClusterPolicy, and controllers/object_controls.go (applyServiceMonitorCustomEdits) copies
+    # additionalLabels onto the ServiceMonitor, which kube-prometheus-stack's
+    # serviceMonitorSelector (serviceMonitorSelectorNilUsesHelmValues) matches by release.
+    graph = _graph(load_stack(STATED))
+    assert _dcgm(graph) == {
+        "enabled": True,
+        "serviceMonitor": {
+            "enabled": True,
+            "additionalLabels": {"release": "kube-prometheus-stack", "role": "alert-rules"},
+        },
+    }
+    values = graph.get("helm.gpu-operator").inputs["values"]  # type: ignore[union-attr]
+    assert validate_values("gpu-operator", values) == []
+
+
+def test_service_monitor_off_when_asked() -> None:
+    stack = _stack(
+        "{alerts: {gpuMemoryPercent: 90}, prometheus: {labels: {release: kps}, "
+        "serviceMonitor: false, kubeStateMetricsPoolLabel: true}}"
+    )
+    assert _dcgm(_graph(stack)) == {"enabled": True, "serviceMonitor": {"enabled": False}}
+
+
+def test_service_monitor_without_labels_when_prometheus_selects_all() -> None:
+    stack = _stack("{prometheus: {labels: {}}}")
+    assert _dcgm(_graph(stack)) == {"enabled": True, "serviceMonitor": {"enabled": True}}
+
+
+def test_service_monitor_left_to_the_chart_when_prometheus_unstated() -> None:
+    # gpu-operator v25.10.1 controllers/object_controls.go (ServiceMonitor): an enabled DCGM
+    # ServiceMonitor without the ServiceMonitor CRD leaves the exporter's state NotReady ("Install
+    # Prometheus and necessary CRDs"); v26.7.0 skips it. Without the stack's word that the
+    # Prometheus Operator runs, gpupool does not touch the setting.
+    assert _dcgm(_graph(load_stack(UNSTATED))) == {"enabled": True}
+
+
+def test_no_service_monitor_without_the_exporter() -> None:
+    stack = _stack("{dcgmExporter: false, prometheus: {labels: {release: kps}}}")
+    assert _dcgm(_graph(stack)) == {"enabled": False}
+
+
+# --------------------------------------------------------------------------- needs
+
+
+def test_needs_name_every_prerequisite_when_stated() -> None:
+    needs = alerts.needs(load_stack(STATED))
+    # pulumi-kubernetes provider/pkg/provider/provider.go (Create): a kind the API server does not
+    # know fails with "Verify that any required CRDs have been created".
+    assert "without them `pulumi up` fails" in needs[0] and "PrometheusRule" in needs[0]
+    assert (
+        "ruleSelector matches the PrometheusRule's labels "
+        "{release: kube-prometheus-stack, role: alert-rules}" in needs[1]
+    )
+    assert "ruleNamespaceSelector takes namespace gpu-operator" in needs[1]
+    assert "serviceMonitorSelector matches the ServiceMonitor's labels" in needs[2]
+    assert "`--metric-labels-allowlist=nodes=[gpupool.io/pool]`" in needs[3]
+    assert needs[3].endswith("or the alerts of l4 never fire")
+    assert len(needs) == 4
+
+
+def test_needs_when_unstated_point_at_the_setting() -> None:
+    needs = alerts.needs(load_stack(UNSTATED))
+    assert "`release: <its release name>`" in needs[1]
+    assert "cluster.monitoring.prometheus.labels" in needs[1]
+    assert "ServiceMonitor is left at the chart's default" in needs[2]
+    # node names known: no kube-state-metrics join, so no need for its allowlist
+    assert not any("kube-state-metrics" in n for n in needs)
+
+
+def test_no_needs_without_alerts() -> None:
+    stack = _stack("{prometheus: {labels: {release: kps}}}")
+    assert alerts.needs(stack) == []
+    assert _graph(stack).get(RULE) is None
+
+
+def test_plan_lists_the_needs_when_the_rule_is_created() -> None:
+    stack = load_stack(STATED)
+    graph = _graph(stack)
+    plan = make_plan(Base("empty", None, None), graph, stack)
+    (change,) = [c for c in plan.changes if c.address == RULE]
+    assert list(change.reasons) == [f"needs {n}" for n in alerts.needs(stack)]
+
+
+def test_plan_never_reads_needs_as_a_change() -> None:
+    # An updated rule is explained by its threshold, not by the prerequisites it lists.
+    stack = load_stack(STATED)
+    base = _graph(stack)
+    text = Path(stack.source).read_text(encoding="utf-8").replace("85", "95")
+    desired_stack = load_stack_text(text)
+    plan = make_plan(Base("file", "base.yaml", base), _graph(desired_stack), desired_stack)
+    (change,) = [c for c in plan.changes if c.address == RULE]
+    assert change.reasons[0] == "GPU memory alert 85 -> 95%"
+    assert not any("needs" in r for r in change.reasons)
+
+
+# --------------------------------------------------------------------------- rendered README
+
+
+def _readme(stack: Stack, tmp_path: Path) -> str:
+    render.render(stack, _graph(stack), tmp_path)
+    text = (tmp_path / "README.md").read_text(encoding="utf-8")
+    start = text.index("## What the cluster must already have")
+    return text[start : text.index("## Run it")]
+
+
+def test_readme_lists_what_the_alerts_need(tmp_path: Path) -> None:
+    stack = load_stack(STATED)
+    section = _readme(stack, tmp_path)
+    for need in alerts.needs(stack):
+        assert f"- {need}" in section
+    assert "{release: kube-prometheus-stack, role: alert-rules}" in section
+    assert section.rstrip().endswith("never fire.")
+
+
+def test_readme_without_alerts_says_so(tmp_path: Path) -> None:
+    section = _readme(_stack("{dcgmExporter: true}"), tmp_path)
+    assert "this stack asks for no alert" in section
+    assert "PrometheusRule" not in section
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        # EKS user guide (autoscaling.html, managed-node-groups.html): EKS runs no autoscaler;
+        # managed node groups are tagged for the Cluster Autoscaler's auto-discovery.
+        (STATED, "the Kubernetes Cluster Autoscaler: EKS runs none"),
+        # GKE's cluster autoscaler is part of GKE, turned on per node pool (`autoscaling`).
+        ("sharing-gke-operator-driver", "GKE's managed cluster autoscaler"),
+        # AKS's cluster autoscaler is managed, turned on per agent pool; the expander is part of
+        # the cluster's autoscaler profile (AKS docs, cluster-autoscaler.md).
+        ("checks-spot-azure-bid", "`expander: priority`, a cluster setting"),
+        # VKE "Creating a Cluster Autoscaler" (BytePlus/Volcengine docs): the cluster-autoscaler
+        # add-on must be installed before node-pool autoscaling takes effect.
+        ("clouds-compact-volcengine", "VKE's `cluster-autoscaler` add-on"),
+        (UNSTATED, "this program provisions none and scales nothing"),
+    ],
+)
+def test_readme_says_what_scales_the_pools_per_cloud(name: str, says: str, tmp_path: Path) -> None:
+    section = _readme(load_stack(name), tmp_path)
+    assert says in " ".join(section.split())
