@@ -52,6 +52,7 @@ _HELPER_NEEDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "aks_kubeconfig": (("base64",), ("invoke_field",)),
     "as_string": ((), ()),
     "eks_kubeconfig": (("json",), ("invoke_field",)),
+    "eks_vpc_config": ((), ("invoke_field",)),
     "gke_kubeconfig": (("json",), ("invoke_field",)),
     "invoke_field": ((), ()),
     "vke_cluster_id": ((), ("invoke_field",)),

@@ -9,7 +9,8 @@ fields). These helpers make such mistakes fail in tests instead:
   KAI ``Queue`` and ``PrometheusRule`` against ``schemas/k8s``; any other kind is an error.
   A few API-server rules the OpenAPI schemas do not carry (names, labels, ResourceQuota keys,
   PriorityClass range) and gpupool's own rules are checked too; the latter say ``gpupool:``.
-- ``validate_values(chart, values)``: Helm values of gpu-operator, hami, kai-scheduler.
+- ``validate_values(chart, values)``: Helm values of gpu-operator, hami, kai-scheduler,
+  aws-efa-k8s-device-plugin.
 - ``validate_device_plugin_config(cfg)`` / ``validate_mig_parted_config(cfg)``: the two
   config-file formats, schema plus gpupool's invariants.
 
@@ -43,6 +44,7 @@ CHART_SCHEMAS: dict[str, str] = {
     "gpu-operator": "gpu-operator-values.schema.json",
     "hami": "hami-values.schema.json",
     "kai-scheduler": "kai-values.schema.json",
+    "aws-efa-k8s-device-plugin": "efa-device-plugin-values.schema.json",
 }
 
 # (apiVersion, kind) -> schema file in schemas/k8s, and whether the kind is namespaced.

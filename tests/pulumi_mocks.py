@@ -39,6 +39,7 @@ CALLS: dict[str, Any] = {
     "aws:eks/getCluster:getCluster": {
         "endpoint": "https://eks.example",
         "certificateAuthorities": [{"data": "Q0EtREFUQQ=="}],
+        "vpcConfig": {"vpcId": "vpc-0mock", "clusterSecurityGroupId": "sg-0mockcluster"},
     },
     "gcp:container/getCluster:getCluster": {
         "endpoint": "10.0.0.1",

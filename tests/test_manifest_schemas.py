@@ -40,6 +40,7 @@ UPSTREAM_VALUES = {
     "gpu-operator": "gpu-operator-v26.7.0-values.yaml",
     "hami": "hami-2.10.0-values.yaml",
     "kai-scheduler": "kai-scheduler-v0.17.0-values.yaml",
+    "aws-efa-k8s-device-plugin": "aws-efa-k8s-device-plugin-v0.5.30-values.yaml",
 }
 
 
@@ -129,12 +130,13 @@ def _shape(node: Any) -> Any:
 # --------------------------------------------------------------------------- the schema files
 
 
-def test_all_seven_schemas_exist() -> None:
-    """schemas/k8s holds the seven formats gpupool renders."""
+def test_all_eight_schemas_exist() -> None:
+    """schemas/k8s holds the eight formats gpupool renders."""
     assert (
         sorted(
             [
                 "device-plugin-config.schema.json",
+                "efa-device-plugin-values.schema.json",
                 "gpu-operator-values.schema.json",
                 "hami-values.schema.json",
                 "kai-queue.schema.json",
@@ -159,6 +161,7 @@ def test_schema_is_valid_and_names_its_source(filename: str) -> None:
         repo in comment
         for repo in (
             "NVIDIA/k8s-device-plugin",
+            "aws/eks-charts",
             "NVIDIA/mig-parted",
             "NVIDIA/gpu-operator",
             "Project-HAMi/HAMi",

@@ -142,6 +142,11 @@ class Interconnect:
         nvswitch: All GPUs reach each other through NVSwitch (full NVLink mesh).
         efa: The instance supports AWS Elastic Fabric Adapter.
         infiniband: The instance has an InfiniBand (RDMA) fabric (Azure ND sizes).
+        efa_interfaces: How many EFA interfaces the instance takes (EC2's
+            ``EfaInfo.MaximumEfaInterfaces``; one per network card), 0 without EFA.
+        gpudirect: The GPUDirect stack whose GPU traffic runs over secondary NICs (GKE A3:
+            ``GPUDirect-TCPX``, ``GPUDirect-TCPXO``), or None.
+        gpudirect_nics: How many secondary NICs, each in its own VPC network, that stack needs.
 
     """
 
@@ -149,6 +154,9 @@ class Interconnect:
     nvswitch: bool
     efa: bool
     infiniband: bool = False
+    efa_interfaces: int = 0
+    gpudirect: str | None = None
+    gpudirect_nics: int = 0
 
     @property
     def high_speed_network(self) -> bool:

@@ -199,7 +199,20 @@ def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceTy
     if model is None or model.name != row["gpu"]:
         raise CatalogDataError(f"{where}: gpu {row['gpu']!r} is not a canonical GPU model name")
     link, price = row["interconnect"], row["price"]
-    _keys(link, ("nvlink", "nvswitch", "efa"), f"{where} interconnect", "infiniband")
+    _keys(
+        link,
+        ("nvlink", "nvswitch", "efa"),
+        f"{where} interconnect",
+        "infiniband",
+        "efa_interfaces",
+        "gpudirect",
+    )
+    efa_interfaces = _integer(link.get("efa_interfaces", 0), f"{where} efa_interfaces")
+    if bool(link["efa"]) != (efa_interfaces > 0):
+        raise CatalogDataError(f"{where}: efa and efa_interfaces disagree")
+    direct = link.get("gpudirect") or {}
+    if direct:
+        _keys(direct, ("protocol", "nics"), f"{where} gpudirect")
     _keys(price, _names(Price), f"{where} price")
     fraction = _positive(row.get("gpu_fraction", 1.0), where)
     if fraction > 1.0:
@@ -218,6 +231,9 @@ def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceTy
             nvswitch=bool(link["nvswitch"]),
             efa=bool(link["efa"]),
             infiniband=bool(link.get("infiniband", False)),
+            efa_interfaces=efa_interfaces,
+            gpudirect=str(direct["protocol"]) if direct else None,
+            gpudirect_nics=_integer(direct["nics"], f"{where} gpudirect") if direct else 0,
         ),
         price=Price(
             region=str(price["region"]),

@@ -3,7 +3,8 @@
 The AMI carries the driver and the container toolkit, so with ``driver: preinstalled`` the GPU
 Operator installs neither (EKS user guide, "Amazon EKS optimized accelerated Amazon Linux AMIs").
 A managed node group has no zone setting of its own: its nodes land in the zones of the subnets
-it is given (EKS CreateNodegroup API, ``subnets``).
+it is given (EKS CreateNodegroup API, ``subnets``). EFA interfaces are attached through the node
+group's launch template, one per network card (terraform-aws-eks ``docs/networking/efa.md``).
 """
 
 from gpupool.clouds.base import Cloud, Sdk
@@ -14,6 +15,7 @@ CLOUD = Cloud(
     node_pool_noun="node group",
     sdk=Sdk("aws", "pulumi_aws", "aws", "pulumi-aws", "7.51.1", extra="aws"),
     operator_values_preinstalled={"toolkit": {"enabled": False}},
-    program_helpers=("eks_kubeconfig",),
+    program_helpers=("eks_kubeconfig", "eks_vpc_config"),
     zones_by_subnet=True,
+    attaches_efa=True,
 )

@@ -77,6 +77,9 @@ class Cloud:
         zones_by_subnet: a node pool's zones are those of its subnets, so ``placement.zones``
             takes effect only through subnets whose zones the stack gives
             (``settings.subnets``; AWS EKS).
+        attaches_efa: the cloud's node groups can attach EFA interfaces through a launch
+            template (AWS), so compact pools on EFA instance types get them
+            (``gpupool.facts.network``).
         labels_instance_type: nodes carry ``node.kubernetes.io/instance-type`` from the pool.
         program_helpers: the rendered program's helpers (``templates/helpers``) that call the
             cloud's SDK, so a program that uses one imports it.
@@ -112,6 +115,7 @@ class Cloud:
     compact_placement: bool = True
     zonal_compact: bool = True
     zones_by_subnet: bool = False
+    attaches_efa: bool = False
     labels_instance_type: bool = True
     program_helpers: tuple[str, ...] = ()
     delete_before_replace: tuple[str, ...] = ()

@@ -21,6 +21,18 @@ What a pool renders to:
   the template's id and latest version. A cluster placement group lives in one Availability
   Zone, and an Auto Scaling group with one cannot span zones, so validation refuses a compact
   pool whose subnets span zones (``gpupool.spec.checks.clouds``);
+- a compact pool on an EFA instance type (``gpupool.facts.network``): the launch template
+  attaches every EFA interface the type takes, one per network card (``network_card_index`` i,
+  ``device_index`` 0 on card 0 and 1 on the others, ``interface_type: efa``: terraform-aws-eks
+  ``modules/eks-managed-node-group/main.tf``), no subnet (EKS sets it: EKS user guide
+  ``launch-templates.md``). Security groups then sit on each interface, so each carries the
+  cluster security group (which EKS adds only to a template without security groups) and the
+  pool's EFA security group (``aws:ec2/securityGroup:SecurityGroup``, in the cluster's VPC),
+  which admits all traffic from and to itself, as EFA requires (AWS PCS user guide "Create a
+  security group to support EFA communications": ingress and egress, protocol -1, source the
+  group itself; terraform-aws-eks ``efa_security_group_rules``, ``self = true``). The cluster's
+  VPC and security group are read from
+  ``aws.eks.get_cluster`` when the program runs;
 - a split spot pool: its spot group is preferred by the cluster autoscaler through the priority
   expander ConfigMap (``gpupool.providers.expander``).
 
@@ -36,6 +48,7 @@ from typing import Any
 
 from gpupool.catalog import GpuModel
 from gpupool.facts.groups import CapacityGroup, capacity_groups
+from gpupool.facts.network import efa_interfaces
 from gpupool.facts.placement import pool_subnets
 from gpupool.graph import CloudResult, Lookup, Ref, Resource
 from gpupool.model import Pool, Stack
@@ -45,6 +58,7 @@ from gpupool.providers.expander import regex_literal
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
+SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 AMI_TYPE = "AL2023_x86_64_NVIDIA"
 
 NODE_GROUP_REPLACE_ON = (
@@ -59,6 +73,10 @@ NODE_GROUP_REPLACE_ON = (
     "subnet_ids",
 )
 PLACEMENT_GROUP_REPLACE_ON = ("region", "strategy")
+# terraform-provider-aws internal/service/ec2/vpc_security_group.go: ForceNew fields
+SECURITY_GROUP_REPLACE_ON = ("description", "name", "region", "vpc_id")
+ALL_TRAFFIC = {"protocol": "-1", "from_port": 0, "to_port": 0}
+"""A security-group rule over every protocol and port (protocol ``-1`` needs ports 0)."""
 ROOT_DEVICE = "/dev/xvda"
 """The root device of the EKS-optimised Amazon Linux AMIs."""
 
@@ -95,17 +113,24 @@ def _placement(stack: Stack, pool: Pool) -> tuple[list[Resource], dict[str, Any]
         replace_on=PLACEMENT_GROUP_REPLACE_ON,
         owner=common.owner(pool),
     )
+    inputs: dict[str, Any] = {
+        "block_device_mappings": [_root_volume(pool)],
+        "placement": {"group_name": Ref(pg.address, "name")},
+        "region": region,
+        "tags": common.tags(stack),
+        "update_default_version": True,
+    }
+    extra = [pg]
+    count = efa_interfaces(stack, pool)
+    if count:
+        sg = _efa_security_group(stack, pool)
+        extra.append(sg)
+        inputs["network_interfaces"] = _efa_interfaces(stack, count, Ref(sg.address, "id"))
     lt = Resource(
         address=common.address(pool, "launch_template"),
         type=LAUNCH_TEMPLATE,
         name=pool.name,
-        inputs={
-            "block_device_mappings": [_root_volume(pool)],
-            "placement": {"group_name": Ref(pg.address, "name")},
-            "region": region,
-            "tags": common.tags(stack),
-            "update_default_version": True,
-        },
+        inputs=inputs,
         replace_on=("region",),
         owner=common.owner(pool),
     )
@@ -114,7 +139,49 @@ def _placement(stack: Stack, pool: Pool) -> tuple[list[Resource], dict[str, Any]
         # the EKS API wants the version as a string; latest_version is a number
         "version": Lookup("as_string", {"value": Ref(lt.address, "latest_version")}),
     }
-    return [pg, lt], launch_template
+    return [*extra, lt], launch_template
+
+
+def _cluster_vpc(stack: Stack, field: str) -> Lookup:
+    """Return a field of the cluster's VPC config, read when the program runs."""
+    args = {"cluster_name": stack.provider.cluster, "region": stack.provider.region}
+    return Lookup("eks_vpc_config", {**args, "field": field})
+
+
+def _efa_security_group(stack: Stack, pool: Pool) -> Resource:
+    """Return the pool's EFA security group: all traffic from and to itself, nothing else."""
+    rule = {**ALL_TRAFFIC, "self": True, "description": "EFA: all traffic within the group"}
+    return Resource(
+        address=common.address(pool, "efa_security_group"),
+        type=SECURITY_GROUP,
+        name=f"{pool.name}-efa",
+        inputs={
+            "description": f"EFA between the nodes of gpupool pool {pool.name}",
+            "vpc_id": _cluster_vpc(stack, "vpc_id"),
+            "ingress": [dict(rule)],
+            "egress": [dict(rule)],
+            "region": stack.provider.region,
+            "tags": common.tags(stack),
+        },
+        replace_on=SECURITY_GROUP_REPLACE_ON,
+        owner=common.owner(pool),
+    )
+
+
+def _efa_interfaces(stack: Stack, count: int, efa_group: Ref) -> list[dict[str, Any]]:
+    """Return the launch template's network interfaces: one EFA per network card."""
+    groups = [_cluster_vpc(stack, "cluster_security_group_id"), efa_group]
+    return [
+        {
+            "network_card_index": card,
+            "device_index": 0 if card == 0 else 1,
+            "interface_type": "efa",
+            # the SDK takes this flag as a string ("true"/"false")
+            "delete_on_termination": "true",
+            "security_groups": list(groups),
+        }
+        for card in range(count)
+    ]
 
 
 def _root_volume(pool: Pool) -> dict[str, Any]:

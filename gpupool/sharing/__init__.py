@@ -3,8 +3,8 @@
 One module per mechanism turns pools and tenants into Kubernetes objects and Helm releases.
 
 ``build(stack, cloud)`` returns the in-cluster resources (GPU Operator, device-plugin and MIG
-configs, HAMi or KAI, namespaces, quotas, priority classes, alerts), each depending on the node
-pools it configures. What each pool's nodes advertise and the labels that select them are GPU
+configs, the EFA device plugin, HAMi or KAI, namespaces, quotas, priority classes, alerts), each
+depending on the node pools it configures. What each pool's nodes advertise and the labels that select them are GPU
 facts (``gpupool.facts``), which the cloud modules read too.
 ``workload_snippets(stack)`` returns the pod-spec guidance render writes next to the program.
 """
@@ -21,6 +21,7 @@ from gpupool.model import Stack
 from gpupool.sharing import (
     alerts,
     deviceplugin,
+    efa,
     hami,
     kai,
     mig,
@@ -37,9 +38,9 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
     """Build every in-cluster resource of a stack.
 
     Order: the GPU Operator's namespace and the device-plugin and MIG ConfigMaps, the operator
-    release, HAMi or KAI (release and queues), priority classes, tenant namespaces and quotas,
-    then alerts. Every resource uses ``cloud.k8s_provider`` and depends on the node pools it
-    configures.
+    release, the EFA device plugin, HAMi or KAI (release and queues), priority classes, tenant
+    namespaces and quotas, then alerts. Every resource uses ``cloud.k8s_provider`` and depends on
+    the node pools it configures.
 
     Args:
         stack: the validated stack.
@@ -62,6 +63,7 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
     release = operator.release(stack, cloud, ns + configs)
     after = tuple(r.address for r in release)
     out = [*ns, *configs, *release]
+    out += efa.build(stack, cloud)
     out += hami.build(stack, cloud, after)
     out += kai.build(stack, cloud, after)
     out += tenants.build(stack, cloud)

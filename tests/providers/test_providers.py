@@ -137,7 +137,9 @@ def test_gcp_node_pools() -> None:
     accel = h100.inputs["node_config"]["guest_accelerators"][0]
     assert accel["type"] == "nvidia-h100-80gb" and accel["count"] == 8
     assert accel["gpu_driver_installation_config"] == {"gpu_driver_version": "DEFAULT"}
-    assert h100.inputs["placement_policy"] == {"type": "COMPACT"}
+    assert "placement_policy" not in h100.inputs  # not compact: see the example's comment
+    compact = by_address(load_stack("clouds-gpudirect-not-configured.yaml"))
+    assert compact["pool.a2.node_group"].inputs["placement_policy"] == {"type": "COMPACT"}
     assert h100.inputs["node_locations"] == ["us-central1-a"]
     assert h100.inputs["project"] == "research-ml-4711"
     assert h100.inputs["node_config"]["taints"] == [

@@ -36,6 +36,7 @@ RELEASE_CHARTS = {
     "helm.gpu-operator": "gpu-operator",
     "helm.hami": "hami",
     "helm.kai-scheduler": "kai-scheduler",
+    "helm.aws-efa-k8s-device-plugin": "aws-efa-k8s-device-plugin",
 }
 
 

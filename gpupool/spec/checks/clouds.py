@@ -15,13 +15,18 @@ than what the file says:
 - on AWS a node group's zones are its subnets' (``gpupool.facts.placement``): a pool zone no
   listed subnet is in is refused, ``subnets`` and ``subnetIds`` together are refused, and zones
   that cannot take effect because the stack gives no subnet zones are warned about;
-- an existing node can belong to one pool only (``cloud: kubernetes``).
+- an existing node can belong to one pool only (``cloud: kubernetes``);
+- a compact pool on a machine type whose GPUs talk across nodes over secondary NICs (GKE A3 High,
+  GPUDirect-TCPX over 4; A3 Mega, GPUDirect-TCPXO over 8: GKE docs
+  ``gpu-bandwidth-gpudirect-tcpx``) gets only the primary NIC, because the stack cannot say
+  which VPC networks the others join: warned, naming what the cluster and node pool need.
 """
 
 from __future__ import annotations
 
 from gpupool import facts
 from gpupool.facts import placement
+from gpupool.facts.network import gpudirect_unconfigured
 from gpupool.facts.groups import capacity_groups
 from gpupool.model import Pool, Stack
 from gpupool.spec.diagnostics import Diagnostic, error, warning
@@ -225,9 +230,32 @@ def _placement(stack: Stack, pool: Pool) -> list[Diagnostic]:
     return []
 
 
+def _gpudirect(stack: Stack, pool: Pool) -> list[Diagnostic]:
+    missing = gpudirect_unconfigured(stack, pool)
+    if missing is None:
+        return []
+    protocol, nics = missing
+    return [
+        warning(
+            "clouds.gpudirect-not-configured",
+            f"{pool.instance_type} nodes get no {protocol} NICs",
+            f"{pool.instance_type} carries GPU traffic between nodes over {protocol} on {nics} "
+            f"secondary NICs, each in its own VPC network and subnet; gpupool cannot say which, "
+            f"so the node pool gets only its primary NIC and multi-node NCCL runs over it at a "
+            f"fraction of the bandwidth. Add yourself: {nics} VPC networks with a subnet each "
+            "in this region, multi-networking and a Network plus GKENetworkParamSet per VPC on "
+            "the cluster, the node pool's network_config.additional_node_network_configs (one "
+            f"per network) with gVNIC, and {protocol}'s NCCL plugin installer (GKE docs, "
+            '"Maximize GPU network bandwidth with GPUDirect-TCPX and multi-networking").',
+            (*pool.path, "placement", "topology"),
+        )
+    ]
+
+
 def run(stack: Stack) -> list[Diagnostic]:
     """Check that the stack's cloud module can render every pool as written."""
     out = _names(stack) + _subnets(stack)  # two pools' node: structure's pool.duplicate-node
     for pool in stack.pools:
         out += _gke_mig(stack, pool) + _placement(stack, pool) + _zones(stack, pool)
+        out += _gpudirect(stack, pool)
     return out
