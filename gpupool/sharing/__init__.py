@@ -4,8 +4,8 @@ One module per mechanism turns pools and tenants into Kubernetes objects and Hel
 
 ``build(stack, cloud)`` returns the in-cluster resources (GPU Operator, device-plugin and MIG
 configs, the EFA device plugin, HAMi or KAI, namespaces, quotas, priority classes, alerts), each
-depending on the node pools it configures. What each pool's nodes advertise and the labels that select them are GPU
-facts (``gpupool.facts``), which the cloud modules read too.
+depending on the node pools it configures. What each pool's nodes advertise and the labels that
+select them are GPU facts (``gpupool.facts``), which the cloud modules read too.
 ``workload_snippets(stack)`` returns the pod-spec guidance render writes next to the program.
 """
 

@@ -7,9 +7,11 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from gpupool import catalog
 from gpupool.catalog import store
+from tests.paths import UPSTREAM
 
 ALL_INSTANCES = catalog.instances()
 MIG_MODELS = [m for m in catalog.gpus() if m.mig is not None and m.mig.profiles_known]
@@ -79,6 +81,60 @@ def test_efa_only_on_aws() -> None:
     for entry in ALL_INSTANCES:
         if entry.interconnect.efa:
             assert entry.cloud == "aws", entry.name
+
+
+@pytest.mark.parametrize(
+    ("name", "count"),
+    [
+        ("p5.48xlarge", 32),
+        ("p5e.48xlarge", 32),
+        ("p5en.48xlarge", 16),
+        ("p4d.24xlarge", 4),
+        ("p6-b200.48xlarge", 8),
+        ("g6e.48xlarge", 4),
+        ("g5.48xlarge", 1),
+        ("g5.xlarge", 0),
+    ],
+)
+def test_efa_interfaces_per_instance_type(name: str, count: int) -> None:
+    """EFA interfaces are EC2's EfaInfo.MaximumEfaInterfaces.
+
+    As aws/karpenter-provider-aws@1d927085 website/content/en/preview/reference/
+    instance-types.md lists them (vpc.amazonaws.com/efa); p5.48xlarge's 32 is also AWS EC2 UG
+    efa-acc-inst-types.md ("EFA configuration for P5") and terraform-aws-eks
+    docs/networking/efa.md ("p5.48xlarge exposes all 32 EFA interfaces").
+    """
+    entry = catalog.instance("aws", name)
+    assert entry is not None
+    assert entry.interconnect.efa_interfaces == count
+    assert entry.interconnect.efa == (count > 0)
+
+
+def test_efa_instance_types_are_the_efa_device_plugins() -> None:
+    """Every catalog size with EFA is one the EFA device plugin's DaemonSet runs on.
+
+    aws/eks-charts stable/aws-efa-k8s-device-plugin/values.yaml supportedInstanceLabels (kept in
+    tests/upstream); a size missing there would get EFA interfaces no plugin advertises.
+    """
+    values = yaml.safe_load(
+        (UPSTREAM / "aws-efa-k8s-device-plugin-v0.5.30-values.yaml").read_text(encoding="utf-8")
+    )
+    supported = set(values["supportedInstanceLabels"]["values"])
+    efa = {e.name for e in catalog.instances(cloud="aws") if e.interconnect.efa}
+    assert efa and efa <= supported, sorted(efa - supported)
+
+
+def test_gpudirect_nics_of_gke_a3() -> None:
+    """GKE docs gpu-bandwidth-gpudirect-tcpx: A3 High TCPX over 4 NICs, A3 Mega TCPXO over 8."""
+    for name, protocol, nics in [
+        ("a3-highgpu-8g", "GPUDirect-TCPX", 4),
+        ("a3-megagpu-8g", "GPUDirect-TCPXO", 8),
+    ]:
+        entry = catalog.instance("gcp", name)
+        assert entry is not None
+        assert (entry.interconnect.gpudirect, entry.interconnect.gpudirect_nics) == (protocol, nics)
+    entry = catalog.instance("gcp", "a2-ultragpu-8g")
+    assert entry is not None and entry.interconnect.gpudirect is None
 
 
 def test_gcp_accelerators_resolve_to_the_instance_gpu() -> None:

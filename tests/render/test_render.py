@@ -124,13 +124,35 @@ def test_aws_compact_program(rendered) -> None:
     assert mig["labels"]["nvidia.com/mig.config"] == "pool-a100-mig"
 
 
+def test_aws_efa_program(rendered) -> None:
+    # Run with pulumi-aws 7.51.1 under the mocks: the EFA security group lands in the cluster's
+    # VPC and every launch-template interface carries the cluster security group, both read from
+    # aws.eks.get_cluster (pulumi_aws eks/outputs.py GetClusterVpcConfigResult vpc_id,
+    # cluster_security_group_id), and the pool's EFA group.
+    r = rendered["aws-training-compact"]
+    sg = r.reg("pool.h100-island.efa_security_group")
+    assert sg["inputs"]["vpcId"] == "vpc-0mock"
+    rule = {"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True}
+    for direction in ("ingress", "egress"):
+        [got] = sg["inputs"][direction]
+        assert {k: got[k] for k in rule} == rule
+    lt = r.reg("pool.h100-island.launch_template")
+    nics = lt["inputs"]["networkInterfaces"]
+    assert len(nics) == 32
+    assert {tuple(n["securityGroups"]) for n in nics} == {("sg-0mockcluster", "h100-island-efa-id")}
+    assert "aws:ec2/securityGroup:SecurityGroup::h100-island-efa" in lt["dependencies"]
+    assert r.reg("helm.aws-efa-k8s-device-plugin")["inputs"]["chart"] == "aws-efa-k8s-device-plugin"
+
+
 def test_gcp_programs(rendered) -> None:
     r = rendered["gcp-training-h100-mig"]
     h100 = r.reg("pool.train-h100.node_group")["inputs"]
     accel = h100["nodeConfig"]["guestAccelerators"][0]
     assert accel["type"] == "nvidia-h100-80gb" and accel["count"] == 8
     assert accel["gpuDriverInstallationConfig"] == {"gpuDriverVersion": "DEFAULT"}
-    assert h100["placementPolicy"] == {"type": "COMPACT"}
+    assert "placementPolicy" not in h100  # not compact: the example's comment says why
+    compact = rendered["clouds-gpudirect-not-configured"].reg("pool.a2.node_group")["inputs"]
+    assert compact["placementPolicy"] == {"type": "COMPACT"}
     assert h100["autoscaling"]["totalMaxNodeCount"] == 4
     assert h100["nodeConfig"]["taints"][0]["effect"] == "NO_SCHEDULE"
     mig = r.reg("pool.exp-a100-mig.node_group")["inputs"]

@@ -51,7 +51,8 @@ def test_instances_json_shape() -> None:
     }  # fmt: skip
     assert first["name"] == "g6.xlarge" and first["total_gpu_memory_gib"] == 24
     assert first["interconnect"] == {"nvlink": False, "nvswitch": False, "efa": False,
-                                     "infiniband": False}  # fmt: skip
+                                     "infiniband": False, "efa_interfaces": 0,
+                                     "gpudirect": None, "gpudirect_nics": 0}  # fmt: skip
     assert first["price"]["currency"] == "USD"
     assert {d["name"] for d in doc["datasets"]} == {"gpus", "instances-aws"}
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from gpupool import facts
 from gpupool.facts import placement
-from gpupool.facts.network import gpudirect_unconfigured
 from gpupool.facts.groups import capacity_groups
+from gpupool.facts.network import gpudirect_unconfigured
 from gpupool.model import Pool, Stack
 from gpupool.spec.diagnostics import Diagnostic, error, warning
 
