@@ -69,6 +69,9 @@ def test_mixed_units_are_warned_at_the_limit() -> None:
 
 
 def test_quota_without_kai_is_said_to_be_unenforced() -> None:
+    # Kubernetes docs "Resource Quotas": a quota's spec.hard is a ceiling on what a namespace may
+    # request; nothing reserves capacity for it, so quota.gpus (a guarantee) lives only in KAI's
+    # queue (KAI v0.17.0 Queue CRD spec.resources.gpu.quota).
     assert "tenant.quota-not-enforced" in _codes(_result("default"))
     assert "tenant.quota-not-enforced" not in _codes(_result("kai"))
 

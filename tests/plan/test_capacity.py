@@ -59,6 +59,24 @@ def test_capacity_nodes_are_the_sum_of_the_rendered_groups(example_stack: Stack)
         assert got.gpus.max == pytest.approx(hi * per_node), pool.name
 
 
+@pytest.mark.parametrize("example_stack", ALL_EXAMPLES, indirect=True)
+def test_cost_prices_what_the_rendered_groups_reach(example_stack: Stack) -> None:
+    stack = example_stack
+    result = providers.build(stack)
+    by_address = {r.address: r for r in result.resources}
+    costs = {p.pool: p for p in _plan(stack).cost.pools}
+    for pool in stack.pools:
+        groups = [by_address[a] for a in result.node_pools[pool.name]]
+        # the plan prices from each node-pool resource's facts: they are its rendered bounds
+        for g in groups:
+            assert (g.facts["nodes_min"], g.facts["nodes_max"]) == _rendered_bounds(g), g.address
+        prices = [g.facts["on_demand_price_hourly"] for g in groups]
+        if pool.instance is None or None in prices:
+            continue
+        want = sum(_rendered_bounds(g)[1] * price for g, price in zip(groups, prices, strict=True))
+        assert costs[pool.name].on_demand_hourly.max == pytest.approx(want), pool.name
+
+
 def test_fallback_pool_counts_and_prices_both_groups_full() -> None:
     stack = load_stack("aws-inference-l4.yaml")
     result = _plan(stack)

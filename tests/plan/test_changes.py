@@ -54,6 +54,9 @@ def _replaced(stack: Stack, pool: int, **changes: object) -> plan.ResourceChange
 
 
 def test_eks_node_group_is_created_before_the_old_one_goes() -> None:
+    # Pulumi docs, resource option deleteBeforeReplace: "By default, to minimize downtime, Pulumi
+    # creates new instances of resources before deleting old ones"; the program sets it on no
+    # EKS type (Pulumi names node groups with a random suffix, so old and new never clash).
     c = _replaced(load_stack("aws-inference-l4.yaml"), 0, instance_type="g6e.2xlarge")
     assert c.actions == ("create", "delete") and not c.deletes_first
     assert "Pulumi creates the new node group before it deletes the old one" in c.reasons

@@ -108,6 +108,9 @@ def test_namespaces_carry_no_kai_queue_label(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("*.yaml")))
 def test_priority_classes_mention_kai_only_under_kai(name: str) -> None:
+    # KAI v0.17.0 docs/priority/README.md: priority >= 100 is non-preemptible and stays within
+    # quota, below 100 preemptible; that holds only where KAI schedules the pods, so a stack
+    # without KAI must not describe its PriorityClasses in KAI's terms.
     stack, graph = _build(name)
     for pc in _manifests(graph, "PriorityClass"):
         assert ("KAI" in pc["description"]) == (stack.cluster.scheduler == "kai")

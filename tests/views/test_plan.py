@@ -15,7 +15,7 @@ from gpupool.graph import ResourceGraph
 from gpupool.views import plan_json, plan_markdown, plan_text
 from tests.paths import EXAMPLES, FIXTURES
 from tests.plan.test_plan import graph, node_pool, queue, sharing_config
-from tests.stacks import load_stack
+from tests.stacks import load_stack, load_stack_text
 
 EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
 HEAD = (
@@ -198,3 +198,32 @@ def test_markdown_of_a_huge_stack_stays_under_the_limit(tmp_path: Path, pools: i
     assert md.count("<details>") == md.count("</details>") == 1
     fences = re.findall(r"^`{3,}", md, re.M)
     assert len(fences) == 2  # the diff block is opened and closed
+
+
+def test_text_lists_each_quota_line_in_its_own_units() -> None:
+    # Kubernetes docs "Resource Quotas" (extended resources): requests.nvidia.com/gpu counts the
+    # resource one for one, and a time-sliced GPU advertises nvidia.com/gpu once per replica
+    # (NVIDIA k8s-device-plugin README, "Shared Access to GPUs"), so the plan states each line in
+    # its resource's units and what that admits in GPUs of each pool.
+    stack = load_stack_text(
+        HEAD
+        + """pools:
+  - name: shared-l4
+    instanceType: g6.2xlarge
+    nodes: {min: 1, max: 4}
+    sharing: {mode: time-slicing, replicas: 4}
+  - name: h100
+    instanceType: p5.48xlarge
+    nodes: {min: 0, max: 6}
+tenants:
+  - name: team
+    pools: [shared-l4, h100]
+    limit: {gpus: 8}
+"""
+    )
+    result = plan.make_plan(plan.Base("empty", None, None), build(stack), stack)
+    assert plan_text.quota_rows(result) == [
+        ["team", "nvidia.com/gpu", "8", "8 GPUs on h100, 2 GPUs on shared-l4"]
+    ]
+    text = plan_text.format_text(result)
+    assert "ResourceQuota per tenant (each line in its resource's own units):" in text
