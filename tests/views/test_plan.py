@@ -13,6 +13,7 @@ from gpupool import plan
 from gpupool.assemble import build
 from gpupool.graph import ResourceGraph
 from gpupool.views import plan_json, plan_markdown, plan_text
+from tests.facts.test_tenancy import MIXED
 from tests.paths import EXAMPLES, FIXTURES
 from tests.plan.test_plan import graph, node_pool, queue, sharing_config
 from tests.stacks import load_stack, load_stack_text
@@ -204,23 +205,9 @@ def test_text_lists_each_quota_line_in_its_own_units() -> None:
     # Kubernetes docs "Resource Quotas" (extended resources): requests.nvidia.com/gpu counts the
     # resource one for one, and a time-sliced GPU advertises nvidia.com/gpu once per replica
     # (NVIDIA k8s-device-plugin README, "Shared Access to GPUs"), so the plan states each line in
-    # its resource's units and what that admits in GPUs of each pool.
-    stack = load_stack_text(
-        HEAD
-        + """pools:
-  - name: shared-l4
-    instanceType: g6.2xlarge
-    nodes: {min: 1, max: 4}
-    sharing: {mode: time-slicing, replicas: 4}
-  - name: h100
-    instanceType: p5.48xlarge
-    nodes: {min: 0, max: 6}
-tenants:
-  - name: team
-    pools: [shared-l4, h100]
-    limit: {gpus: 8}
-"""
-    )
+    # its resource's units and what that admits in GPUs of each pool (limit 8 over a 4-replica
+    # pool and an exclusive 8 x H100 pool).
+    stack = load_stack_text(MIXED % {"scheduler": "default", "priority": "normal"})
     result = plan.make_plan(plan.Base("empty", None, None), build(stack), stack)
     assert plan_text.quota_rows(result) == [
         ["team", "nvidia.com/gpu", "8", "8 GPUs on h100, 2 GPUs on shared-l4"]
