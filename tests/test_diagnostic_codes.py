@@ -5,7 +5,8 @@ diagnostic builders (``error``, ``warning``, ``info``, ``Diagnostic``) from
 ``gpupool.spec.diagnostics``, anywhere under ``gpupool/``, contributes its code argument. A code
 given as a variable is traced to the literals it is set from (a helper's parameter to the calls
 of that helper in the same module, a local assignment, a loop over literals); a code built with
-an f-string is expanded by ``DYNAMIC`` below. Anything the scanner cannot resolve fails the test rather than being skipped.
+an f-string is expanded by ``DYNAMIC`` below. Anything the scanner cannot resolve fails the test
+rather than being skipped.
 
 The produced codes come from validating every fixture under ``tests/fixtures/{invalid,valid}``
 (whose diagnostics ``test_validate_fixtures`` pins line by line) plus the few hostile files that
