@@ -3,9 +3,9 @@
 One module per mechanism turns pools and tenants into Kubernetes objects and Helm releases.
 
 ``build(stack, cloud)`` returns the in-cluster resources (GPU Operator, device-plugin and MIG
-configs, HAMi or KAI, namespaces, quotas, priority classes, alerts), each depending on the node
-pools it configures. What each pool's nodes advertise and the labels that select them are GPU
-facts (``gpupool.facts``), which the cloud modules read too.
+configs, HAMi or KAI, namespaces, quotas, priority classes, alerts, showback recording rules),
+each depending on the node pools it configures. What each pool's nodes advertise and the labels
+that select them are GPU facts (``gpupool.facts``), which the cloud modules read too.
 ``workload_snippets(stack)`` returns the pod-spec guidance render writes next to the program.
 """
 
@@ -25,6 +25,7 @@ from gpupool.sharing import (
     kai,
     mig,
     operator,
+    showback,
     snippets,
     tenants,
 )
@@ -38,8 +39,8 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
 
     Order: the GPU Operator's namespace and the device-plugin and MIG ConfigMaps, the operator
     release, HAMi or KAI (release and queues), priority classes, tenant namespaces and quotas,
-    then alerts. Every resource uses ``cloud.k8s_provider`` and depends on the node pools it
-    configures.
+    then alerts and the showback rules. Every resource uses ``cloud.k8s_provider`` and depends on
+    the node pools it configures.
 
     Args:
         stack: the validated stack.
@@ -66,6 +67,7 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
     out += kai.build(stack, cloud, after)
     out += tenants.build(stack, cloud)
     out += alerts.build(stack, cloud, ns_deps + after)
+    out += showback.build(stack, cloud, ns_deps + after)
     return out
 
 
