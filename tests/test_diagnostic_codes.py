@@ -1,11 +1,12 @@
 """Every diagnostic code gpupool can emit is produced by at least one fixture.
 
 The codes are found by reading the source (``ast``), not by a hand-kept list: every call of the
-diagnostic builders (``error``, ``warning``, ``Diagnostic``) from ``gpupool.spec.diagnostics``,
-anywhere under ``gpupool/``, contributes its code argument. A code given as a variable is traced
-to the literals it is set from (a helper's parameter to the calls of that helper in the same
-module, a local assignment, a loop over literals); a code built with an f-string is expanded by
-``DYNAMIC`` below. Anything the scanner cannot resolve fails the test rather than being skipped.
+diagnostic builders (``error``, ``warning``, ``info``, ``Diagnostic``) from
+``gpupool.spec.diagnostics``, anywhere under ``gpupool/``, contributes its code argument. A code
+given as a variable is traced to the literals it is set from (a helper's parameter to the calls
+of that helper in the same module, a local assignment, a loop over literals); a code built with
+an f-string is expanded by ``DYNAMIC`` below. Anything the scanner cannot resolve fails the test
+rather than being skipped.
 
 The produced codes come from validating every fixture under ``tests/fixtures/{invalid,valid}``
 (whose diagnostics ``test_validate_fixtures`` pins line by line) plus the few hostile files that
@@ -30,7 +31,7 @@ from tests.paths import FIXTURES
 SOURCE = Path(gpupool.__file__).parent
 DIAGNOSTICS_MODULE = "gpupool.spec.diagnostics"
 #: The builders and the position of their code argument.
-BUILDERS = {"error": 0, "warning": 0, "Diagnostic": 1}
+BUILDERS = {"error": 0, "warning": 0, "info": 0, "Diagnostic": 1}
 #: A code is ``family.kebab-name`` (possibly with more dotted parts).
 CODE = re.compile(r"^[a-z][a-z0-9-]*(\.[a-zA-Z0-9][a-zA-Z0-9-]*)+$")
 #: The scanner must find at least this many codes; fewer means it has stopped seeing them.

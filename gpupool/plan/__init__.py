@@ -12,7 +12,12 @@ This package owns ``PlanResult`` and the pure functions that make one (no I/O, n
   (``gpupool.plan.capacity``);
 - ``cost``: hourly and monthly cost at nodes.min and nodes.max from the node-pool facts of both
   graphs (so a recorded base is priced too), its all-on-demand equivalent and the delta
-  (``gpupool.plan.cost``).
+  (``gpupool.plan.cost``);
+- ``tenant_cost``: each tenant's guaranteed cost and ceiling per pool, every pool's unallocated
+  remainder and the price of one unit of each slot kind, from the same facts
+  (``gpupool.plan.tenant_cost``);
+- ``advice``: what would save money, priced (``gpupool.spec.checks.advice``, the same items
+  ``validate`` reports as ``info``).
 
 A plan takes its base as data (``Base``: a graph, or None for nothing, and where it came from);
 choosing and loading it (the applied record, another stack file, a git revision) is
@@ -54,6 +59,14 @@ from gpupool.plan.changes import (
 )
 from gpupool.plan.cost import HOURS_PER_MONTH, CostReport, PoolCost, cost
 from gpupool.plan.diff import diff, diff_inputs
+from gpupool.plan.tenant_cost import (
+    PoolShare,
+    TenantCost,
+    TenantCostReport,
+    slot_prices,
+    tenant_costs,
+)
+from gpupool.spec.checks.advice import Advice, advice
 
 if TYPE_CHECKING:
     from gpupool.model import Stack
@@ -68,6 +81,7 @@ __all__ = [
     "REPLACE_DELETE_FIRST",
     "UPDATE",
     "ZERO",
+    "Advice",
     "Base",
     "CostReport",
     "InputChange",
@@ -76,10 +90,13 @@ __all__ = [
     "PlanResult",
     "PoolCapacity",
     "PoolCost",
+    "PoolShare",
     "ResourceChange",
     "SlotProfile",
     "Summary",
     "TenantCapacity",
+    "TenantCost",
+    "TenantCostReport",
     "capacity",
     "cost",
     "diff",
@@ -88,8 +105,10 @@ __all__ = [
     "make_plan",
     "replace_actions",
     "show_value",
+    "slot_prices",
     "summarize",
     "tenant_capacity",
+    "tenant_costs",
 ]
 
 
@@ -124,6 +143,8 @@ class PlanResult:
     capacity: tuple[PoolCapacity, ...]
     tenants: tuple[TenantCapacity, ...]
     cost: CostReport
+    tenant_cost: TenantCostReport | None = None
+    advice: tuple[Advice, ...] = ()
 
     @property
     def summary(self) -> Summary:
@@ -163,4 +184,6 @@ def make_plan(base: Base, desired: ResourceGraph, stack: Stack) -> PlanResult:
         capacity=pools,
         tenants=tenant_capacity(stack, pools),
         cost=cost(base_graph, desired, region),
+        tenant_cost=tenant_costs(base_graph, desired),
+        advice=tuple(advice(stack)),
     )

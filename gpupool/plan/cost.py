@@ -168,7 +168,8 @@ def _pool_cost(pool: str, members: list[Mapping[str, Any]]) -> PoolCost:
     return PoolCost(pool, hourly, equivalent, ZERO, tuple(dict.fromkeys(missing)), fallback)
 
 
-def _by_pool(graph: ResourceGraph) -> dict[str, PoolCost]:
+def pool_costs(graph: ResourceGraph) -> dict[str, PoolCost]:
+    """Price each pool of a graph from its node-pool resources (base amounts left at zero)."""
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for r in node_pools(graph):
         groups.setdefault(str(r.facts.get("pool")), []).append(r.facts)
@@ -196,7 +197,7 @@ def cost(base: ResourceGraph, desired: ResourceGraph, price_region: str | None) 
         The cost report.
 
     """
-    new, old = _by_pool(desired), _by_pool(base)
+    new, old = pool_costs(desired), pool_costs(base)
     pools = []
     for name in [*new, *(n for n in old if n not in new)]:
         mine = new.get(name, PoolCost(name, ZERO, ZERO, ZERO))

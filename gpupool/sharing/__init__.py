@@ -3,9 +3,10 @@
 One module per mechanism turns pools and tenants into Kubernetes objects and Helm releases.
 
 ``build(stack, cloud)`` returns the in-cluster resources (GPU Operator, device-plugin and MIG
-configs, the EFA device plugin, HAMi or KAI, namespaces, quotas, priority classes, alerts), each
-depending on the node pools it configures. What each pool's nodes advertise and the labels that
-select them are GPU facts (``gpupool.facts``), which the cloud modules read too.
+configs, the EFA device plugin, HAMi or KAI, namespaces, quotas, priority classes, alerts,
+showback recording rules), each depending on the node pools it configures. What each pool's nodes
+advertise and the labels that select them are GPU facts (``gpupool.facts``), which the cloud
+modules read too.
 ``workload_snippets(stack)`` returns the pod-spec guidance render writes next to the program.
 """
 
@@ -26,6 +27,7 @@ from gpupool.sharing import (
     kai,
     mig,
     operator,
+    showback,
     snippets,
     tenants,
 )
@@ -39,8 +41,8 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
 
     Order: the GPU Operator's namespace and the device-plugin and MIG ConfigMaps, the operator
     release, the EFA device plugin, HAMi or KAI (release and queues), priority classes, tenant
-    namespaces and quotas, then alerts. Every resource uses ``cloud.k8s_provider`` and depends on
-    the node pools it configures.
+    namespaces and quotas, then alerts and the showback rules. Every resource uses
+    ``cloud.k8s_provider`` and depends on the node pools it configures.
 
     Args:
         stack: the validated stack.
@@ -68,6 +70,7 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
     out += kai.build(stack, cloud, after)
     out += tenants.build(stack, cloud)
     out += alerts.build(stack, cloud, ns_deps + after)
+    out += showback.build(stack, cloud, ns_deps + after)
     return out
 
 

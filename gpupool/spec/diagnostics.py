@@ -21,10 +21,11 @@ MAX_DETAIL = 2000
 
 
 class Severity(str, enum.Enum):
-    """How bad a diagnostic is: errors fail validation, warnings do not."""
+    """How bad a diagnostic is: errors fail validation, warnings and info (advice) do not."""
 
     ERROR = "error"
     WARNING = "warning"
+    INFO = "info"
 
 
 @dataclass(frozen=True, order=True)
@@ -119,15 +120,30 @@ def warning(code: str, summary: str, detail: str = "", path: Path = (), **kw: An
     )
 
 
+def info(code: str, summary: str, detail: str = "", path: Path = (), **kw: Any) -> Diagnostic:
+    """Build an info diagnostic: advice, which never fails validation."""
+    return Diagnostic(
+        Severity.INFO,
+        code,
+        clip(summary, MAX_SUMMARY),
+        clip(detail, MAX_DETAIL),
+        tuple(path),
+        **kw,
+    )
+
+
+_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
 def _sort_key(d: Diagnostic) -> tuple[str, int, int, int, str, str]:
     if d.range is None:
-        return ("", 0, 0, 0 if d.is_error else 1, d.code, d.summary)
+        return ("", 0, 0, _RANK[d.severity], d.code, d.summary)
     r = d.range
-    return (r.filename, r.start.line, r.start.column, 0 if d.is_error else 1, d.code, d.summary)
+    return (r.filename, r.start.line, r.start.column, _RANK[d.severity], d.code, d.summary)
 
 
 def sort(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """Sort by file, line, column (sourceless first), errors before warnings; drop repeats."""
+    """Sort by file, line, column (sourceless first), errors, warnings, info; drop repeats."""
     seen: set[Diagnostic] = set()
     out = []
     for d in diags:

@@ -13,7 +13,13 @@ import json
 from typing import Any
 
 from gpupool.formats import FORMAT_VERSION
-from gpupool.plan import HOURS_PER_MONTH, MinMax, PlanResult
+from gpupool.plan import (
+    HOURS_PER_MONTH,
+    MinMax,
+    PlanResult,
+    TenantCostReport,
+    slot_prices,
+)
 
 
 def _mm(mm: MinMax, digits: int = 4) -> dict[str, float | None]:
@@ -70,6 +76,13 @@ def to_json(result: PlanResult) -> dict[str, Any]:
                 ],
                 "policy": p.policy,
                 "bf16TflopsMax": None if p.bf16_tflops_max is None else round(p.bf16_tflops_max, 1),
+                "unitPrices": [
+                    {"profile": name, "hourly": _mm(price)}
+                    for name, price in (
+                        slot_prices(p, result.tenant_cost.gpu_hourly[p.pool])
+                        if result.tenant_cost and p.pool in result.tenant_cost.gpu_hourly else ()
+                    )
+                ],
             }
             for p in result.capacity
         ],
@@ -111,7 +124,80 @@ def to_json(result: PlanResult) -> dict[str, Any]:
                 }
                 for p in cost.pools
             ],
+            **_tenant_cost(result.tenant_cost),
         },
+        "advice": [
+            {
+                "code": a.code,
+                "pool": a.pool,
+                "summary": a.summary,
+                "detail": a.detail,
+                "path": list(a.path),
+                "monthly": _mm(MinMax(*a.monthly), 2),
+            }
+            for a in result.advice
+        ],
+    }
+
+
+def _cents(v: float | None) -> int | None:
+    """Return an amount in whole cents, rounded as ``_mm(..., 2)`` prints it."""
+    return None if v is None else round(round(v, 2) * 100)
+
+
+def _dollars(cents: int | None) -> float | None:
+    return None if cents is None else cents / 100
+
+
+def _monthly(mm: MinMax) -> dict[str, float | None]:
+    """Return a monthly amount rounded to the cent."""
+    return _mm(mm.scaled(HOURS_PER_MONTH), 2)
+
+
+def _tenant_cost(tc: TenantCostReport | None) -> dict[str, Any]:
+    """Each tenant's cost and each pool's remainder, monthly, in cents that add up.
+
+    The remainder is the pool's monthly cost in cents minus its tenants' guaranteed amounts in
+    cents, so the document reconciles to the cent as printed.
+    """
+    if tc is None:
+        return {}
+    taken: dict[str, list[int | None]] = {}
+    for t in tc.tenants:
+        for s in t.shares:
+            month = s.guaranteed_hourly.scaled(HOURS_PER_MONTH)
+            for i, v in enumerate((month.min, month.max)):
+                ends = taken.setdefault(s.pool, [0, 0])
+                cents = _cents(v)
+                ends[i] = None if ends[i] is None or cents is None else ends[i] + cents
+    unallocated = []
+    for pool, hourly in tc.pool_hourly.items():
+        month = hourly.scaled(HOURS_PER_MONTH)
+        used = taken.get(pool, [0, 0])
+        ends = [_dollars(None if c is None or u is None else c - u)
+                for c, u in zip((_cents(month.min), _cents(month.max)), used, strict=True)]
+        unallocated.append({"pool": pool, "monthly": {"min": ends[0], "max": ends[1]}})
+    return {
+        "tenants": [
+            {
+                "tenant": t.tenant,
+                "guaranteedMonthly": _monthly(t.guaranteed_hourly),
+                "ceilingMonthly": _monthly(t.ceiling_hourly),
+                "deltaMonthly": _mm(t.delta_monthly, 2),
+                "pools": [
+                    {
+                        "pool": s.pool,
+                        "guaranteedGpus": _count(s.guaranteed_gpus),
+                        "guaranteedMonthly": _monthly(s.guaranteed_hourly),
+                        "ceilingGpus": _count(s.ceiling_gpus),
+                        "ceilingMonthly": _monthly(s.ceiling_hourly),
+                    }
+                    for s in t.shares
+                ],
+            }
+            for t in tc.tenants
+        ],
+        "unallocated": unallocated,
     }
 
 

@@ -2,7 +2,8 @@
 
 This module owns the comment's layout: a hidden first line (``marker``) a bot finds its earlier
 comment by and edits in place (as Infracost's hidden tag does), the counts line and the
-replacements a reviewer must not miss, cost first, then per-pool capacity and tenants, and every
+replacements a reviewer must not miss, cost first, then per-pool capacity, tenants and their cost
+(with a Mermaid pie of cost by tenant), and every
 resource change folded in ``<details>`` as a ``diff`` block. It keeps the comment under
 ``MARKDOWN_LIMIT`` characters (GitHub refuses comments over 65,536), cutting table rows and
 change lines from the end and saying so.
@@ -15,8 +16,11 @@ from collections.abc import Iterable, Sequence
 from gpupool.plan import HOURS_PER_MONTH, PlanResult
 from gpupool.views.plan_text import (
     CAPACITY_HEAD,
+    TENANT_COST_HEAD,
+    TENANT_COST_NOTE,
     TENANT_HEAD,
     WILL,
+    advice_lines,
     capacity_rows,
     change_lines,
     delta,
@@ -24,6 +28,7 @@ from gpupool.views.plan_text import (
     money,
     monthly,
     price_notes,
+    tenant_cost_rows,
     tenant_rows,
 )
 
@@ -74,6 +79,38 @@ def _md_head(result: PlanResult) -> list[str]:
     return [*lines, "", "<br>".join(f"<sub>{n}</sub>" for n in price_notes(result)), ""]
 
 
+def pie_slices(result: PlanResult) -> tuple[str, list[tuple[str, float]]]:
+    """Return the end the pie shows and its slices: each tenant's guarantee, then the remainder.
+
+    The slices are monthly amounts at nodes.max (at nodes.min when the top end has an unknown
+    price), rounded to the cent, the remainder being the pools' total at that end (rounded) less
+    the tenants' slices, so they add up to it to the cent. Slices of $0 are
+    left out (Mermaid draws nothing for them). Empty when neither end is known.
+    """
+    tc = result.tenant_cost
+    if tc is None or not tc.tenants:
+        return "", []
+    for end in ("max", "min"):
+        amounts = [(t.tenant, getattr(t.guaranteed_monthly, end)) for t in tc.tenants]
+        pools = [getattr(v.scaled(HOURS_PER_MONTH), end) for v in tc.pool_hourly.values()]
+        if any(v is None for _, v in amounts) or any(v is None for v in pools):
+            continue
+        slices = [(name, round(v or 0.0, 2)) for name, v in amounts]
+        total = round(sum(v or 0.0 for v in pools), 2)
+        slices.append(("unallocated", round(total - sum(v for _, v in slices), 2)))
+        return f"nodes.{end}", [(name, v) for name, v in slices if v]
+    return "", []
+
+
+def pie(result: PlanResult) -> list[str]:
+    """Return a Mermaid pie chart of monthly cost by tenant (GitHub renders it in comments)."""
+    end, slices = pie_slices(result)
+    if not slices:
+        return []
+    body = [f'    "{name}" : {value:.2f}' for name, value in slices]
+    return ["```mermaid", f"pie title Monthly cost by tenant at {end} (USD)", *body, "```", ""]
+
+
 def _fence(body: Sequence[str]) -> str:
     """Return a backtick fence longer than any run of backticks in ``body``."""
     longest, run = 0, 0
@@ -122,6 +159,13 @@ def _md_blocks(result: PlanResult) -> list[_Block]:
     if result.tenants:
         tenants = _md_table(TENANT_HEAD, tenant_rows(result))
         blocks.append((["#### Tenants", "", *tenants[:2]], tenants[2:], [""], "tenants"))
+        costs = _md_table(TENANT_COST_HEAD, tenant_cost_rows(result))
+        blocks.append((["#### Cost per tenant (USD a month)", "", *pie(result), *costs[:2]],
+                       costs[2:], ["", f"<sub>{TENANT_COST_NOTE}</sub>", ""], "tenant rows"))
+    if result.advice:
+        items = [f"- {line}" for line in advice_lines(result)]
+        blocks.append((["#### Advice (USD a month at nodes.min to nodes.max)", ""], items, [""],
+                       "advice items"))
     changed = [c for c in result.changes if c.action != "no-op"]
     body = [_diff_line(line) for c in changed for line in (*change_lines(c), "")]
     body = body or ["No changes."]

@@ -4,11 +4,11 @@ This module owns how a ``PlanResult`` reads in a terminal: Terraform's ``+ ~ - +
 and legend (a replacement reads in the order Pulumi runs it: ``+/-`` creates the new resource
 first, ``-/+`` deletes the old one first), each changed input as ``old -> new`` (``# forces
 replacement`` on the ones behind a replace), the reasons, the closing ``Plan: X to add, Y to
-change, Z to destroy.`` line (or ``No changes.``), then the capacity, tenant and cost tables
-(with a note on each pool whose node groups can hold more than its ``nodes.max``). The number,
-money and table helpers here, and how a base is named (``describe_base``), are shared with
-``plan_markdown``; ``gpupool.views.plan`` dispatches on the format. It computes nothing:
-``gpupool.plan`` does.
+change, Z to destroy.`` line (or ``No changes.``), then the capacity (with each unit's price),
+tenant and cost tables (with a note on each pool whose node groups can hold more than its
+``nodes.max``), the cost per tenant and the advice. The number, money and table helpers here,
+and how a base is named (``describe_base``), are shared with ``plan_markdown``;
+``gpupool.views.plan`` dispatches on the format. It computes nothing: ``gpupool.plan`` does.
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ from gpupool.plan import (
     CostReport,
     MinMax,
     PlanResult,
+    PoolCapacity,
     ResourceChange,
     show_value,
+    slot_prices,
 )
 
 # Keyed by ``kind``: the action, with the two orders of a replacement apart.
@@ -198,7 +200,8 @@ def table(head: Sequence[str], rows: Iterable[Sequence[str]], indent: str = "  "
     ]
 
 
-CAPACITY_HEAD = ("pool", "GPU", "GPUs", "sharing", "slots/GPU", "memory/slot", "QoS", "BF16 TFLOPS")
+CAPACITY_HEAD = ("pool", "GPU", "GPUs", "sharing", "slots/GPU", "memory/slot", "price/unit-hour",
+                 "QoS", "BF16 TFLOPS")
 TENANT_HEAD = ("tenant", "pools", "priority", "quota", "limit", "pools hold", "note")
 COST_HEAD = ("pool", "per hour", "per month", "all on-demand/month", "change/month")
 
@@ -214,8 +217,51 @@ def capacity_rows(result: PlanResult) -> list[list[str]]:
         tflops = "?" if p.bf16_tflops_max is None else f"{p.bf16_tflops_max:,.0f}"
         rows.append(
             [p.pool, p.gpu or "?", span(p.gpus), mode, str(p.slots_per_gpu),
-             gib(p.slot_memory_gib), qos, tflops]
+             gib(p.slot_memory_gib), unit_price(result, p), qos, tflops]
         )  # fmt: skip
+    return rows
+
+
+def unit_price(result: PlanResult, p: PoolCapacity) -> str:
+    """Return what one unit of a pool costs an hour: per GPU, per slot, or per MIG profile."""
+    per_gpu = result.tenant_cost.gpu_hourly.get(p.pool) if result.tenant_cost else None
+    prices = slot_prices(p, per_gpu) if per_gpu is not None else ()
+    if not prices or not any(v.known for _, v in prices):
+        return "?"
+    if len(prices) > 1:
+        return ", ".join(f"{name} {money(v, hourly)}" for name, v in prices)
+    whole = (kind := modes.find(p.mode)) is not None and kind.whole
+    return f"{money(prices[0][1], hourly)}/{'GPU' if whole else 'slot'}"
+
+
+TENANT_COST_HEAD = ("tenant", "pool", "guaranteed GPUs", "guaranteed/month", "ceiling/month",
+                    "change/month")
+
+
+def tenant_cost_rows(result: PlanResult) -> list[list[str]]:
+    """Return each tenant's guaranteed cost and ceiling per pool, then each pool's remainder.
+
+    A tenant on several pools gets a row per pool and a total row; the change (against the
+    base) is on the tenant's last row. The ``unallocated`` rows are what no tenant is
+    guaranteed, so a pool's tenants and its remainder add up to its cost.
+    """
+    tc = result.tenant_cost
+    if tc is None:
+        return []
+    month = HOURS_PER_MONTH
+    rows = []
+    for t in tc.tenants:
+        for s in t.shares:
+            rows.append([t.tenant, s.pool, span(s.guaranteed_gpus),
+                         money(s.guaranteed_hourly.scaled(month), monthly),
+                         money(s.ceiling_hourly.scaled(month), monthly), ""])  # fmt: skip
+        if len(t.shares) != 1:
+            pools = "all its pools" if t.shares else "(no longer in the stack)"
+            rows.append([t.tenant, pools, "", money(t.guaranteed_monthly, monthly),
+                         money(t.ceiling_monthly, monthly), ""])  # fmt: skip
+        rows[-1][-1] = money(t.delta_monthly, delta)
+    for pool, amount in tc.unallocated_monthly.items():
+        rows.append(["unallocated", pool, "", money(amount, monthly), "", ""])
     return rows
 
 
@@ -332,4 +378,34 @@ def format_text(result: PlanResult) -> str:
         lines += [*table(QUOTA_HEAD, quota_rows(result)), ""]
     lines += ["Cost (USD):", *table(COST_HEAD, cost_rows(result.cost))]
     lines += [f"  {note}" for note in price_notes(result)]
+    if result.tenants and result.tenant_cost is not None:
+        lines += ["", "Cost per tenant (USD a month; guaranteed = quota.gpus, "
+                  "ceiling = limit.gpus):"]
+        lines += [*table(TENANT_COST_HEAD, tenant_cost_rows(result))]
+        lines += [f"  {TENANT_COST_NOTE}"]
+    if result.advice:
+        lines += ["", "Advice (what would save money, USD a month at nodes.min to nodes.max):"]
+        lines += [f"  {line}" for line in advice_lines(result)]
     return "\n".join(lines) + "\n"
+
+
+def advice_lines(result: PlanResult) -> list[str]:
+    """Return one line per piece of advice: pool, what, and its money effect."""
+    out = []
+    for a in result.advice:
+        amount = money(MinMax(*a.monthly), monthly)
+        if a.code == "advice.idle-floor":
+            effect = f"the floor costs {amount}"
+        elif max(a.monthly) < 0:
+            effect = f"costs {money(MinMax(-a.monthly[0], -a.monthly[1]), monthly)} more"
+        else:
+            effect = f"saves {amount}"
+        out.append(f"{a.pool}: {a.summary} ({effect}) [{a.code}]")
+    return out
+
+
+TENANT_COST_NOTE = (
+    "A tenant on several pools has its quota split over them by the GPUs each holds at "
+    "nodes.max; a pool's cost per GPU at each end is its cost there over its GPUs there; "
+    "ceilings overlap and are not added up."
+)

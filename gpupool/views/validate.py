@@ -8,6 +8,7 @@ file they read.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 
@@ -31,22 +32,23 @@ def render(results: Sequence[ValidateResult], fmt: str) -> Output:
     lines = []
     for r in results:
         errors = sum(1 for d in r.diagnostics if d.is_error)
-        warnings = len(r.diagnostics) - errors
+        advice = sum(1 for d in r.diagnostics if d.severity is diagnostics.Severity.INFO)
+        counts = [f"{n} {word}{'s' * (n != 1)}" for n, word in (
+            (len(r.diagnostics) - errors - advice, "warning"), (advice, "advice item")) if n]
         if r.valid:
-            extra = f" ({warnings} warning{'s' * (warnings != 1)})" if warnings else ""
-            lines.append(f"{r.filename}: valid{extra}")
+            lines.append(f"{r.filename}: valid" + (f" ({', '.join(counts)})" if counts else ""))
         else:
-            lines.append(
-                f"{r.filename}: invalid: {errors} error{'s' * (errors != 1)}"
-                + (f", {warnings} warning{'s' * (warnings != 1)}" if warnings else "")
-            )
+            lines.append(f"{r.filename}: invalid: {errors} error{'s' * (errors != 1)}"
+                         + "".join(f", {c}" for c in counts))
     return Output("\n".join(lines) + "\n", diag_text)
 
 
 def stack_diagnostics(result: ValidateResult) -> str:
     """Return what a command that reads one stack file prints on stderr about it.
 
-    Its diagnostics (warnings too), and the one-line verdict when the file is invalid.
+    Its errors and warnings (advice is ``validate``'s and the plan's to show), and the one-line
+    verdict when the file is invalid.
     """
-    out = render([result], "text")
+    kept = tuple(d for d in result.diagnostics if d.severity is not diagnostics.Severity.INFO)
+    out = render([dataclasses.replace(result, diagnostics=kept)], "text")
     return out.notes + ("" if result.stack is not None else out.result)

@@ -77,7 +77,8 @@ def test_every_fixture_file_is_valid() -> None:
     """Both sides of every case validate without errors or warnings."""
     for path in sorted(CASES.glob("*/*.yaml")):
         result = validate_file(path)
-        assert result.valid and not result.diagnostics, (path, result.diagnostics)
+        problems = [d for d in result.diagnostics if d.severity.value != "info"]  # advice is fine
+        assert result.valid and not problems, (path, problems)
 
 
 def test_no_changes() -> None:

@@ -198,7 +198,8 @@ def test_markdown_of_a_huge_stack_stays_under_the_limit(tmp_path: Path, pools: i
     assert "**Truncated**" in md and "lines were left out" in md
     assert md.count("<details>") == md.count("</details>") == 1
     fences = re.findall(r"^`{3,}", md, re.M)
-    assert len(fences) == 2  # the diff block is opened and closed
+    pies = md.count("```mermaid")  # the cost-per-tenant pie, when there are tenants
+    assert len(fences) == 2 + 2 * pies  # the diff block (and the pie) opened and closed
 
 
 def test_text_lists_each_quota_line_in_its_own_units() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from gpupool.model import Stack
 from gpupool.spec.checks import (
+    advice,
     capacity,
     clouds,
     gpus,
@@ -23,7 +24,7 @@ from gpupool.spec.checks import (
 )
 from gpupool.spec.diagnostics import Diagnostic
 
-_FAMILIES = (gpus, sharing, spot, capacity, tenancy, rendering, monitoring, clouds)
+_FAMILIES = (gpus, sharing, spot, capacity, tenancy, rendering, monitoring, clouds, advice)
 
 
 def run(stack: Stack, raw: Mapping[str, Any]) -> list[Diagnostic]:

@@ -1,7 +1,8 @@
 """Rules that need GPU facts.
 
-Catalog names, MIG geometry and placement, host memory ratio and interconnect for compact
-placement.
+Catalog names, MIG geometry and placement, host memory below its workload's band
+(``gpupool.spec.checks.advice`` owns the bands and the same-GPU suggestion) and interconnect for
+compact placement.
 """
 
 from __future__ import annotations
@@ -9,9 +10,8 @@ from __future__ import annotations
 from gpupool import catalog
 from gpupool.catalog.mig import fit_layout
 from gpupool.model import Pool, Stack
+from gpupool.spec.checks.advice import BANDS, better_instance
 from gpupool.spec.diagnostics import Diagnostic, error, warning
-
-_RATIO = {"training": 2.0, "inference": 1.0}
 
 
 def _names(pool: Pool, stack: Stack) -> list[Diagnostic]:
@@ -127,10 +127,13 @@ def _mig(pool: Pool) -> list[Diagnostic]:
 
 
 def _memory_ratio(pool: Pool, stack: Stack) -> list[Diagnostic]:
-    need = _RATIO.get(pool.workload)
+    # Below the band is a warning for training and inference; ``mixed`` (the default workload)
+    # gets advice instead (``advice.host-memory-low``): it states no need to hold it to.
+    band = BANDS.get(pool.workload)
     gpu = pool.gpu
-    if need is None or gpu is None or pool.gpus_per_node == 0:
+    if band is None or gpu is None or pool.gpus_per_node == 0 or pool.workload == "mixed":
         return []
+    need = band[0]
     inst = pool.instance
     host = inst.memory_gib if inst is not None else pool.host_memory_gib
     if host is None:
@@ -139,16 +142,11 @@ def _memory_ratio(pool: Pool, stack: Stack) -> list[Diagnostic]:
     ratio = host / gpu_mem
     if ratio >= need:
         return []
-    better = ""
-    if inst is not None:
-        fits = [
-            i
-            for i in catalog.instances(stack.provider.cloud, gpu=gpu.name)
-            if i.memory_gib / i.total_gpu_memory_gib >= need
-        ]
-        fits.sort(key=lambda i: (abs(i.gpu_count - inst.gpu_count), i.price.on_demand_hourly or 0))
-        if fits:
-            better = f" {fits[0].name} has the same GPU with {fits[0].memory_gib:g} GiB host RAM."
+    better = better_instance(stack, pool) if inst is not None else None
+    hint = ""
+    if better is not None:
+        hint = (f" {better.name} has the same {better.gpu_count} x {better.gpu} with "
+                f"{better.memory_gib:g} GiB host RAM.")
     path = (*pool.path, "instanceType") if inst is not None else (*pool.path, "host", "memoryGiB")
     return [
         warning(
@@ -156,7 +154,7 @@ def _memory_ratio(pool: Pool, stack: Stack) -> list[Diagnostic]:
             f"Host memory is low for {pool.workload}",
             f"{host:g} GiB host RAM for {gpu_mem:g} GiB of GPU memory is a ratio of {ratio:.2f}; "
             f"{pool.workload} wants at least {need:g} (data loading, pinned buffers, "
-            f"checkpoints).{better}",
+            f"checkpoints).{hint}",
             path,
         )
     ]

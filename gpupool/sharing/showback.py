@@ -1,0 +1,148 @@
+"""Live showback: recording rules that price what each tenant's pods hold of each pool.
+
+This module owns ``k8s.prometheusrule.gpu-operator.gpupool-showback``: a PrometheusRule of
+recording rules, rendered when the stack says the Prometheus Operator runs
+(``cluster.monitoring.prometheus``: the kind must exist) and has tenants on priced pools. The
+catalog's prices are baked in at render time, each series labelled with their as-of date:
+
+- ``gpupool:tenant_pool_cost_usd_per_hour{stack, tenant, pool, resource, prices_as_of}``: per
+  tenant, pool and GPU resource, the units that running pods in the tenant's namespace request
+  on the pool's nodes, times the price of one unit an hour;
+- ``gpupool:tenant_cost_usd_per_hour{stack, tenant}``: their sum per tenant.
+
+The inputs are kube-state-metrics' series: ``kube_pod_container_resource_requests`` (the
+``resource`` label is the resource name with every character outside ``[a-zA-Z0-9_]`` made
+``_``: ``nvidia.com/gpu`` reads ``nvidia_com_gpu``; kube-state-metrics
+``internal/store/utils.go`` ``toResourceUnitValue``, ``promutil.SanitizeLabelName``),
+``kube_pod_status_phase`` (only ``Running`` pods are charged) and, to tell which pool a node is
+in, ``kube_node_labels`` with the pool label (the allowlist ``gpupool.sharing.alerts`` names) or,
+for pools of named nodes, ``kube_node_info``. Each input is reduced with ``max by`` its identity
+first, so two kube-state-metrics replicas (two series per object) are not charged twice.
+
+A unit's price is the pool's instance price at its capacity type (a spot pool at spot, its
+on-demand base and fallback nodes too) over the units one GPU yields
+(``gpupool.facts``: a time-slicing replica, a HAMi vGPU, a MIG instance). Pods that request no
+GPU resource (KAI's ``gpu-fraction`` pods) are not seen; pools without a catalog price get no
+rule, never a price of 0.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpupool import catalog, facts
+from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
+from gpupool.graph import CloudResult, Resource
+from gpupool.model import Pool, Stack, Tenant
+from gpupool.sharing.alerts import KSM_POOL_LABEL, rule_labels
+from gpupool.sharing.objects import k8s_object
+
+RULE_NAME = "gpupool-showback"
+POOL_COST = "gpupool:tenant_pool_cost_usd_per_hour"
+TENANT_COST = "gpupool:tenant_cost_usd_per_hour"
+
+
+def ksm_resource(resource: str) -> str:
+    """Return a resource name as kube-state-metrics writes it in the ``resource`` label."""
+    return re.sub(r"[^a-zA-Z0-9_]", "_", resource)
+
+
+def unit_price(stack: Stack, pool: Pool, units_per_gpu: int) -> float | None:
+    """Return what one unit of a pool's resource costs an hour, or None without a price."""
+    inst = pool.instance
+    if inst is None or units_per_gpu <= 0 or pool.gpus_per_node <= 0:
+        return None
+    price = inst.price.spot_hourly if pool.capacity.type == "spot" else inst.price.on_demand_hourly
+    if price is None:
+        return None
+    return price / pool.gpus_per_node / units_per_gpu
+
+
+def _pool_nodes(pool: Pool) -> str:
+    """Return a vector of value 1 per node of the pool, labelled ``node``."""
+    if pool.node_names:
+        names = "|".join(n.replace(".", "\\\\.") for n in pool.node_names)
+        return f'max by (node) (kube_node_info{{node=~"{names}"}})'
+    return f'max by (node) (kube_node_labels{{{KSM_POOL_LABEL}="{pool.name}"}})'
+
+
+def expression(tenant: Tenant, pool: Pool, resource: str, price: float) -> str:
+    """Return the PromQL of one tenant's cost an hour on one pool's resource."""
+    ns = tenant.namespace
+    requests = (f'kube_pod_container_resource_requests{{namespace="{ns}", '
+                f'resource="{ksm_resource(resource)}"}}')
+    running = f'kube_pod_status_phase{{namespace="{ns}", phase="Running"}} == 1'
+    return (
+        "sum(\n"
+        f"  max by (namespace, pod, container, node) ({requests})\n"
+        f"  * on (node) group_left () {_pool_nodes(pool)}\n"
+        f"  * on (namespace, pod) group_left () max by (namespace, pod) ({running})\n"
+        f") * {price!r}"
+    )
+
+
+def rules(stack: Stack) -> list[dict[str, Any]]:
+    """Return the recording rules: one per tenant, priced pool and resource, then the totals."""
+    known = facts.of(stack)
+    as_of = None
+    if stack.cloud.provisions:
+        as_of = catalog.dataset(f"instances-{stack.provider.cloud}").as_of
+    out: list[dict[str, Any]] = []
+    for tenant in stack.tenants:
+        for name in tenant.pools:
+            pool = stack.pool(name)
+            if pool is None:
+                continue
+            for resource, per_gpu in sorted(known.pool(pool).exposure.items()):
+                price = unit_price(stack, pool, per_gpu)
+                if price is None or as_of is None:
+                    continue
+                out.append({
+                    "record": POOL_COST,
+                    "expr": expression(tenant, pool, resource, price),
+                    "labels": {"stack": stack.name, "tenant": tenant.name, "pool": pool.name,
+                               "resource": resource, "prices_as_of": as_of},
+                })
+    if out:
+        out.append({
+            "record": TENANT_COST,
+            "expr": f'sum by (stack, tenant) ({POOL_COST}{{stack="{stack.name}"}})',
+        })
+    return out
+
+
+def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Resource]:
+    """Return the showback PrometheusRule, or nothing when there is nothing to price.
+
+    Args:
+        stack: the validated stack.
+        cloud: the cloud result.
+        after: addresses the rule must follow (operator namespace and release, when rendered).
+
+    """
+    if stack.cluster.monitoring.prometheus is None:
+        return []
+    recorded = rules(stack)
+    if not recorded:
+        return []
+    metadata: dict[str, Any] = {"name": RULE_NAME, "namespace": GPU_OPERATOR_NAMESPACE}
+    if labels := rule_labels(stack):
+        metadata["labels"] = labels
+    manifest = {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "PrometheusRule",
+        "metadata": metadata,
+        "spec": {"groups": [{"name": f"gpupool.{stack.name}.showback", "interval": "1m",
+                             "rules": recorded}]},
+    }
+    return [
+        k8s_object(
+            stack,
+            manifest,
+            provider=cloud.k8s_provider,
+            depends_on=tuple(after),
+            facts={"showback_tenants": sorted({r["labels"]["tenant"] for r in recorded
+                                               if "labels" in r})},
+        )
+    ]
