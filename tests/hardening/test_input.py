@@ -5,7 +5,7 @@ Each hostile file goes through ``validate``, ``plan`` and ``render`` exactly as 
 (``RLIMIT_AS``) and whose wall time is capped by the parent. The child reports each run as a JSON
 line as soon as it finishes, so a hang names the case it hung on. Every run must exit 1 with
 either file:line:col diagnostics or a single ``error:`` line on stderr, never a traceback or an
-"internal error", and finish within a few seconds.
+"internal error", and use no more than a few CPU seconds.
 
 Limits (gpupool/spec/load.py, stated in the README): files up to 8 MiB (a 10 MB document is
 refused without being read past the limit; a valid stack padded to just under 8 MiB is accepted),
@@ -28,7 +28,10 @@ from tests.paths import EXAMPLES, ROOT
 
 EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
 MEMORY_LIMIT = 1024**3
-PER_RUN_S = 10.0  # a generous bound on one command (the slowest case takes about a second)
+# A blow-up guard, not a speed test (bench/ measures speed): the CPU seconds one command may
+# burn, counted by the child itself, so a loaded CI machine cannot fail it. The slowest case
+# takes about a second; quadratic or exponential work on a hostile file takes minutes.
+PER_RUN_CPU_S = 30.0
 TOTAL_S = 240.0
 
 CHILD = r"""
@@ -41,13 +44,13 @@ for line in sys.stdin:
     out, err = io.StringIO(), io.StringIO()
     real = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = out, err
-    start = time.perf_counter()
+    start = time.process_time()
     try:
         code = run(case["argv"])
     finally:
         sys.stdout, sys.stderr = real
     case.update(code=code, stdout=out.getvalue()[-4000:], stderr=err.getvalue()[-4000:],
-                seconds=time.perf_counter() - start)
+                cpu_seconds=time.process_time() - start)
     print(json.dumps(case), flush=True)
 """
 
@@ -185,7 +188,7 @@ def test_hostile_files_through_validate_plan_and_render(tmp_path: Path) -> None:
     results = run_cli(argvs)
     for result in results:
         assert result["code"] == result["expected"], result
-        assert float(str(result["seconds"])) < PER_RUN_S, result
+        assert float(str(result["cpu_seconds"])) < PER_RUN_CPU_S, result
         if result["expected"] == 1:
             _one_clear_outcome(result)
     by_case = {(r["case"], r["argv"][0]): r for r in results}
@@ -216,7 +219,7 @@ def test_oversized_file_is_not_read_past_the_limit(tmp_path: Path) -> None:
     [result] = run_cli([{"case": "sparse-4GiB", "argv": ["validate", str(big)]}])
     assert result["code"] == 1
     assert "[file.too-large]" in str(result["stderr"])
-    assert float(str(result["seconds"])) < PER_RUN_S
+    assert float(str(result["cpu_seconds"])) < PER_RUN_CPU_S
 
 
 def test_a_fifo_swapped_in_after_the_check_does_not_block(
