@@ -9,64 +9,24 @@ through the public path: the kubernetes client's own deserialiser builds ``V1Nod
 The documented clusters were not made by gpupool, so the labels gpupool's node pools set
 (``gpupool.io/pool``, ``nvidia.com/device-plugin.config``, ``nvidia.com/mig.config``; see
 ``facts.node_labels``) are laid over each node, as gpupool's own node pools would have set them.
-A source that shows no allocatable resources cannot be compared on them: findings about
-allocatable are left out for those nodes only (``shown`` in the file says what the source
-shows).
+A source that shows no allocatable resources (or no labels) cannot be compared on them: findings
+about allocatable (or labels) are left out for those nodes only (``shown`` in the file says what
+the source shows; ``tests.real_nodes.drift``). One-value changes to every stack value, node by
+node, are in test_drift_real_mutations.py; the CLI against a loopback API server in
+tests/cli/test_cli_drift_loopback.py.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from gpupool import facts
-from gpupool.cluster import ObservedNode, read_gpu_nodes
 from gpupool.drift import nodes as node_state
-from gpupool.drift.items import DriftItem, DriftReport
-from gpupool.model import Stack
+from gpupool.drift.items import DriftReport
 from gpupool.views import drift as drift_view
-from tests.paths import FIXTURES
-from tests.stacks import load_stack_text
-
-kubernetes = pytest.importorskip("kubernetes")
-from kubernetes.client import ApiClient, V1NodeList  # noqa: E402
-
-REAL = FIXTURES / "nodes" / "real"
-
-HEAD = """
-apiVersion: gpupool.io/v1
-kind: GpuPoolStack
-metadata: {{name: real}}
-{provider}
-cluster:
-  gpuOperator: {{install: true, driver: {driver}}}
-  scheduler: {scheduler}
-pools:
-{pools}
-"""
-GCP = "provider: {cloud: gcp, region: us-central1, cluster: c, settings: {project: research-4711}}"
-AWS = (
-    "provider: {cloud: aws, region: us-east-1, cluster: c, settings: {subnetIds: [s-1],"
-    ' nodeRoleArn: "arn:aws:iam::123456789012:role/n"}}'
-)
-ONPREM = "provider: {cloud: kubernetes, settings: {context: lab}}"
-
-
-def stack(
-    provider: str, *pools: str, driver: str = "operator", scheduler: str = "default"
-) -> Stack:
-    """Build a stack from pool lines (YAML flow mappings)."""
-    text = HEAD.format(
-        provider=provider,
-        driver=driver,
-        scheduler=scheduler,
-        pools="\n".join(f"  - {p}" for p in pools),
-    )
-    return load_stack_text(text, "real.yaml")
+from tests.real_nodes import AWS, GCP, ONPREM, REAL, drift, load, observe, stack
 
 
 def a100_single(layout: str = "{1g.5gb: 7}", instance: str = "a2-highgpu-1g") -> str:
@@ -99,61 +59,6 @@ def hami_v100(name: str, model: str = "V100-SXM2-32GB") -> str:
         f"{{name: v100, nodeNames: [{name}], gpu: {{model: {model}, count: 2}},"
         " host: {memoryGiB: 256}, sharing: {mode: fractional, fractional: {slotsPerGpu: 10}}}"
     )
-
-
-def load(name: str) -> dict[str, Any]:
-    """Return one saved real node document (source, shown, verbatim, node)."""
-    return json.loads((REAL / f"{name}.json").read_text())
-
-
-class SavedNodes:
-    """Serves saved node objects as ``CoreV1Api.list_node`` does, through the client's types."""
-
-    def __init__(self, *nodes: dict[str, Any]) -> None:
-        self.nodes = list(nodes)
-
-    def list_node(self, **kwargs: Any) -> V1NodeList:
-        body = {"apiVersion": "v1", "kind": "NodeList", "metadata": {}, "items": self.nodes}
-        text = json.dumps(body)
-        api_client = ApiClient()
-        if "content_type" in inspect.signature(api_client.deserialize).parameters:
-            return api_client.deserialize(text, "V1NodeList", "application/json")
-        return api_client.deserialize(SimpleNamespace(data=text), "V1NodeList")  # client < 34
-
-
-def observe(st: Stack, pool: str, *docs: dict[str, Any]) -> list[ObservedNode]:
-    """Read saved nodes through the client and lay gpupool's own labels of ``pool`` over them."""
-    own = facts.node_labels(st, st.pool(pool))
-    out = []
-    for node in read_gpu_nodes(api=SavedNodes(*(d["node"] for d in docs))):
-        labels = {**node.labels, **own}
-        out.append(
-            ObservedNode(
-                node.name,
-                labels,
-                node.allocatable,
-                node.capacity,
-                node.unschedulable,
-                node.ready,
-                node.annotations,
-            )
-        )
-    return out
-
-
-def drift(st: Stack, pool: str, *names: str, edit: dict[str, str] | None = None) -> list[str]:
-    """Return the summaries of drift for saved nodes ``names`` in ``pool`` of ``st``.
-
-    ``edit`` changes node labels first (a one-value change to a real node). Findings about
-    allocatable resources are left out for nodes whose source shows none.
-    """
-    docs = [load(n) for n in names]
-    if edit:
-        for d in docs:
-            d["node"]["metadata"]["labels"].update(edit)
-    items: list[DriftItem] = node_state.compare(st, observe(st, pool, *docs))
-    shows_alloc = all("allocatable" in d["shown"] for d in docs)
-    return [i.summary for i in items if shows_alloc or not i.summary.startswith("allocatable ")]
 
 
 def test_every_saved_node_names_its_source_and_what_is_verbatim() -> None:
@@ -358,10 +263,7 @@ def test_item1_exclusive_wrong_model_is_drift() -> None:
 
 @pytest.mark.parametrize("name", ["hami-v100-pcie-register", "hami-v100-pcie-register-legacy"])
 def test_item8_hami_annotation_names_a_wrong_gpu_model(name: str) -> None:
-    """HAMi registered two V100 PCIe 32GB; a pool declaring the SXM2 part drifts on the model.
-
-    The catalog has no V100 PCIe model (item 9), so this real node has no matching stack.
-    """
+    """HAMi registered two V100 PCIe 32GB; a pool declaring the SXM2 part drifts on the model."""
     node = load(name)["node"]["metadata"]["name"]
     st = stack(ONPREM, hami_v100(node), scheduler="hami")
     text = drift(st, "v100", name)

@@ -1,0 +1,133 @@
+"""Helpers for the real node corpus in tests/fixtures/nodes/real/ (see its README).
+
+``load`` reads one saved document (source, shown, verbatim, node); ``SavedNodes`` serves saved
+nodes as ``CoreV1Api.list_node`` does, through the kubernetes client's own deserialiser;
+``observe`` reads them with ``gpupool.cluster.read_gpu_nodes`` and lays the labels gpupool's
+node pools set over them (the documented clusters were not made by gpupool); ``drift`` returns
+the summaries of drift for saved nodes, leaving out findings about parts of a node its source
+does not show. ``stack`` builds a stack from pool lines.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from gpupool import facts
+from gpupool.cluster import ObservedNode, read_gpu_nodes
+from gpupool.drift import nodes as node_state
+from gpupool.model import Stack
+from tests.paths import FIXTURES
+from tests.stacks import load_stack_text
+
+kubernetes = pytest.importorskip("kubernetes")
+from kubernetes.client import ApiClient  # noqa: E402
+
+REAL = FIXTURES / "nodes" / "real"
+
+HEAD = """
+apiVersion: gpupool.io/v1
+kind: GpuPoolStack
+metadata: {{name: real}}
+{provider}
+cluster:
+  gpuOperator: {{install: true, driver: {driver}}}
+  scheduler: {scheduler}
+pools:
+{pools}
+"""
+GCP = "provider: {cloud: gcp, region: us-central1, cluster: c, settings: {project: research-4711}}"
+AWS = (
+    "provider: {cloud: aws, region: us-east-1, cluster: c, settings: {subnetIds: [s-1],"
+    ' nodeRoleArn: "arn:aws:iam::123456789012:role/n"}}'
+)
+AZURE = "provider: {cloud: azure, region: eastus, cluster: c, settings: {resourceGroup: rg-1}}"
+ONPREM = "provider: {cloud: kubernetes, settings: {context: lab}}"
+
+#: Which findings need which part of a node: a source that does not show it cannot be compared.
+_NEEDS = (("allocatable ", "allocatable"), ("label ", "labels"))
+
+
+def stack(
+    provider: str, *pools: str, driver: str = "operator", scheduler: str = "default"
+) -> Stack:
+    """Build a stack from pool lines (YAML flow mappings)."""
+    text = HEAD.format(
+        provider=provider,
+        driver=driver,
+        scheduler=scheduler,
+        pools="\n".join(f"  - {p}" for p in pools),
+    )
+    return load_stack_text(text, "real.yaml")
+
+
+def load(name: str) -> dict[str, Any]:
+    """Return one saved real node document (source, shown, verbatim, node)."""
+    doc: dict[str, Any] = json.loads((REAL / f"{name}.json").read_text())
+    return doc
+
+
+def node_list(*nodes: dict[str, Any]) -> dict[str, Any]:
+    """Return a ``GET /api/v1/nodes`` response body holding ``nodes``."""
+    return {"apiVersion": "v1", "kind": "NodeList", "metadata": {}, "items": list(nodes)}
+
+
+class SavedNodes:
+    """Serves saved node objects as ``CoreV1Api.list_node`` does, through the client's types."""
+
+    def __init__(self, *nodes: dict[str, Any]) -> None:
+        self.nodes = list(nodes)
+
+    def list_node(self, **kwargs: Any) -> Any:
+        text = json.dumps(node_list(*self.nodes))
+        api_client = ApiClient()
+        if "content_type" in inspect.signature(api_client.deserialize).parameters:
+            return api_client.deserialize(text, "V1NodeList", "application/json")
+        return api_client.deserialize(SimpleNamespace(data=text), "V1NodeList")  # client < 34
+
+
+def own_labels(st: Stack, pool: str) -> dict[str, str]:
+    """The labels gpupool's node pools put on the nodes of ``pool``."""
+    return dict(facts.node_labels(st, st.pool(pool)))
+
+
+def observe(st: Stack, pool: str, *docs: dict[str, Any]) -> list[ObservedNode]:
+    """Read saved nodes through the client and lay gpupool's own labels of ``pool`` over them."""
+    own = own_labels(st, pool)
+    out = []
+    for node in read_gpu_nodes(api=SavedNodes(*(d["node"] for d in docs))):
+        out.append(
+            ObservedNode(
+                node.name,
+                {**node.labels, **own},
+                node.allocatable,
+                node.capacity,
+                node.unschedulable,
+                node.ready,
+                node.annotations,
+            )
+        )
+    return out
+
+
+def shown(summaries: list[str], *docs: dict[str, Any]) -> list[str]:
+    """Leave out findings about parts of a node (labels, allocatable) a source does not show."""
+    parts = set.intersection(*(set(d["shown"]) for d in docs)) if docs else set()
+    return [s for s in summaries if all(part in parts or not s.startswith(p) for p, part in _NEEDS)]
+
+
+def drift(st: Stack, pool: str, *names: str, edit: dict[str, str] | None = None) -> list[str]:
+    """Return the summaries of drift for saved nodes ``names`` in ``pool`` of ``st``.
+
+    ``edit`` changes node labels first (a one-value change to a real node).
+    """
+    docs = [load(n) for n in names]
+    if edit:
+        for d in docs:
+            d["node"]["metadata"].setdefault("labels", {}).update(edit)
+    items = node_state.compare(st, observe(st, pool, *docs))
+    return shown([i.summary for i in items], *docs)
