@@ -52,17 +52,25 @@ ONPREM = "provider: {cloud: kubernetes, settings: {context: lab}}"
 _NEEDS = (("allocatable ", "allocatable"), ("label ", "labels"))
 
 
-def stack(
+def stack_text(
     provider: str, *pools: str, driver: str = "operator", scheduler: str = "default"
-) -> Stack:
-    """Build a stack from pool lines (YAML flow mappings)."""
-    text = HEAD.format(
+) -> str:
+    """Return stack YAML with these pool lines (YAML flow mappings)."""
+    return HEAD.format(
         provider=provider,
         driver=driver,
         scheduler=scheduler,
         pools="\n".join(f"  - {p}" for p in pools),
     )
-    return load_stack_text(text, "real.yaml")
+
+
+def stack(
+    provider: str, *pools: str, driver: str = "operator", scheduler: str = "default"
+) -> Stack:
+    """Build a stack from pool lines (YAML flow mappings)."""
+    return load_stack_text(
+        stack_text(provider, *pools, driver=driver, scheduler=scheduler), "real.yaml"
+    )
 
 
 def load(name: str) -> dict[str, Any]:

@@ -1,0 +1,178 @@
+"""``gpupool drift`` end to end against a Kubernetes API served from real node objects.
+
+A loopback HTTP server (127.0.0.1 only) answers ``GET /api/v1/nodes`` with a ``NodeList`` of
+saved real nodes (tests/fixtures/nodes/real/, each with its source; see its README), and a
+kubeconfig in the test's temporary home points the stack's context at it. Everything between
+is the product path: the CLI, stack validation, ``gpupool.cluster`` building a real
+``CoreV1Api`` from the kubeconfig (kubernetes client ``config.new_client_from_config``), the
+client's HTTP request and deserialiser, drift and the report. The only stand-in is the API
+server; Pulumi is absent from PATH, so the cloud source is skipped and ``--require cluster``
+makes the cluster source count.
+
+The documented clusters were not made by gpupool, so the server lays the labels gpupool's node
+pools set (``facts.node_labels``) over each node, as gpupool would have.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from gpupool.cli import run
+from tests.real_nodes import ONPREM, load, node_list, own_labels, stack, stack_text
+
+HAMI_POOL = (
+    "{{name: rtx, nodeNames: [hami-lab-rtx6000], gpu: {{model: RTX-PRO-6000, count: 1}},"
+    " host: {{memoryGiB: 256}},"
+    " sharing: {{mode: fractional, fractional: {{slotsPerGpu: {slots}}}}}}}"
+)
+H100_POOL = (
+    "{name: h100, nodeNames: [s4124-0073], gpu: {model: H100-SXM5-80GB, count: 1},"
+    " host: {memoryGiB: 512}, sharing: {mode: exclusive}}"
+)
+
+
+class NodesApi(BaseHTTPRequestHandler):
+    """Answers ``GET /api/v1/nodes`` with the server's node list; 404 for anything else."""
+
+    server: Any
+
+    def do_GET(self) -> None:
+        self.server.paths.append(self.path)
+        if urlsplit(self.path).path != "/api/v1/nodes":
+            self.send_error(404)
+            return
+        body = json.dumps(node_list(*self.server.nodes)).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Keep the test output quiet."""
+
+
+@pytest.fixture
+def api_server() -> Iterator[Any]:
+    """A Kubernetes API stand-in on 127.0.0.1 (a free port), serving ``server.nodes``."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), NodesApi)
+    server.nodes = []
+    server.paths = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def _kubeconfig(home: Path, url: str) -> None:
+    """Write ``~/.kube/config`` in the test's empty home (conftest) with context ``lab``, the
+    stack's ``provider.settings.context``, pointing at ``url``; KUBECONFIG stays unset."""
+    kube = home / ".kube"
+    kube.mkdir(parents=True, exist_ok=True)
+    (kube / "config").write_text(
+        json.dumps(  # JSON is YAML: the client reads it as a kubeconfig
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [{"name": "lab", "cluster": {"server": url}}],
+                "users": [{"name": "lab", "user": {"token": "loopback"}}],
+                "contexts": [{"name": "lab", "context": {"cluster": "lab", "user": "lab"}}],
+                "current-context": "lab",
+            }
+        )
+    )
+
+
+def _drift(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    server: Any,
+    pool: tuple[str, str],
+    *names: str,
+    scheduler: str = "default",
+) -> int:
+    """Serve the saved nodes ``names`` with gpupool's labels of ``pool`` (name, YAML line) and
+    run ``gpupool drift`` on a stack of that one pool."""
+    name, line = pool
+    own = own_labels(stack(ONPREM, line, scheduler=scheduler), name)
+    for saved in names:
+        node = load(saved)["node"]
+        node["metadata"]["labels"] = {**node["metadata"].get("labels", {}), **own}
+        server.nodes.append(node)
+    _kubeconfig(Path(os.environ["HOME"]), f"http://127.0.0.1:{server.server_address[1]}")
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    bin_dir = tmp_path / "bin"  # no pulumi on PATH: the cloud source is skipped
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", str(bin_dir))
+    stack_file = tmp_path / "stack.yaml"
+    stack_file.write_text(stack_text(ONPREM, line, scheduler=scheduler))
+    return run(["drift", "--require", "cluster", "--format", "text", str(stack_file)])
+
+
+def test_matching_stack_exits_0_through_the_api(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    api_server: Any,
+) -> None:
+    """HAMi's lab node (Project-HAMi/website tutorials/labs/hami-isolation-k3s.md @b31b8e72)
+    with the stack that declares it: the CLI lists nodes over HTTP and finds no drift."""
+    pool = ("rtx", HAMI_POOL.format(slots=10))
+    assert (
+        _drift(tmp_path, monkeypatch, api_server, pool, "hami-rtx-pro-6000-lab", scheduler="hami")
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "source cluster: checked" in out
+    assert "No drift: stack real matches what runs" in out
+    assert [urlsplit(p).path for p in api_server.paths] == ["/api/v1/nodes"]
+
+
+def test_one_value_change_exits_2_naming_the_cause(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    api_server: Any,
+) -> None:
+    """Declaring 5 slots per GPU where HAMi splits into 10: drift names the split and the
+    allocatable count the node advertises."""
+    pool = ("rtx", HAMI_POOL.format(slots=5))
+    assert (
+        _drift(tmp_path, monkeypatch, api_server, pool, "hami-rtx-pro-6000-lab", scheduler="hami")
+        == 2
+    )
+    out = capsys.readouterr().out
+    assert "HAMi splits each GPU into 10 vGPUs, expected 5" in out
+    assert "allocatable nvidia.com/gpu is 10, expected 5" in out
+
+
+def test_resource_the_node_lacks_prints_missing(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    api_server: Any,
+) -> None:
+    """The H100 labels (NVIDIA cloud-native-docs mig-node-labels.json) come with no status: the
+    report says the resource is missing, never 0.0 (issue 21, item 10), and nothing else
+    drifts."""
+    pool = ("h100", H100_POOL)
+    assert _drift(tmp_path, monkeypatch, api_server, pool, "h100-exclusive-mig-disabled") == 2
+    out = capsys.readouterr().out
+    assert "allocatable nvidia.com/gpu is missing, expected 1" in out
+    assert "observed: nvidia.com/gpu: missing" in out
+    assert "0.0" not in out
+    assert "Drift: 1 difference(s)" in out
