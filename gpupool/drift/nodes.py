@@ -21,8 +21,12 @@ What real nodes write, and what is tolerated:
 * ``nvidia.com/gpu.sharing-strategy`` exists from GFD v0.15.0 on; older GFDs write only
   ``gpu.replicas`` (they cannot run MPS, which needs v0.15.0);
 * a MIG device's memory is its real size, up to ~11% below the profile's name (H200 ``1g.18gb``
-  is 16 GiB): the memory must be nearer the declared profile's than any other profile's of the
-  catalog's geometry.
+  is 16 GiB, H100 NVL ``1g.12gb`` 10.75 GiB): the memory must be nearer the declared profile's
+  than any other profile's of the catalog's geometry.
+
+A pool of whole GPUs expects GFD's "without sharing" labels where GFD writes them
+(``gpu.replicas`` 1, ``gpu.sharing-strategy`` none), no MIG product suffix or MIG profiles, and,
+where GKE shares GPUs, none of GKE's sharing labels.
 """
 
 from __future__ import annotations
@@ -107,7 +111,8 @@ class Expected:
         mig_profile: the MIG profile GFD names in the product under strategy single.
         mig_strategy: the MIG strategy a MIG pool's nodes must run, else None.
         mig_memories_mib: the memory (MiB) of each profile of the GPU's MIG geometry.
-        cloud_labels: labels of the cloud's own sharing (GKE), checked instead of GFD's.
+        cloud_labels: labels of the cloud's own sharing (GKE), checked instead of GFD's; a
+            ``None`` value means the label must be absent (the pool does not share GPUs).
         optional_labels: GFD labels that may be absent (older GFDs write no
             ``gpu.sharing-strategy``; where the cloud shares GPUs GFD may not run at all),
             checked only when present.
@@ -128,7 +133,7 @@ class Expected:
     mig_profile: str | None = None
     mig_strategy: str | None = None
     mig_memories_mib: tuple[float, ...] = ()
-    cloud_labels: dict[str, str] = field(default_factory=dict)
+    cloud_labels: dict[str, str | None] = field(default_factory=dict)
     optional_labels: dict[str, str] = field(default_factory=dict)
     hami_split: int | None = None
     hami_memory_mib: float | None = None
@@ -196,7 +201,7 @@ def expected(stack: Stack, pool: Pool) -> Expected:
     kind = s.kind
     labels = dict(pf.node_labels)
     optional: dict[str, str] = {}
-    cloud: dict[str, str] = {}
+    cloud: dict[str, str | None] = {}
     alloc: dict[str, int] = {}
     for unit in pf.units:
         alloc[unit.resource] = alloc.get(unit.resource, 0) + n * unit.per_gpu
@@ -236,6 +241,12 @@ def expected(stack: Stack, pool: Pool) -> Expected:
                 labels[f"{mig_resource(profile)}.count"] = str(n * per_gpu)
     else:
         labels[GFD_COUNT] = str(n)
+        # whole GPUs: GFD labels them "without sharing" (internal/lm/resource.go)
+        optional[GFD_REPLICAS] = "1"
+        optional[GFD_SHARING_STRATEGY] = "none"
+    if sf.cloud_shares_gpus and not hami and not kind.replicated:
+        cloud[CLOUD_SHARING_STRATEGY_LABEL] = None  # GKE labels only the pools it shares
+        cloud[CLOUD_MAX_CLIENTS_LABEL] = None
     if sf.cloud_shares_gpus and not hami:
         # the cloud's device plugin serves the GPUs: GFD may not run, its labels are optional
         for key in [k for k in labels if k in (GFD_COUNT, GFD_REPLICAS) or _is_mig_count(k)]:
@@ -387,13 +398,16 @@ class _Emit:
         self.items.append(DriftItem("cluster", self.addr, declared, observed, summary))
 
 
-def _product(want: Expected, got: str, item: _Emit) -> None:
+def _product(want: Expected, pool: Pool, got: str, item: _Emit) -> None:
     name, profile, _shared = split_product(got)
     base = normalise_product(name)
     if want.vgpu:
         base = _VGPU_TYPE.sub("", base)
     if want.spellings and base not in want.spellings:
         item(want.product, got, f"node has {got}, pool declares {want.product}")
+        return
+    if profile is not None and not pool.sharing.kind.partitioned:
+        item(want.product, got, f"node has {got} (MIG profile {profile}), pool declares no MIG")
         return
     if want.mig_profile is not None and (
         profile is None or _profile_key(profile) != _profile_key(want.mig_profile)
@@ -440,8 +454,8 @@ def _mig_state(stack: Stack, pool: Pool, want: Expected, node: ObservedNode, ite
     return False
 
 
-def _mig_extra(want: Expected, node: ObservedNode, item: _Emit) -> None:
-    """Under strategy mixed, report MIG profiles the node offers that the pool does not declare."""
+def _mig_extra(want: Expected, pool: Pool, node: ObservedNode, item: _Emit) -> None:
+    """Report MIG profiles (strategy mixed) the node offers that the pool does not declare."""
     offered: dict[str, str] = {}
     for key, value in node.labels.items():
         m = _MIG_COUNT_LABEL.match(key)
@@ -452,11 +466,12 @@ def _mig_extra(want: Expected, node: ObservedNode, item: _Emit) -> None:
             offered.setdefault(res, value)
     for res in sorted(set(offered) - set(want.allocatable)):
         profile = res.removeprefix(MIG_RESOURCE_PREFIX)
-        item(
-            None,
-            {res: offered[res]},
-            f"node offers {offered[res]} x {profile}, which the pool no longer declares",
+        why = (
+            "which the pool no longer declares"
+            if pool.sharing.kind.partitioned
+            else "and the pool declares no MIG"
         )
+        item(None, {res: offered[res]}, f"node offers {offered[res]} x {profile}, {why}")
 
 
 def _node(stack: Stack, pool: Pool, want: Expected, node: ObservedNode) -> list[DriftItem]:
@@ -479,7 +494,7 @@ def _node(stack: Stack, pool: Pool, want: Expected, node: ObservedNode) -> list[
         _hami(want, node, item)
     got_product = node.labels.get(GFD_PRODUCT)
     if not stop and want.product and got_product:
-        _product(want, got_product, item)
+        _product(want, pool, got_product, item)
     got_mem = node.labels.get(GFD_MEMORY)
     mem = _memory_mib(got_mem) if got_mem else None
     if not stop and want.memory_mib and mem is not None and not _memory_matches(want, mem[0]):
@@ -498,6 +513,7 @@ def _node(stack: Stack, pool: Pool, want: Expected, node: ObservedNode) -> list[
         elif (
             got is None
             and key == GFD_SHARING_STRATEGY
+            and pool.sharing.kind.replicated
             and not want.cloud_labels
             and pool.sharing.kind.device_plugin_key not in _BEFORE_STRATEGY_LABEL
         ):
@@ -507,13 +523,24 @@ def _node(stack: Stack, pool: Pool, want: Expected, node: ObservedNode) -> list[
                 f"label {key} is missing: GFD older than v0.15.0 writes none, and its "
                 f"device plugin cannot run {value}",
             )
-    for key, value in sorted(want.cloud_labels.items()):
+    for key, cloud_value in sorted(want.cloud_labels.items()):
         got = node.labels.get(key)
+        if cloud_value is None:
+            if got is not None:
+                item(
+                    {key: None},
+                    {key: got},
+                    f"label {key} is {got!r}: the cloud shares this node's GPUs, the pool "
+                    "declares no sharing",
+                )
+            continue
+        value = cloud_value
         if got != value:
             shown = "missing" if got is None else repr(got)
             item({key: value}, {key: got}, f"label {key} is {shown}, expected {value!r}")
-    if pool.sharing.kind.partitioned and want.mig_strategy == facts.MIG_MIXED and not stop:
-        _mig_extra(want, node, item)
+    partitioned = pool.sharing.kind.partitioned
+    if not stop and ((partitioned and want.mig_strategy == facts.MIG_MIXED) or not partitioned):
+        _mig_extra(want, pool, node, item)
     if not stop:
         for res, count in sorted(want.allocatable.items()):
             raw = node.allocatable.get(res)

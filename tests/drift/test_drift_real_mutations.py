@@ -58,6 +58,11 @@ def _second_mig_pool(pool: Pool) -> list[Pool]:
     return [pool, other]
 
 
+def _drop_sharing(pool: Pool) -> list[Pool]:
+    """Declare whole GPUs (no ``sharing``: mode exclusive)."""
+    return [{k: v for k, v in pool.items() if k != "sharing"}]
+
+
 @dataclass(frozen=True)
 class Case:
     """A real node, the pool that matches it, and one-value changes with the cause named."""
@@ -140,8 +145,8 @@ CASES = [
                 "label nvidia.com/gpu.count is '7', expected '14'",
             ),
             "mode (exclusive)": (
-                lambda p: [{k: v for k, v in p.items() if k != "sharing"}],
-                "label nvidia.com/gpu.count is '7', expected '1'",
+                _drop_sharing,
+                "node has A100-SXM4-40GB-MIG-1g.5gb (MIG profile 1g.5gb), pool declares no MIG",
             ),
             "node count": (_set("nodes", {"min": 2, "max": 2}), NODE_COUNT[1]),
         },
@@ -181,6 +186,10 @@ CASES = [
                 _set("instanceType", "g6.xlarge"),
                 "GPU memory differs from the declared GPU's",
             ),
+            "mode (exclusive)": (
+                _drop_sharing,
+                "label nvidia.com/gpu.replicas is '8', expected '1'",
+            ),
             "GPU count (g4dn.12xlarge: 4 x T4)": (
                 _set("instanceType", "g4dn.12xlarge"),
                 "label nvidia.com/gpu.count is '1', expected '4'",
@@ -201,6 +210,11 @@ CASES = [
             "strategy (mps)": (
                 _set("sharing.mode", "mps"),
                 "label cloud.google.com/gke-gpu-sharing-strategy is 'time-sharing', expected 'mps'",
+            ),
+            "mode (no sharing)": (
+                _drop_sharing,
+                "label cloud.google.com/gke-gpu-sharing-strategy is 'time-sharing': the cloud "
+                "shares this node's GPUs, the pool declares no sharing",
             ),
             "node count": (_set("nodes", {"min": 2, "max": 2}), NODE_COUNT[1]),
         },
@@ -235,6 +249,10 @@ CASES = [
             "MIG layout (profile dropped)": (
                 _set("sharing.mig.layout", {"1g.10gb": 2, "3g.40gb": 1}),
                 "node offers 1 x 2g.20gb, which the pool no longer declares",
+            ),
+            "mode (exclusive)": (
+                _set("sharing", {"mode": "exclusive"}),
+                "node offers 1 x 2g.20gb, and the pool declares no MIG",
             ),
             "MIG strategy (one profile: single)": (
                 _set("sharing.mig.layout", {"3g.40gb": 2}),
