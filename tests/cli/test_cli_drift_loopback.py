@@ -123,41 +123,41 @@ def _drift(
     return run(["drift", "--require", "cluster", "--format", "text", str(stack_file)])
 
 
-def test_matching_stack_exits_0_through_the_api(
+@pytest.mark.parametrize(
+    ("slots", "code", "lines"),
+    [
+        (10, 0, ["No drift: stack real matches what runs"]),
+        (
+            5,
+            2,
+            [
+                "HAMi splits each GPU into 10 vGPUs, expected 5",
+                "allocatable nvidia.com/gpu is 10, expected 5",
+            ],
+        ),
+    ],
+    ids=["matching stack", "slots per GPU changed"],
+)
+def test_hami_lab_node_through_the_api(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     api_server: Any,
+    slots: int,
+    code: int,
+    lines: list[str],
 ) -> None:
-    """HAMi's lab node (Project-HAMi/website tutorials/labs/hami-isolation-k3s.md @b31b8e72)
-    with the stack that declares it: the CLI lists nodes over HTTP and finds no drift."""
-    pool = ("rtx", HAMI_POOL.format(slots=10))
-    assert (
-        _drift(tmp_path, monkeypatch, api_server, pool, "hami-rtx-pro-6000-lab", scheduler="hami")
-        == 0
-    )
+    """HAMi's lab node (Project-HAMi/website tutorials/labs/hami-isolation-k3s.md @b31b8e72):
+    the CLI lists nodes over HTTP; the stack that declares the node exits 0, and declaring 5
+    slots per GPU where HAMi splits into 10 exits 2 naming the split and the allocatable count."""
+    pool = ("rtx", HAMI_POOL.format(slots=slots))
+    got = _drift(tmp_path, monkeypatch, api_server, pool, "hami-rtx-pro-6000-lab", scheduler="hami")
     out = capsys.readouterr().out
+    assert got == code, out
     assert "source cluster: checked" in out
-    assert "No drift: stack real matches what runs" in out
+    for line in lines:
+        assert line in out
     assert [urlsplit(p).path for p in api_server.paths] == ["/api/v1/nodes"]
-
-
-def test_one_value_change_exits_2_naming_the_cause(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    api_server: Any,
-) -> None:
-    """Declaring 5 slots per GPU where HAMi splits into 10: drift names the split and the
-    allocatable count the node advertises."""
-    pool = ("rtx", HAMI_POOL.format(slots=5))
-    assert (
-        _drift(tmp_path, monkeypatch, api_server, pool, "hami-rtx-pro-6000-lab", scheduler="hami")
-        == 2
-    )
-    out = capsys.readouterr().out
-    assert "HAMi splits each GPU into 10 vGPUs, expected 5" in out
-    assert "allocatable nvidia.com/gpu is 10, expected 5" in out
 
 
 def test_resource_the_node_lacks_prints_missing(

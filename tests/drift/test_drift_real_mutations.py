@@ -96,6 +96,11 @@ def _onprem(node: str, model: str, count: int, sharing: Pool) -> Pool:
     }
 
 
+def _hami(node: str, model: str, count: int) -> Pool:
+    """A pool of the node's GPUs that HAMi splits 10 ways (its deviceSplitCount default)."""
+    return _onprem(node, model, count, {"mode": "fractional", "fractional": {"slotsPerGpu": 10}})
+
+
 def _cloud(instance: str, sharing: Pool | None = None) -> Pool:
     pool: Pool = {"name": "p", "instanceType": instance, "nodes": {"min": 1, "max": 1}}
     if sharing is not None:
@@ -306,12 +311,7 @@ CASES = [
         # Project-HAMi/website docs/developers/protocol.md (JSON form): 2 x V100 PCIe 32GB
         "hami-v100-pcie-register",
         ONPREM,
-        _onprem(
-            "node-1",
-            "V100-PCIE-32GB",
-            2,
-            {"mode": "fractional", "fractional": {"slotsPerGpu": 10}},
-        ),
+        _hami("node-1", "V100-PCIE-32GB", 2),
         {
             "GPU model (SXM2)": (
                 _set("gpu.model", "V100-SXM2-32GB"),
@@ -340,12 +340,7 @@ CASES = [
         # Project-HAMi/website versioned_docs/version-v1.3.0/developers/protocol.md (legacy)
         "hami-v100-pcie-register-legacy",
         ONPREM,
-        _onprem(
-            "hami-v100-node",
-            "V100-PCIE-32GB",
-            2,
-            {"mode": "fractional", "fractional": {"slotsPerGpu": 10}},
-        ),
+        _hami("hami-v100-node", "V100-PCIE-32GB", 2),
         {
             "GPU model (SXM2)": (
                 _set("gpu.model", "V100-SXM2-32GB"),
@@ -364,12 +359,7 @@ CASES = [
         # one RTX PRO 6000 Blackwell Server Edition, allocatable nvidia.com/gpu 10
         "hami-rtx-pro-6000-lab",
         ONPREM,
-        _onprem(
-            "hami-lab-rtx6000",
-            "RTX-PRO-6000",
-            1,
-            {"mode": "fractional", "fractional": {"slotsPerGpu": 10}},
-        ),
+        _hami("hami-lab-rtx6000", "RTX-PRO-6000", 1),
         {
             "GPU model (RTX PRO 4500)": (
                 _set("gpu.model", "RTX-PRO-4500"),
