@@ -105,6 +105,8 @@ def test_no_function_level_imports_of_gpupool() -> None:
 def test_import_linter_contracts_pass() -> None:
     pytest.importorskip("importlinter")
     exe = shutil.which("lint-imports") or str(Path(sys.executable).parent / "lint-imports")
-    run = subprocess.run([exe, "--no-cache"], cwd=ROOT, capture_output=True, text=True, check=False)
+    run = subprocess.run(
+        [exe, "--no-cache"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "broken" not in run.stdout.lower().replace("0 broken", "")

@@ -92,33 +92,23 @@ class ReplayStack:
 
     def _summary(self, kind: str, changes: dict[str, int]) -> auto.UpdateSummary:
         now = datetime.now(timezone.utc)
-        return auto.UpdateSummary(
-            kind=kind,
-            start_time=now,
-            message="",
-            environment={},
-            config={},
-            result="succeeded",
-            end_time=now,
-            resource_changes=changes,
-        )
+        return auto.UpdateSummary(kind=kind, start_time=now, message="", environment={},
+                                  config={}, result="succeeded", end_time=now,
+                                  resource_changes=changes)
 
-    def preview(
-        self, on_event: Callable[[Any], None] | None = None, **_: Any
-    ) -> auto.PreviewResult:
+    def preview(self, on_event: Callable[[Any], None] | None = None,
+                **_: Any) -> auto.PreviewResult:
         return auto.PreviewResult("", "", self._stream(on_event))
 
-    def preview_refresh(
-        self, on_event: Callable[[Any], None] | None = None, **_: Any
-    ) -> auto.PreviewResult:
+    def preview_refresh(self, on_event: Callable[[Any], None] | None = None,
+                        **_: Any) -> auto.PreviewResult:
         return auto.PreviewResult("", "", self._stream(on_event))
 
     def up(self, on_event: Callable[[Any], None] | None = None, **_: Any) -> auto.UpResult:
         return auto.UpResult("", "", self._summary("update", self._stream(on_event)), {})
 
-    def destroy(
-        self, on_event: Callable[[Any], None] | None = None, **_: Any
-    ) -> auto.DestroyResult:
+    def destroy(self, on_event: Callable[[Any], None] | None = None,
+                **_: Any) -> auto.DestroyResult:
         return auto.DestroyResult("", "", self._summary("destroy", self._stream(on_event)))
 
 
@@ -192,14 +182,9 @@ def test_the_installed_sdk_parses_every_recorded_event(name: str) -> None:
                 assert getattr(event, attr) is not None, (key, data)
 
 
-_PARSED = {
-    "resourcePreEvent": "resource_pre_event",
-    "resOutputsEvent": "res_outputs_event",
-    "resOpFailedEvent": "res_op_failed_event",
-    "diagnosticEvent": "diagnostic_event",
-    "policyEvent": "policy_event",
-    "summaryEvent": "summary_event",
-}
+_PARSED = {"resourcePreEvent": "resource_pre_event", "resOutputsEvent": "res_outputs_event",
+           "resOpFailedEvent": "res_op_failed_event", "diagnosticEvent": "diagnostic_event",
+           "policyEvent": "policy_event", "summaryEvent": "summary_event"}
 
 
 # -- create, update, delete ------------------------------------------------------------------
@@ -210,11 +195,8 @@ def test_create(replay: Callable[..., Replayed]) -> None:
     run = replay("up", "display-up-3")
     assert run.result is not None
     assert run.ops() == [
-        ("create", "eks-dev"),
-        ("create", "eks-role"),
-        ("create", "eks-sg"),
-        ("create", "eks-rpa-service-policy"),
-        ("create", "eks-rpa-cluster-policy"),
+        ("create", "eks-dev"), ("create", "eks-role"), ("create", "eks-sg"),
+        ("create", "eks-rpa-service-policy"), ("create", "eks-rpa-cluster-policy"),
         ("create", "eks-cluster"),
     ]
     assert run.result.summary == {"create": 6}
@@ -232,11 +214,8 @@ def test_update_with_a_detailed_diff(replay: Callable[..., Replayed]) -> None:
     (step,) = [s for s in run.result.steps if s.changed]
     assert step.diffs == ("ingress",)  # the recording repeats it five times
     assert step.detailed_diff == (
-        ("ingress[1].cidrBlocks[0]", "add"),
-        ("ingress[1].fromPort", "add"),
-        ("ingress[1].protocol", "add"),
-        ("ingress[1].self", "add"),
-        ("ingress[1].toPort", "add"),
+        ("ingress[1].cidrBlocks[0]", "add"), ("ingress[1].fromPort", "add"),
+        ("ingress[1].protocol", "add"), ("ingress[1].self", "add"), ("ingress[1].toPort", "add"),
     )
     assert run.result.change_count == 1
 
@@ -245,11 +224,8 @@ def test_delete_with_components(replay: Callable[..., Replayed]) -> None:
     """display/destroy-with-components.json: a child and its component are deleted."""
     run = replay("destroy", "display-destroy-with-components")
     assert run.result is not None
-    assert run.ops() == [
-        ("same", "myproject-dev"),
-        ("delete", "mychild"),
-        ("delete", "mycomponent"),
-    ]
+    assert run.ops() == [("same", "myproject-dev"), ("delete", "mychild"),
+                         ("delete", "mycomponent")]
     assert run.result.change_count == 2
 
 
@@ -263,15 +239,12 @@ def test_create_before_replace_preview_lists_the_stack_once(
     run = replay("preview", "display-webserver-userdata")
     assert run.result is not None
     assert run.ops() == [
-        ("same", "aws-ts-webserver-dev"),
-        ("same", "web-secgrp"),
-        ("create-replacement", "web-server-www"),
-        ("replace", "web-server-www"),
+        ("same", "aws-ts-webserver-dev"), ("same", "web-secgrp"),
+        ("create-replacement", "web-server-www"), ("replace", "web-server-www"),
         ("delete-replaced", "web-server-www"),
     ]
     assert {s.replace_keys for s in run.result.steps if s.name == "web-server-www"} == {
-        ("userData",)
-    }
+        ("userData",)}
     assert run.result.change_count == 1
     (change,) = [c for c in engine_changes(run.result) if c.actions != ("no-op",)]
     assert sorted(change.actions) == ["create", "delete"]  # a replacement
@@ -282,27 +255,17 @@ def test_create_before_replace_up(replay: Callable[..., Replayed]) -> None:
     """lifecycle TestExplicitDeleteBeforeReplace/-0-1: create, replace, then delete the old one."""
     run = replay("up", "lifecycle-TestExplicitDeleteBeforeReplace--0-1")
     assert run.result is not None
-    assert run.ops() == [
-        ("same", "provA"),
-        ("create-replacement", "resA"),
-        ("replace", "resA"),
-        ("same", "resB"),
-        ("delete-replaced", "resA"),
-    ]
+    assert run.ops() == [("same", "provA"), ("create-replacement", "resA"), ("replace", "resA"),
+                         ("same", "resB"), ("delete-replaced", "resA")]
     assert run.result.change_count == 1  # one replacement, not three steps
 
 
-@pytest.mark.parametrize(
-    ("kind", "name"),
-    [
-        ("preview", "lifecycle-TestExplicitDeleteBeforeReplace--0-2-preview"),
-        ("up", "lifecycle-TestExplicitDeleteBeforeReplace--0-2"),
-    ],
-)
+@pytest.mark.parametrize(("kind", "name"), [
+    ("preview", "lifecycle-TestExplicitDeleteBeforeReplace--0-2-preview"),
+    ("up", "lifecycle-TestExplicitDeleteBeforeReplace--0-2"),
+])
 def test_delete_before_replace_keeps_its_reasons(
-    replay: Callable[..., Replayed],
-    kind: str,
-    name: str,
+    replay: Callable[..., Replayed], kind: str, name: str,
 ) -> None:
     """lifecycle TestExplicitDeleteBeforeReplace/-0-2: `delete-replaced` comes first, keyless.
 
@@ -312,23 +275,16 @@ def test_delete_before_replace_keeps_its_reasons(
     run = replay(kind, name)
     assert run.result is not None
     assert run.ops() == [
-        ("same", "provA"),
-        ("delete-replaced", "resB"),
-        ("delete-replaced", "resA"),
-        ("replace", "resA"),
-        ("create-replacement", "resA"),
-        ("replace", "resB"),
+        ("same", "provA"), ("delete-replaced", "resB"), ("delete-replaced", "resA"),
+        ("replace", "resA"), ("create-replacement", "resA"), ("replace", "resB"),
         ("create-replacement", "resB"),
     ]
     assert {(s.name, s.replace_keys) for s in run.result.steps if s.changed} == {
-        ("resA", ("A",)),
-        ("resB", ("A",)),
-    }
+        ("resA", ("A",)), ("resB", ("A",))}
     assert run.result.change_count == 2
     changes = {c.name: c for c in engine_changes(run.result)}
-    assert (
-        sorted(changes["resA"].actions) == sorted(changes["resB"].actions) == ["create", "delete"]
-    )
+    assert sorted(changes["resA"].actions) == sorted(changes["resB"].actions) == [
+        "create", "delete"]
     assert changes["resA"].replace_paths == changes["resB"].replace_paths == (("A",),)
     assert changes["resA"].reasons == ("A forces replacement",)
 
@@ -360,18 +316,15 @@ def test_refresh_with_drift(replay: Callable[..., Replayed]) -> None:
     run = replay("refresh-preview", "lifecycle-TestRefreshBasics-all-0-0-preview")
     assert run.result is not None
     assert run.result.changed
-    assert run.ops(changed_only=True) == [
-        ("delete", "resC"),
-        ("delete", "resC"),
-        ("update", "resA"),
-    ]
-    assert [s.detailed_diff for s in run.result.steps if s.op == "update"] == [(("oof", "add"),)]
+    assert run.ops(changed_only=True) == [("delete", "resC"), ("delete", "resC"),
+                                          ("update", "resA")]
+    assert [s.detailed_diff for s in run.result.steps if s.op == "update"] == [
+        (("oof", "add"),)]
     assert run.result.change_count == 3
     assert len(run.result.steps) == 6
     messages = [item.summary for item in engine_items(run.result, "aws")]
     assert messages == ["pkgA:m:typA resC was deleted outside gpupool"] * 2 + [
-        "pkgA:m:typA resA changed: oof"
-    ]
+        "pkgA:m:typA resA changed: oof"]
 
 
 # -- failures --------------------------------------------------------------------------------
@@ -386,10 +339,8 @@ def failed(run: Replayed) -> UpdateFailedError:
 def test_create_failed(replay: Callable[..., Replayed]) -> None:
     """lifecycle TestResourceError/0: the only create fails; nothing applied."""
     error = failed(replay("up", "lifecycle-TestResourceError-0"))
-    assert str(error) == (
-        "Update failed at pkgA:m:typA 'resA': create failed intentionally; "
-        "0 changes applied before it — fix the cause and run it again."
-    )
+    assert str(error) == ("Update failed at pkgA:m:typA 'resA': create failed intentionally; "
+                          "0 changes applied before it — fix the cause and run it again.")
     assert error.partial.steps == ()
 
 
@@ -405,33 +356,23 @@ def test_delete_of_a_protected_resource_keeps_the_whole_reason(
         "is protected. To unprotect the resource, either remove the `protect` flag from the "
         "resource in your Pulumi program and run `pulumi up`, or use the command: "
         f"`pulumi state unprotect '{urn}'`; 0 changes applied before it — fix the cause and run "
-        "it again."
-    )
+        "it again.")
     lines = run.progress().splitlines()
     first = next(i for i, line in enumerate(lines) if "cannot be deleted" in line)
-    assert lines[first].endswith(f'error: pkgA:m:typA resA: resource "{urn}" cannot be deleted')
+    assert lines[first].endswith(f"error: pkgA:m:typA resA: resource \"{urn}\" cannot be deleted")
     assert lines[first + 1].startswith(" " * 14 + "because it is protected.")
     assert lines[first + 2] == " " * 14 + f"`pulumi state unprotect '{urn}'`"
-    assert any(
-        line.endswith(
-            f'failed     pkgA:m:typA resA: resource "{urn}" cannot be deleted (more above)'
-        )
-        for line in lines
-    )
+    assert any(line.endswith(f"failed     pkgA:m:typA resA: resource \"{urn}\" cannot be "
+                             "deleted (more above)") for line in lines)
 
 
 def test_pending_delete_of_a_replaced_resource(replay: Callable[..., Replayed]) -> None:
     """lifecycle TestPendingDeleteReplacement/1: the new resB applied, deleting the old failed."""
     error = failed(replay("up", "lifecycle-TestPendingDeleteReplacement-1"))
-    assert str(error) == (
-        "Update failed at pkgA:m:typB 'resB': Could not delete typB; 1 change "
-        "applied before it — fix the cause and run it again."
-    )
+    assert str(error) == ("Update failed at pkgA:m:typB 'resB': Could not delete typB; 1 change "
+                          "applied before it — fix the cause and run it again.")
     assert [(s.op, s.name) for s in error.partial.steps] == [
-        ("same", "resA"),
-        ("create-replacement", "resB"),
-        ("replace", "resB"),
-    ]
+        ("same", "resA"), ("create-replacement", "resB"), ("replace", "resB")]
 
 
 def test_continue_on_error(replay: Callable[..., Replayed]) -> None:
@@ -439,14 +380,11 @@ def test_continue_on_error(replay: Callable[..., Replayed]) -> None:
     error = failed(replay("up", "lifecycle-TestUpContinueOnErrorCreate"))
     assert str(error) == (
         "Update failed at pkgB:m:typB 'failing': intentionally failed create (2 more failed); "
-        "3 changes applied before it — fix the cause and run it again."
-    )
-    assert [s.name for s in error.partial.steps] == ["independent1", "independent2", "independent3"]
+        "3 changes applied before it — fix the cause and run it again.")
+    assert [s.name for s in error.partial.steps] == [
+        "independent1", "independent2", "independent3"]
     assert [urn.rsplit("::", 1)[-1] for urn, _ in error.partial.failed] == [
-        "failing",
-        "failing2",
-        "failing3",
-    ]
+        "failing", "failing2", "failing3"]
 
 
 def test_failed_update_without_a_diagnostic(replay: Callable[..., Replayed]) -> None:
@@ -457,12 +395,9 @@ def test_failed_update_without_a_diagnostic(replay: Callable[..., Replayed]) -> 
     error = failed(replay("up", "display-failed-stacks-dont-rewrite-operations"))
     assert str(error) == (
         "Update failed at pulumi-python:dynamic:Resource 'test-x': the operation failed; "
-        "0 changes applied before it — fix the cause and run it again."
-    )
+        "0 changes applied before it — fix the cause and run it again.")
     assert [(s.op, s.name) for s in error.partial.steps] == [
-        ("same", "test-dev"),
-        ("delete-replaced", "test-r"),
-    ]
+        ("same", "test-dev"), ("delete-replaced", "test-r")]
 
 
 # -- policies --------------------------------------------------------------------------------
@@ -477,18 +412,13 @@ def test_mandatory_policy_names_policy_pack_and_resource(
     assert str(error) == (
         "Update failed at pkgA:m:typA 'resA': policy 'always-fails' of policy pack 'analyzerA' "
         "(mandatory): a policy failed; 0 changes applied before it — fix the cause and run it "
-        "again."
-    )
+        "again.")
     (violation,) = error.partial.policy_violations
     assert (violation.policy, violation.pack, violation.mandatory) == (
-        "always-fails",
-        "analyzerA",
-        True,
-    )
+        "always-fails", "analyzerA", True)
     assert [line[10:] for line in run.progress().splitlines()] == [  # after "[    0.0s]"
         "  error: pkgA:m:typA resA: policy 'always-fails' of policy pack 'analyzerA' "
-        "(mandatory): a policy failed"
-    ]
+        "(mandatory): a policy failed"]
 
 
 def test_advisory_and_mandatory_policies_in_a_preview(replay: Callable[..., Replayed]) -> None:
@@ -498,14 +428,11 @@ def test_advisory_and_mandatory_policies_in_a_preview(replay: Callable[..., Repl
     assert str(run.error) == (
         "Pulumi preview failed at pkgA:m:typA 'resA': policy 'always-fails-unspecified' of "
         "policy pack 'analyzerA' v1.0.0 (mandatory): a policy failed (and 4 more mandatory "
-        "policies)"
-    )
+        "policies)")
     policy = [e for e in run.events if e.kind == "policy"]
     assert [e.severity for e in policy] == ["warning"] * 5 + ["error"] * 5
-    assert (
-        "warning: pkgA:m:typA resA: policy 'always-fails-advisory-high' of policy pack "
+    assert "warning: pkgA:m:typA resA: policy 'always-fails-advisory-high' of policy pack " \
         "'analyzerA' v1.0.0 (advisory): a policy failed" in run.progress()
-    )
 
 
 def test_advisory_policies_warn_and_the_update_succeeds(replay: Callable[..., Replayed]) -> None:
@@ -514,14 +441,10 @@ def test_advisory_policies_warn_and_the_update_succeeds(replay: Callable[..., Re
     assert run.result is not None
     assert run.ops() == [("create", "resA")]
     assert [(v.urn.rsplit("::", 1)[-1], v.enforcement) for v in run.result.policy_violations] == [
-        ("default", "advisory"),
-        ("resA", "advisory"),
-    ]
+        ("default", "advisory"), ("resA", "advisory")]
     assert run.result.failed == ()
-    assert (
-        "warning: pulumi:providers:pkgA default: policy 'warning' of policy pack "
+    assert "warning: pulumi:providers:pkgA default: policy 'warning' of policy pack " \
         "'analyzerA' v1.0.0 (advisory): warning - could not run due to unknowns" in run.progress()
-    )
 
 
 # -- components ------------------------------------------------------------------------------

@@ -321,25 +321,19 @@ def test_mandatory_policy_fails_naming_policy_pack_and_resource(fake: Fake) -> N
     events: list[ProgressEvent] = []
     with pytest.raises(EngineError) as caught:
         engine.preview(fake.target, events.append)
-    reason = (
-        "policy 'gpu-node-groups-have-cost-center' of policy pack 'org-guardrails' v1.4.0 "
-        "(mandatory): GPU node groups must carry a 'cost-center' tag. Add it to the "
-        "pool's tags and run the update again"
-    )
+    reason = ("policy 'gpu-node-groups-have-cost-center' of policy pack 'org-guardrails' v1.4.0 "
+              "(mandatory): GPU node groups must carry a 'cost-center' tag. Add it to the "
+              "pool's tags and run the update again")
     assert str(caught.value) == f"Pulumi preview failed at {NODE_GROUP} 'pool-infer-l4': {reason}"
     policies = [(e.severity, e.urn.rsplit("::", 1)[-1]) for e in events if e.kind == "policy"]
     assert policies == [("warning", "time-slicing-config"), ("error", "pool-infer-l4")]
 
     with pytest.raises(UpdateFailedError) as failed:
         engine.up(fake.target)
-    assert str(failed.value) == (
-        f"Update failed at {NODE_GROUP} 'pool-infer-l4': {reason}; 1 "
-        "change applied before it — fix the cause and run it again."
-    )
+    assert str(failed.value) == (f"Update failed at {NODE_GROUP} 'pool-infer-l4': {reason}; 1 "
+                                 "change applied before it — fix the cause and run it again.")
     assert [v.enforcement for v in failed.value.partial.policy_violations] == [
-        "advisory",
-        "mandatory",
-    ]
+        "advisory", "mandatory"]
 
 
 def test_destroy_of_a_protected_resource_says_how_to_unprotect_it(fake: Fake) -> None:

@@ -52,27 +52,20 @@ pulumi.export("token", pulumi.Output.secret("s3cr3t-value-for-test"))
 
 @pytest.fixture
 def target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> EngineTarget:
-    for name in (
-        "PULUMI_CONFIG_PASSPHRASE",
-        "PULUMI_CONFIG_PASSPHRASE_FILE",
-        "PULUMI_BACKEND_URL",
-        "PULUMI_ACCESS_TOKEN",
-    ):
+    for name in ("PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE",
+                 "PULUMI_BACKEND_URL", "PULUMI_ACCESS_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     program = tmp_path / "program"
     program.mkdir()
     (program / "Pulumi.yaml").write_text("name: gpupool-cli-test\nruntime: python\n")
     (program / "__main__.py").write_text(PROGRAM)
-    env = {
-        "PULUMI_CONFIG_PASSPHRASE": "test",
-        "PULUMI_PYTHON_CMD": sys.executable,
-        "PULUMI_HOME": str(tmp_path / "pulumi-home"),
-    }
+    env = {"PULUMI_CONFIG_PASSPHRASE": "test", "PULUMI_PYTHON_CMD": sys.executable,
+           "PULUMI_HOME": str(tmp_path / "pulumi-home")}
     return EngineTarget(program, "dev", f"file://{tmp_path / 'state'}", env)
 
 
 def _stack_files(target: EngineTarget) -> dict[str, bytes]:
-    root = Path(target.backend_url[len("file://") :]) / ".pulumi" / "stacks"
+    root = Path(target.backend_url[len("file://"):]) / ".pulumi" / "stacks"
     return {str(p): p.read_bytes() for p in sorted(root.rglob("*.json"))}
 
 

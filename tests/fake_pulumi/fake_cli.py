@@ -75,18 +75,8 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_VERSION = "3.272.0"
 SECRET_SIG = "4dabf18193072939515e22adb298388d"
 SECRET_VALUE = "1b47061264138c4ac30d75fd1eb44270"
-VALUE_FLAGS = {
-    "--stack",
-    "--event-log",
-    "--exec-kind",
-    "--page-size",
-    "--page",
-    "--color",
-    "--message",
-    "--secrets-provider",
-    "--config-file",
-    "--parallel",
-}
+VALUE_FLAGS = {"--stack", "--event-log", "--exec-kind", "--page-size", "--page", "--color",
+               "--message", "--secrets-provider", "--config-file", "--parallel"}
 COMMANDS: dict[tuple[str, ...], set[str]] = {
     ("whoami",): {"--json"},
     ("stack", "select"): {"--stack", "--create"},
@@ -95,50 +85,14 @@ COMMANDS: dict[tuple[str, ...], set[str]] = {
     ("stack", "history"): {"--json", "--show-secrets", "--page-size", "--page", "--stack"},
     ("stack", "export"): {"--show-secrets", "--stack"},
     ("config",): {"--show-secrets", "--json", "--stack"},
-    ("preview",): {
-        "--diff",
-        "--json",
-        "--exec-kind",
-        "--event-log",
-        "--stack",
-        "--refresh",
-        "--expect-no-changes",
-        "--color",
-        "--message",
-    },
-    ("up",): {
-        "--yes",
-        "--skip-preview",
-        "--diff",
-        "--exec-kind",
-        "--event-log",
-        "--stack",
-        "--refresh",
-        "--expect-no-changes",
-        "--color",
-        "--message",
-    },
-    ("destroy",): {
-        "--yes",
-        "--skip-preview",
-        "--preview-only",
-        "--exec-kind",
-        "--event-log",
-        "--stack",
-        "--color",
-        "--message",
-    },
-    ("refresh",): {
-        "--yes",
-        "--skip-preview",
-        "--preview-only",
-        "--exec-kind",
-        "--event-log",
-        "--stack",
-        "--expect-no-changes",
-        "--color",
-        "--message",
-    },
+    ("preview",): {"--diff", "--json", "--exec-kind", "--event-log", "--stack", "--refresh",
+                   "--expect-no-changes", "--color", "--message"},
+    ("up",): {"--yes", "--skip-preview", "--diff", "--exec-kind", "--event-log", "--stack",
+              "--refresh", "--expect-no-changes", "--color", "--message"},
+    ("destroy",): {"--yes", "--skip-preview", "--preview-only", "--exec-kind", "--event-log",
+                   "--stack", "--color", "--message"},
+    ("refresh",): {"--yes", "--skip-preview", "--preview-only", "--exec-kind", "--event-log",
+                   "--stack", "--expect-no-changes", "--color", "--message"},
 }
 LOCKING = {"up", "destroy", "refresh"}
 
@@ -163,13 +117,9 @@ def log_invocation(argv: list[str]) -> None:
     path = os.environ.get("FAKE_PULUMI_LOG")
     if not path:
         return
-    entry = {
-        "argv": argv,
-        "cwd": os.getcwd(),
-        "backend": os.environ.get("PULUMI_BACKEND_URL"),
-        "automation": os.environ.get("PULUMI_AUTOMATION_API"),
-        "passphrase_set": passphrase() is not None,
-    }
+    entry = {"argv": argv, "cwd": os.getcwd(), "backend": os.environ.get("PULUMI_BACKEND_URL"),
+             "automation": os.environ.get("PULUMI_AUTOMATION_API"),
+             "passphrase_set": passphrase() is not None}
     with open(path, "a", encoding="utf-8") as out:
         out.write(json.dumps(entry) + "\n")
 
@@ -230,12 +180,11 @@ def scenario(stack: str, project: str) -> dict[str, Any]:
 def backend_dir() -> Path:
     url = os.environ.get("PULUMI_BACKEND_URL", "")
     if not url:
-        raise Fail(
-            "error: PULUMI_ACCESS_TOKEN must be set for login during non-interactive CLI sessions"
-        )
+        raise Fail("error: PULUMI_ACCESS_TOKEN must be set for login during non-interactive "
+                   "CLI sessions")
     if not url.startswith("file://"):
         raise Fail(f"fake pulumi: only file:// backends are supported, not {url}", 99)
-    path = Path(os.path.expanduser(url[len("file://") :]))
+    path = Path(os.path.expanduser(url[len("file://"):]))
     if not path.is_absolute():
         path = Path.cwd() / path
     if not path.is_dir():
@@ -246,10 +195,8 @@ def backend_dir() -> Path:
 def project_name() -> str:
     project = Path.cwd() / "Pulumi.yaml"
     if not project.is_file():
-        raise Fail(
-            f"error: no Pulumi.yaml project file found (searching upwards from "
-            f"{Path.cwd()}). If you have not created a project yet, use `pulumi new`"
-        )
+        raise Fail(f"error: no Pulumi.yaml project file found (searching upwards from "
+                   f"{Path.cwd()}). If you have not created a project yet, use `pulumi new`")
     match = re.search(r"^name:\s*['\"]?([\w.-]+)", project.read_text(encoding="utf-8"), re.M)
     if match is None:
         raise Fail("error: failed to load Pulumi.yaml: project is missing a 'name' attribute")
@@ -270,27 +217,20 @@ def check_passphrase(stack: str, *, init: bool = False) -> None:
     """Fail like the passphrase secrets manager when the passphrase is missing or wrong."""
     secret = passphrase()
     if secret is None:
-        raise Fail(
-            'error: constructing secrets manager of type "passphrase": passphrase must '
-            "be set with PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE "
-            "environment variables"
-        )
+        raise Fail('error: constructing secrets manager of type "passphrase": passphrase must '
+                   "be set with PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE "
+                   "environment variables")
     salt = "v1:fake:" + hashlib.sha256(secret.encode()).hexdigest()[:16]
     settings = Path.cwd() / f"Pulumi.{stack}.yaml"
-    recorded = (
-        re.search(r"^encryptionsalt:\s*(\S+)", settings.read_text(encoding="utf-8"), re.M)
-        if settings.is_file()
-        else None
-    )
+    recorded = re.search(r"^encryptionsalt:\s*(\S+)", settings.read_text(encoding="utf-8"),
+                         re.M) if settings.is_file() else None
     if recorded is None and init:
         with settings.open("a", encoding="utf-8") as out:
             out.write(f"encryptionsalt: {salt}\n")
     elif recorded is not None and recorded.group(1) != salt:
-        raise Fail(
-            "error: incorrect passphrase, please set PULUMI_CONFIG_PASSPHRASE to the "
-            "correct passphrase or set PULUMI_CONFIG_PASSPHRASE_FILE to a file "
-            "containing the passphrase"
-        )
+        raise Fail("error: incorrect passphrase, please set PULUMI_CONFIG_PASSPHRASE to the "
+                   "correct passphrase or set PULUMI_CONFIG_PASSPHRASE_FILE to a file "
+                   "containing the passphrase")
 
 
 class Backend:
@@ -327,35 +267,18 @@ class Backend:
     def record(self, kind: str, ok: bool, changes: dict[str, int]) -> None:
         entries = self.history()
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
-        entries.append(
-            {
-                "kind": kind,
-                "startTime": stamp,
-                "endTime": stamp,
-                "message": "",
-                "environment": {"exec.kind": "auto.local"},
-                "config": {},
-                "result": "succeeded" if ok else "failed",
-                "version": len(entries) + 1,
-                "resourceChanges": changes,
-            }
-        )
+        entries.append({"kind": kind, "startTime": stamp, "endTime": stamp, "message": "",
+                        "environment": {"exec.kind": "auto.local"}, "config": {},
+                        "result": "succeeded" if ok else "failed",
+                        "version": len(entries) + 1, "resourceChanges": changes})
         self.history_path.parent.mkdir(parents=True, exist_ok=True)
         self.history_path.write_text(json.dumps(entries, indent=2), encoding="utf-8")
 
 
 def new_state() -> dict[str, Any]:
-    return {
-        "version": 3,
-        "deployment": {
-            "manifest": {
-                "time": "2026-01-01T00:00:00Z",
-                "magic": "fake",
-                "version": "v" + version(),
-            },
-            "secrets_providers": {"type": "passphrase", "state": {"salt": "v1:fake"}},
-        },
-    }
+    return {"version": 3, "deployment": {
+        "manifest": {"time": "2026-01-01T00:00:00Z", "magic": "fake", "version": "v" + version()},
+        "secrets_providers": {"type": "passphrase", "state": {"salt": "v1:fake"}}}}
 
 
 def encrypt(value: Any) -> dict[str, str]:
@@ -384,19 +307,15 @@ def stack_outputs(backend: Backend, show_secrets: bool) -> dict[str, Any]:
             result = {}
             for key, value in resource.get("outputs", {}).items():
                 if isinstance(value, dict) and value.get(SECRET_SIG) == SECRET_VALUE:
-                    value = (
-                        json.loads(base64.b64decode(value["ciphertext"]))
-                        if show_secrets
-                        else "[secret]"
-                    )
+                    value = (json.loads(base64.b64decode(value["ciphertext"]))
+                             if show_secrets else "[secret]")
                 result[key] = value
             return result
     return {}
 
 
-def check_lock(
-    data: dict[str, Any], backend: Backend, operation: str, flags: dict[str, str]
-) -> None:
+def check_lock(data: dict[str, Any], backend: Backend, operation: str,
+               flags: dict[str, str]) -> None:
     lock = data.get("lock")
     if not lock or operation not in LOCKING:
         return
@@ -405,24 +324,20 @@ def check_lock(
         return
     url = os.environ["PULUMI_BACKEND_URL"].rstrip("/")
     path = f".pulumi/locks/organization/{backend.project}/{backend.stack}/{lock['id']}.json"
-    raise Fail(
-        "error: the stack is currently locked by 1 lock(s). Either wait for the other "
-        "process(es) to end or delete the lock file with `pulumi cancel`.\n"
-        f"  {url}/{path}: created by {lock['username']}@{lock['hostname']} "
-        f"(pid {lock['pid']}) at {lock['timestamp']}"
-    )
+    raise Fail("error: the stack is currently locked by 1 lock(s). Either wait for the other "
+               "process(es) to end or delete the lock file with `pulumi cancel`.\n"
+               f"  {url}/{path}: created by {lock['username']}@{lock['hostname']} "
+               f"(pid {lock['pid']}) at {lock['timestamp']}")
 
 
 def send_events(target: str | None, events: list[dict[str, Any]]) -> None:
     if not target:
         return
     stamp = int(time.time())
-    lines = [
-        json.dumps({"sequence": n, "timestamp": stamp, **event})
-        for n, event in enumerate([*events, {"cancelEvent": {}}])
-    ]
+    lines = [json.dumps({"sequence": n, "timestamp": stamp, **event})
+             for n, event in enumerate([*events, {"cancelEvent": {}}])]
     if target.startswith("tcp://"):
-        stream_grpc(target[len("tcp://") :], lines)
+        stream_grpc(target[len("tcp://"):], lines)
         return
     with open(target, "a", encoding="utf-8") as log:
         for line in lines:
@@ -443,17 +358,14 @@ def stream_grpc(address: str, lines: list[str]) -> None:
                 return bytes(prefix) + data
 
     with grpc.insecure_channel(address, options=[("grpc.enable_http_proxy", 0)]) as channel:
-        call = channel.stream_unary(
-            "/pulumirpc.Events/StreamEvents",
-            request_serializer=encode,
-            response_deserializer=lambda raw: raw,
-        )
+        call = channel.stream_unary("/pulumirpc.Events/StreamEvents",
+                                    request_serializer=encode,
+                                    response_deserializer=lambda raw: raw)
         call(iter(lines), timeout=30)
 
 
-def apply_to_state(
-    backend: Backend, events: list[dict[str, Any]], op: dict[str, Any], ok: bool
-) -> None:
+def apply_to_state(backend: Backend, events: list[dict[str, Any]], op: dict[str, Any],
+                   ok: bool) -> None:
     """Write the resources whose steps completed (and, on success, the outputs) to state."""
     state = backend.load()
     resources = {r["urn"]: r for r in state["deployment"].get("resources", [])}
@@ -466,22 +378,17 @@ def apply_to_state(
                 resources.pop(meta["urn"], None)
         elif meta.get("new"):
             new = meta["new"]
-            resources[meta["urn"]] = {
-                "urn": new["urn"],
-                "custom": new.get("custom", True),
-                "id": new.get("id", ""),
-                "type": new["type"],
-                "inputs": new.get("inputs", {}),
-                "outputs": dict(new.get("inputs", {})),
-                "parent": new.get("parent", ""),
-            }
+            resources[meta["urn"]] = {"urn": new["urn"], "custom": new.get("custom", True),
+                                      "id": new.get("id", ""), "type": new["type"],
+                                      "inputs": new.get("inputs", {}),
+                                      "outputs": dict(new.get("inputs", {})),
+                                      "parent": new.get("parent", "")}
     if ok and op.get("outputs"):
         for resource in resources.values():
             if resource["type"] == "pulumi:pulumi:Stack":
                 secret = set(op.get("secret_outputs", []))
-                resource["outputs"] = {
-                    k: encrypt(v) if k in secret else v for k, v in op["outputs"].items()
-                }
+                resource["outputs"] = {k: encrypt(v) if k in secret else v
+                                       for k, v in op["outputs"].items()}
     state["deployment"]["resources"] = list(resources.values())
     if not state["deployment"]["resources"]:
         del state["deployment"]["resources"]
@@ -495,10 +402,8 @@ def echoed() -> str:
     for name in names:
         if name.startswith("@"):  # the content of the file the variable names
             path = Path(os.environ.get(name[1:], "/nonexistent"))
-            out.append(
-                f"debug: {name[1:]} says:\n"
-                + (path.read_text(encoding="utf-8") if path.is_file() else "")
-            )
+            out.append(f"debug: {name[1:]} says:\n" + (path.read_text(encoding="utf-8")
+                                                         if path.is_file() else ""))
         else:
             out.append(f"debug: {name}={os.environ.get(name, '')}\n")
     return "".join(out)
@@ -517,20 +422,10 @@ def operation(name: str, flags: dict[str, str]) -> None:
     events = op.get("events", [])
     echo = echoed()
     if echo:
-        events = [
-            *events[:1],
-            {
-                "diagnosticEvent": {
-                    "message": echo,
-                    "color": "raw",
-                    "severity": "warning",
-                    "prefix": "warning: ",
-                    "urn": f"urn:pulumi:{stack}::{backend.project}::pulumi:pulumi:Stack::"
-                    f"{backend.project}-{stack}",
-                }
-            },
-            *events[1:],
-        ]
+        events = [*events[:1], {"diagnosticEvent": {
+            "message": echo, "color": "raw", "severity": "warning", "prefix": "warning: ",
+            "urn": f"urn:pulumi:{stack}::{backend.project}::pulumi:pulumi:Stack::"
+                   f"{backend.project}-{stack}"}}, *events[1:]]
         op = {**op, "stdout": op.get("stdout", "") + echo, "stderr": op.get("stderr", "") + echo}
     time.sleep(float(os.environ.get("FAKE_PULUMI_DELAY_S", "0") or 0))
     send_events(flags.get("--event-log"), events)
@@ -538,9 +433,8 @@ def operation(name: str, flags: dict[str, str]) -> None:
     writes = name in ("up", "destroy") or (name == "refresh" and "--preview-only" not in flags)
     if writes:
         apply_to_state(backend, events, op, code == 0)
-        summary = next(
-            (e["summaryEvent"]["resourceChanges"] for e in events if "summaryEvent" in e), {}
-        )
+        summary = next((e["summaryEvent"]["resourceChanges"] for e in events
+                        if "summaryEvent" in e), {})
         backend.record("update" if name == "up" else name, code == 0, summary)
     if code:
         raise Fail(op.get("stderr", ""), code, op.get("stdout", ""))
@@ -553,11 +447,8 @@ def run(argv: list[str]) -> None:
         return
     command, positional, flags = parse(argv)
     if command == ("whoami",):
-        print(
-            json.dumps({"user": "fake", "url": os.environ.get("PULUMI_BACKEND_URL")})
-            if "--json" in flags
-            else "fake"
-        )
+        print(json.dumps({"user": "fake", "url": os.environ.get("PULUMI_BACKEND_URL")})
+              if "--json" in flags else "fake")
         return
     stack = flags.get("--stack") or (positional[0] if positional else "")
     if not stack:
@@ -579,7 +470,7 @@ def run(argv: list[str]) -> None:
         entries = list(reversed(backend.history()))
         if "--page-size" in flags:
             size, page = int(flags["--page-size"]), int(flags.get("--page", "1"))
-            entries = entries[(page - 1) * size : page * size]
+            entries = entries[(page - 1) * size: page * size]
         print(json.dumps(entries, indent=2))
     elif command == ("stack", "export"):
         backend.require()

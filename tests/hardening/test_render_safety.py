@@ -222,8 +222,7 @@ def extended(cloud: str, h: dict[str, str], x: dict[str, str]) -> Stack:
     settings_ = stack.provider.settings
     if settings_.subnet_zones:  # aws: the hostile zone gets a subnet of its own
         settings_ = dataclasses.replace(
-            settings_, subnet_zones=(*settings_.subnet_zones, ("subnet-" + x["zone"], x["zone"]))
-        )
+            settings_, subnet_zones=(*settings_.subnet_zones, ("subnet-" + x["zone"], x["zone"])))
     return dataclasses.replace(
         stack,
         provider=dataclasses.replace(stack.provider, settings=settings_),

@@ -215,7 +215,6 @@ def test_killed_renders_leave_every_file_whole(tmp_path: Path) -> None:
     import dataclasses
 
     from gpupool import render
-
     stack = load_stack(EXAMPLE)
     bigger = dataclasses.replace(
         stack,

@@ -736,7 +736,7 @@ _MISSING = object()
         (_set("gpus.0.memory", _MISSING), "gpus[0].memory is missing"),
         (
             _set("gpus.0.mig.current", "on"),
-            'gpus[0].mig.current must be "enabled", "disabled" or null, not the string \'on\'',
+            "gpus[0].mig.current must be \"enabled\", \"disabled\" or null, not the string 'on'",
         ),
         (_set("gpus.0.mig.supported", "yes"), "gpus[0].mig.supported must be true, false or null"),
         (
@@ -753,7 +753,7 @@ _MISSING = object()
         (_set("gpus.1.power.draw_w", "27 W"), "gpus[1].power.draw_w must be a finite number"),
         (_set("gpus.1.power.draw_w", float("nan")), "gpus[1].power.draw_w must be a finite"),
         (_set("gpus.1.power.limit_w", 10**400), "gpus[1].power.limit_w must be a finite number"),
-        (_set("gpus.1.persistence_mode", 1), 'gpus[1].persistence_mode must be "enabled"'),
+        (_set("gpus.1.persistence_mode", 1), "gpus[1].persistence_mode must be \"enabled\""),
         (_set("faults.0.kind", None), "faults[0].kind must be a string, not null"),
         (_set("faults.0.gpu", "1"), "faults[0].gpu must be an integer, not the string '1'"),
         (_set("faults.0.detail", _MISSING), "faults[0].detail is missing"),

@@ -20,7 +20,9 @@ from tests.stacks import load_stack, load_stack_text
 
 EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
 HEAD = (
-    (FIXTURES / "plan" / "no-changes" / "base.yaml").read_text(encoding="utf-8").split("pools:")[0]
+    (FIXTURES / "plan" / "no-changes" / "base.yaml")
+    .read_text(encoding="utf-8")
+    .split("pools:")[0]
 )
 
 
