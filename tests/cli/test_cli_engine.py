@@ -117,22 +117,17 @@ def test_policy_violations_are_shown_and_the_mandatory_one_fails(
     monkeypatch.setenv("FAKE_PULUMI_SCENARIO", "policy")
     assert run(["preview", str(stack_file)]) == 1
     lines = capsys.readouterr().err.splitlines()
-    assert any(
-        line.endswith(
-            "warning: kubernetes:core/v1:ConfigMap time-slicing-config: policy "
-            "'configmaps-have-owner-label' of policy pack 'org-guardrails' v1.4.0 (advisory): "
-            "ConfigMap time-slicing-config has no 'owner' label."
-        )
-        for line in lines
-    )
+    assert any(line.endswith(
+        "warning: kubernetes:core/v1:ConfigMap time-slicing-config: policy "
+        "'configmaps-have-owner-label' of policy pack 'org-guardrails' v1.4.0 (advisory): "
+        "ConfigMap time-slicing-config has no 'owner' label.") for line in lines)
     at = next(i for i, line in enumerate(lines) if "error: aws:eks/nodeGroup:NodeGroup" in line)
     assert lines[at + 1] == " " * 14 + "Add it to the pool's tags and run the update again."
     assert lines[-1] == (
         "error: Pulumi preview failed at aws:eks/nodeGroup:NodeGroup 'pool-infer-l4': policy "
         "'gpu-node-groups-have-cost-center' of policy pack 'org-guardrails' v1.4.0 (mandatory): "
         "GPU node groups must carry a 'cost-center' tag. Add it to the pool's tags and run the "
-        "update again"
-    )
+        "update again")
 
 
 def test_destroy_stopped_by_a_protected_resource_shows_the_whole_reason(
