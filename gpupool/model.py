@@ -89,12 +89,21 @@ class Monitoring:
 
 
 @dataclass(frozen=True)
+class Admission:
+    """Admission policies for the tenants (``cluster.admission``)."""
+
+    action: str = "deny"  # deny | warn | audit | off
+
+
+@dataclass(frozen=True)
 class ClusterConfig:
     """What gpupool installs inside the cluster."""
 
     gpu_operator: GpuOperator
     scheduler: str  # default | kai | hami
     monitoring: Monitoring
+    admission: Admission = Admission()
+    kubernetes_version: str | None = None  # "1.31"; None: not stated (taken as 1.30 or newer)
 
 
 @dataclass(frozen=True)
@@ -200,6 +209,8 @@ class Tenant:
     quota_gpus: float | None
     fair_share_weight: float | None
     limit_gpus: float | None
+    preempt_min_runtime: str | None = None  # Go duration (KAI Queue preemptMinRuntime)
+    reclaim_min_runtime: str | None = None  # Go duration (KAI Queue reclaimMinRuntime)
 
 
 @dataclass(frozen=True)
@@ -316,6 +327,8 @@ def _tenant(raw: Mapping[str, Any], index: int) -> Tenant:
         quota_gpus=raw.get("quota", {}).get("gpus"),
         fair_share_weight=raw.get("fairShare", {}).get("weight"),
         limit_gpus=raw.get("limit", {}).get("gpus"),
+        preempt_min_runtime=raw.get("minRuntime", {}).get("preempt"),
+        reclaim_min_runtime=raw.get("minRuntime", {}).get("reclaim"),
     )
 
 
@@ -374,6 +387,8 @@ def build(data: Mapping[str, Any], source: str = "") -> Stack:
                 gpu_memory_alert_percent=mon.get("alerts", {}).get("gpuMemoryPercent"),
                 prometheus=_prometheus(mon.get("prometheus")),
             ),
+            admission=Admission(action=clus.get("admission", {}).get("action", "deny")),
+            kubernetes_version=clus.get("kubernetesVersion"),
         ),
         pools=tuple(_pool(p, i, cloud) for i, p in enumerate(data["pools"])),
         tenants=tuple(_tenant(t, i) for i, t in enumerate(data.get("tenants", ()))),

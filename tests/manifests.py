@@ -66,6 +66,8 @@ CLUSTER_SCOPED_KINDS = frozenset(
         "CustomResourceDefinition",
         "MutatingWebhookConfiguration",
         "ValidatingWebhookConfiguration",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
         "APIService",
         "DeviceClass",
     }

@@ -20,6 +20,9 @@ from gpupool.model import Stack, Tenant
 
 PRIORITY_VALUES = {"preemptible": 50, "low": 75, "normal": 100, "high": 125, "critical": 150}
 KAI_NON_PREEMPTIBLE = 100
+#: The first Kubernetes minor version serving ValidatingAdmissionPolicy v1 (GA in 1.30), which
+#: the tenants' admission policies are.
+ADMISSION_MIN_MINOR = 30
 # Queues the KAI chart creates itself (KAI v0.17.0 values.yaml defaultQueue).
 KAI_DEFAULT_QUEUES = frozenset({"default-queue", "default-parent-queue"})
 

@@ -15,9 +15,11 @@ What a pool renders to, one node pool per ``gpupool.facts.groups.capacity_groups
   ``gpupool.spec.checks.clouds``). With ``driver: operator`` the driver install is disabled
   (``INSTALLATION_DISABLED``), the node image is Ubuntu (``UBUNTU_CONTAINERD``: the operator's
   driver manager does not support Container-Optimized OS) and sharing is left to the operator;
-- ``autoscaling`` with pool-wide totals (``total_min_node_count`` / ``total_max_node_count``),
-  ``node_locations`` from ``placement.zones``, ``placement_policy: COMPACT`` for
-  ``topology: compact``, ``project``, ``location`` (the region) and ``cluster``.
+- ``autoscaling`` with pool-wide totals (``total_min_node_count``, ``total_max_node_count``)
+  and ``location_policy`` (``BALANCED`` over the zones, ``ANY`` for a spot group unless
+  ``topology: spread``), ``node_locations`` from ``placement.zones``,
+  ``placement_policy: COMPACT`` for ``topology: compact``, ``project``, ``location`` (the region)
+  and ``cluster``.
 
 GKE's managed autoscaler has no priority expander, so a split spot pool's on-demand group is
 grown when GKE decides; pods should prefer spot nodes (``cloud.google.com/gke-spot``) by affinity.
@@ -98,7 +100,10 @@ def _node_pool(stack: Stack, pool: Pool, group: CapacityGroup) -> Resource:
         "autoscaling": {
             "total_min_node_count": group.min,
             "total_max_node_count": group.max,
-            "location_policy": "ANY" if group.spot else "BALANCED",
+            # BALANCED spreads nodes evenly over the pool's zones; ANY takes the zones with
+            # capacity first, which GKE recommends for Spot (GKE docs, "Location policy"), unless
+            # the pool asks to be spread (placement.topology: spread)
+            "location_policy": "ANY" if group.spot and pool.topology != "spread" else "BALANCED",
         },
         "node_config": node_config,
     }

@@ -3,10 +3,10 @@
 One module per mechanism turns pools and tenants into Kubernetes objects and Helm releases.
 
 ``build(stack, cloud)`` returns the in-cluster resources (GPU Operator, device-plugin and MIG
-configs, the EFA device plugin, HAMi or KAI, namespaces, quotas, priority classes, alerts,
-showback recording rules), each depending on the node pools it configures. What each pool's nodes
-advertise and the labels that select them are GPU facts (``gpupool.facts``), which the cloud
-modules read too.
+configs, the EFA device plugin, HAMi or KAI, namespaces, quotas, priority classes, admission
+policies, alerts, showback recording rules), each depending on the node pools it configures. What
+each pool's nodes advertise and the labels that select them are GPU facts (``gpupool.facts``),
+which the cloud modules read too.
 ``workload_snippets(stack)`` returns the pod-spec guidance render writes next to the program.
 """
 
@@ -20,6 +20,7 @@ from gpupool.facts.names import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, MI
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack
 from gpupool.sharing import (
+    admission,
     alerts,
     deviceplugin,
     efa,
@@ -41,8 +42,8 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
 
     Order: the GPU Operator's namespace and the device-plugin and MIG ConfigMaps, the operator
     release, the EFA device plugin, HAMi or KAI (release and queues), priority classes, tenant
-    namespaces and quotas, then alerts and the showback rules. Every resource uses
-    ``cloud.k8s_provider`` and depends on the node pools it configures.
+    namespaces and quotas, the tenants' admission policies, then alerts and the showback rules.
+    Every resource uses ``cloud.k8s_provider`` and depends on the node pools it configures.
 
     Args:
         stack: the validated stack.
@@ -68,7 +69,11 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
     out += efa.build(stack, cloud)
     out += hami.build(stack, cloud, after)
     out += kai.build(stack, cloud, after)
-    out += tenants.build(stack, cloud)
+    tenant_objects = tenants.build(stack, cloud)
+    out += tenant_objects
+    namespaces = tuple(r.address for r in tenant_objects if r.manifest
+                       and r.manifest["kind"] == "Namespace")
+    out += admission.build(stack, cloud, namespaces)
     out += alerts.build(stack, cloud, ns_deps + after)
     out += showback.build(stack, cloud, ns_deps + after)
     return out

@@ -12,6 +12,9 @@ Queues (KAI v0.17.0 ``docs/queues/README.md``; the proportion plugin's ``max_all
 * each tenant's leaf queue is named after the tenant, with ``gpu`` quota from ``quota.gpus``,
   ``overQuotaWeight`` from ``fairShare.weight`` (1 when absent) and ``limit`` from
   ``limit.gpus`` or ``-1`` (an unset limit would mean *nothing* beyond quota);
+* each leaf queue's ``priority`` is the tenant's priority level on the PriorityClass scale (KAI
+  gives over-quota resources to higher-priority queues first and reclaims from them last), and
+  ``preemptMinRuntime`` / ``reclaimMinRuntime`` come from the tenant's ``minRuntime``;
 * ``cpu`` and ``memory`` are ``quota: -1, limit: -1``: gpupool governs GPUs only, and a quota of 0
   would starve non-preemptible (priority >= 100) pods, which KAI keeps within quota;
 * quotas are in the units KAI counts (``gpupool.facts``): a time-slicing or MPS replica, and a
@@ -29,7 +32,7 @@ from typing import Any
 from gpupool import facts
 from gpupool.errors import RenderError
 from gpupool.facts.names import OPERATOR_RUNTIME_CLASS
-from gpupool.facts.tenancy import parent_queue_name
+from gpupool.facts.tenancy import PRIORITY_VALUES, parent_queue_name
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack, Tenant
 from gpupool.sharing.objects import chart, helm_release, k8s_object
@@ -74,15 +77,27 @@ def queue_spec(stack: Stack, tenant: Tenant) -> dict[str, Any]:
     units = units_per_gpu(stack, tenant)
     quota = (tenant.quota_gpus or 0) * units
     limit = NO_LIMIT if tenant.limit_gpus is None else tenant.limit_gpus * units
-    spec = {
+    spec: dict[str, Any] = {
         "displayName": tenant.name,
         "parentQueue": parent_queue_name(stack),
+        # KAI divides over-quota resources first among queues of higher priority, allocates to
+        # them first and reclaims from them last (KAI v0.17.0 Queue CRD, spec.priority;
+        # docs/fairness/README.md): the tenant's priority level, on the PriorityClass scale
+        "priority": PRIORITY_VALUES[tenant.priority],
         "resources": {
             "gpu": _block(quota, tenant.fair_share_weight or 1, limit),
             "cpu": _untracked(),
             "memory": _untracked(),
         },
     }
+    # Minimum runtime before an in-queue preemption or a reclaim (KAI v0.17.0 Queue CRD
+    # preemptMinRuntime / reclaimMinRuntime, metav1.Duration: Go durations; read by the
+    # scheduler's minruntime plugin, on in the operator's default scheduler config,
+    # pkg/operator/operands/scheduler; docs/plugins/minruntime.md)
+    if tenant.preempt_min_runtime is not None:
+        spec["preemptMinRuntime"] = tenant.preempt_min_runtime
+    if tenant.reclaim_min_runtime is not None:
+        spec["reclaimMinRuntime"] = tenant.reclaim_min_runtime
     check(spec)
     return spec
 

@@ -44,6 +44,8 @@ _NAMESPACED = {
     "PriorityClass": False,
     "Queue": False,
     "PrometheusRule": True,
+    "ValidatingAdmissionPolicy": False,
+    "ValidatingAdmissionPolicyBinding": False,
 }
 
 

@@ -19,7 +19,10 @@ scheduler, and the GPU request in that pool's terms:
   per node takes all its GPUs and all its EFA interfaces (``vpc.amazonaws.com/efa``), as a
   multi-node job over EFA does (EKS user guide, "Manage EFA devices on Amazon EKS": pods ask for
   EFA devices in their requests and limits); a shared pool's snippet names the interfaces in a
-  comment.
+  comment;
+* a spot pool with ``interruption.drainSeconds``: ``terminationGracePeriodSeconds`` of that long;
+* a pool with ``placement.topology: spread``: a zone topology spread constraint over the
+  tenant's pods on the pool (and the labels it selects them by).
 
 Keys are relative paths ``snippets/<tenant>--<pool>.yaml`` (both are DNS labels, so the name is
 safe on every file system); ``render`` writes them.
@@ -41,12 +44,15 @@ from gpupool.facts.names import (
     HAMI_PRIORITY,
     KAI_QUEUE_LABEL,
     POOL_LABEL,
+    TENANT_LABEL,
 )
 from gpupool.facts.network import EFA_RESOURCE, efa_interfaces
 from gpupool.facts.tenancy import priority_class_name
 from gpupool.model import Pool, Stack, Tenant
 from gpupool.sharing import hami, kai
 from gpupool.sharing.pools import slot, toleration
+
+ZONE_LABEL = "topology.kubernetes.io/zone"  # well-known label the kubelet sets from the cloud
 
 
 def filename(tenant: Tenant, pool: Pool) -> str:
@@ -121,6 +127,22 @@ def snippet(stack: Stack, tenant: Tenant, pool: Pool) -> str:
     tols = [toleration(t) for t in facts.pool_facts(stack, pool).taints]
     if tols:
         spec["tolerations"] = tols
+    if pool.capacity.type == "spot" and pool.interruption.drain_seconds is not None:
+        # stop within the drain time the cloud gives a reclaimed spot node (the admission
+        # policy holds the pool's pods to it)
+        spec["terminationGracePeriodSeconds"] = pool.interruption.drain_seconds
+    if pool.topology == "spread":
+        # spread the tenant's pods on this pool over zones: Kubernetes topologySpreadConstraints
+        # (concepts/scheduling-eviction/topology-spread-constraints), skew 1, still scheduling
+        # when a zone is full; the pods carry the labels the selector counts
+        metadata["labels"] = {**metadata.get("labels", {}), TENANT_LABEL: tenant.name,
+                              POOL_LABEL: pool.name}
+        spec["topologySpreadConstraints"] = [{
+            "maxSkew": 1,
+            "topologyKey": ZONE_LABEL,
+            "whenUnsatisfiable": "ScheduleAnyway",
+            "labelSelector": {"matchLabels": {TENANT_LABEL: tenant.name, POOL_LABEL: pool.name}},
+        }]
     container: dict[str, Any] = {"name": "main", "image": "<your image>"}
     if limits:
         container["resources"] = {"limits": limits}

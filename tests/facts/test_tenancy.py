@@ -77,8 +77,14 @@ def test_quota_without_kai_is_said_to_be_unenforced() -> None:
 
 
 def test_pools_the_tenant_was_not_given_are_named_when_nothing_fences_them() -> None:
-    [warn] = [d for d in _result().diagnostics if d.code == "tenant.pools-not-fenced"]
+    # admission that only warns fences nothing; the default (deny) refuses pods aimed at "other"
+    text = MIXED % {"scheduler": "default", "priority": "normal"}
+    warned = validate_text(text.replace("cluster: {scheduler: default}",
+                                        "cluster: {scheduler: default, admission: {action: warn}}"),
+                           "mixed.yaml")
+    [warn] = [d for d in warned.diagnostics if d.code == "tenant.pools-not-fenced"]
     assert "other" in warn.summary and "h100" not in warn.summary
+    assert "tenant.pools-not-fenced" not in _codes(_result())
 
 
 def test_kai_over_quota_fields_of_non_preemptible_tenants_are_warned() -> None:

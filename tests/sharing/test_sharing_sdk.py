@@ -46,6 +46,10 @@ def _sdk_class(type_token: str) -> Any:
         "kubernetes:helm.sh/v3:Release": k8s.helm.v3.Release,
         "kubernetes:scheduling.run.ai/v2:Queue": k8s.apiextensions.CustomResource,
         "kubernetes:monitoring.coreos.com/v1:PrometheusRule": k8s.apiextensions.CustomResource,
+        "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy":
+            k8s.admissionregistration.v1.ValidatingAdmissionPolicy,
+        "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding":
+            k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding,
     }
     return classes[type_token]
 

@@ -85,8 +85,9 @@ def _fractional(pool: Pool, scheduler: str) -> list[Diagnostic]:
             warning(
                 "fractional.cores-not-enforced",
                 "coresPercent is not enforced by kai",
-                "KAI shares GPU memory by fraction but does not cap compute per slot; use "
-                "scheduler hami to enforce coresPercent.",
+                "KAI places pods by the fraction they ask for but caps neither memory nor compute "
+                "(KAI v0.17.0 docs/gpu-sharing/README.md); use scheduler hami to enforce "
+                "coresPercent.",
                 (*fp, "coresPercent"),
             )
         )
@@ -151,7 +152,7 @@ def _policy(pool: Pool, stack: Stack, weighted: Mapping[str, Tenant]) -> list[Di
                     + (
                         f"{mode} shares time with no caps."
                         if kind.replicated
-                        else "kai's gpu-fraction caps memory, not compute."
+                        else "KAI's gpu-fraction caps neither memory nor compute."
                     ),
                     path,
                 )
@@ -183,7 +184,7 @@ def _policy(pool: Pool, stack: Stack, weighted: Mapping[str, Tenant]) -> list[Di
     return []
 
 
-def _qos(pool: Pool) -> list[Diagnostic]:
+def _qos(pool: Pool, scheduler: str) -> list[Diagnostic]:
     if not pool.qos_declared:
         return []
     mode, f = pool.sharing.mode, pool.sharing.fractional
@@ -199,6 +200,19 @@ def _qos(pool: Pool) -> list[Diagnostic]:
             )
         ]
     if pool.qos == QOS_GUARANTEED:
+        if kind.scheduler_slots and scheduler == "kai":
+            # KAI v0.17.0 docs/gpu-sharing/README.md: "KAI Scheduler does not enforce memory
+            # allocation limit or performs memory isolation between processes"
+            return [
+                error(
+                    "qos.mismatch",
+                    "qos guaranteed is not possible with KAI fractions",
+                    "KAI places fractional pods by the memory they ask for but caps neither "
+                    "memory nor compute: a pod can take the whole GPU. Use qos shared, "
+                    "scheduler hami with coresPercent, or mig/mps.",
+                    path,
+                )
+            ]
         ok = kind.isolates or (kind.scheduler_slots and f is not None and f.cores_percent)
         if not ok:
             why = (
@@ -237,5 +251,5 @@ def run(stack: Stack) -> list[Diagnostic]:
         out += _replicas(pool)
         out += _fractional(pool, stack.cluster.scheduler)
         out += _policy(pool, stack, weighted)
-        out += _qos(pool)
+        out += _qos(pool, stack.cluster.scheduler)
     return out

@@ -1,5 +1,10 @@
 """What the cluster really enforces for each tenant, where the stack could read as promising more.
 
+Errors, where the stack asks for what the cluster cannot do:
+
+- ``tenant.min-runtime-needs-kai``: ``minRuntime`` under a scheduler that preempts at once;
+- ``admission.kubernetes-too-old``: admission policies on a cluster older than 1.30.
+
 Warnings, each naming what the cluster does instead:
 
 - ``tenant.quota-units-mixed``: the tenant's pools count one resource in different units per GPU
@@ -9,8 +14,9 @@ Warnings, each naming what the cluster does instead:
 - ``tenant.quota-not-enforced``: ``quota.gpus`` is a guarantee only KAI's queues render; under
   another scheduler nothing in the cluster reserves it;
 - ``tenant.pools-not-fenced``: a pool the tenant was not given advertises a resource the tenant's
-  ResourceQuota admits and carries no taint, so the tenant's pods can run there (admission
-  policy is not rendered; a taint only deters pods that do not tolerate it);
+  ResourceQuota admits and carries no taint, and admission does not deny (``cluster.admission``
+  warn, audit or off), so the tenant's pods can run there (a taint only deters pods that do not
+  tolerate it);
 - ``kai.over-quota-unused``: KAI treats priority 100 and above as non-preemptible and never lets
   such workloads run over their queue's quota (KAI v0.17.0 ``docs/priority/README.md``:
   "Non preemptible can only consume in-quota resources of the scheduling queue, and cannot go
@@ -22,9 +28,14 @@ Warnings, each naming what the cluster does instead:
 from __future__ import annotations
 
 from gpupool import facts
-from gpupool.facts.tenancy import kai_preemptible, quota_lines, quota_units_differ
+from gpupool.facts.tenancy import (
+    ADMISSION_MIN_MINOR,
+    kai_preemptible,
+    quota_lines,
+    quota_units_differ,
+)
 from gpupool.model import Stack, Tenant
-from gpupool.spec.diagnostics import Diagnostic, warning
+from gpupool.spec.diagnostics import Diagnostic, error, warning
 
 
 def _units_mixed(stack: Stack, t: Tenant) -> list[Diagnostic]:
@@ -66,6 +77,8 @@ def _quota_not_enforced(stack: Stack, t: Tenant) -> list[Diagnostic]:
 
 
 def _not_fenced(stack: Stack, t: Tenant) -> list[Diagnostic]:
+    if stack.cluster.admission.action in ("deny",):
+        return []  # the tenant's admission policy refuses pods aimed at other pools
     known = facts.of(stack)
     admitted = {q.resource for q in quota_lines(stack, t) if q.units > 0}
     mine = set(t.pools)
@@ -84,9 +97,10 @@ def _not_fenced(stack: Stack, t: Tenant) -> list[Diagnostic]:
             f"Tenant {t.name}'s pods can also run on {', '.join(open_pools)}",
             f"{', '.join(open_pools)} advertise the same GPU resources as the tenant's own pools "
             "and carry no taint, and the tenant's ResourceQuota counts requests wherever they "
-            "land, so nothing keeps its pods off them. Taint those pools (pods of the tenants "
-            "given them get the tolerations in their snippets); gpupool renders no admission "
-            "policy yet.",
+            "land, so nothing keeps its pods off them: cluster.admission.action is "
+            f"{stack.cluster.admission.action}, so the tenant's admission policy refuses none. "
+            "Set it to deny, or taint those pools (pods of the tenants given them get the "
+            "tolerations in their snippets).",
             (*t.path, "pools"),
         )
     ]
@@ -114,12 +128,54 @@ def _kai_over_quota(stack: Stack, t: Tenant) -> list[Diagnostic]:
     ]
 
 
+def _min_runtime(stack: Stack, t: Tenant) -> list[Diagnostic]:
+    """Refuse a minimum runtime no scheduler of the stack would keep (only KAI's queues do)."""
+    if facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
+        return []
+    if t.preempt_min_runtime is None and t.reclaim_min_runtime is None:
+        return []
+    return [
+        error(
+            "tenant.min-runtime-needs-kai",
+            f"minRuntime needs scheduler kai, not {stack.cluster.scheduler}",
+            "Only KAI's queues hold a job for a minimum time before preempting or reclaiming it "
+            "(Queue preemptMinRuntime, reclaimMinRuntime); kube-scheduler and HAMi preempt by "
+            "priority at once. Set cluster.scheduler: kai or remove minRuntime.",
+            (*t.path, "minRuntime"),
+            anchor="key",
+        )
+    ]
+
+
+def _admission(stack: Stack) -> list[Diagnostic]:
+    """Refuse admission policies on a cluster older than ValidatingAdmissionPolicy v1 (1.30)."""
+    version = stack.cluster.kubernetes_version
+    if stack.cluster.admission.action == "off" or version is None or not stack.tenants:
+        return []
+    minor = int(version.split(".")[1])
+    if minor >= ADMISSION_MIN_MINOR:
+        return []
+    return [
+        error(
+            "admission.kubernetes-too-old",
+            f"Admission policies need Kubernetes 1.{ADMISSION_MIN_MINOR}, not {version}",
+            "gpupool enforces each tenant's grant with ValidatingAdmissionPolicy "
+            "(admissionregistration.k8s.io/v1), which Kubernetes serves from "
+            f"1.{ADMISSION_MIN_MINOR}; a {version} API server has no such kind and pulumi up "
+            "fails. Upgrade the cluster, or set cluster.admission.action: off (nothing then "
+            "stops a tenant's pods from using pools it was not given).",
+            ("cluster", "kubernetesVersion"),
+        )
+    ]
+
+
 def run(stack: Stack) -> list[Diagnostic]:
     """Check what the cluster enforces for each tenant against what the stack says."""
-    out: list[Diagnostic] = []
+    out: list[Diagnostic] = _admission(stack)
     for t in stack.tenants:
         out += _units_mixed(stack, t)
         out += _quota_not_enforced(stack, t)
         out += _not_fenced(stack, t)
         out += _kai_over_quota(stack, t)
+        out += _min_runtime(stack, t)
     return out

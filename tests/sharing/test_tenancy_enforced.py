@@ -1,0 +1,89 @@
+"""Stack fields that used to render nothing: minimum runtime, queue priority, drain time, spread.
+
+Each test changes one field and checks what the rendered configuration does with it, citing
+the upstream document the rendering follows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import yaml
+
+from gpupool import assemble
+from gpupool.facts.tenancy import PRIORITY_VALUES
+from gpupool.model import Interruption, Stack
+from gpupool.providers import gcp
+from gpupool.sharing import kai, snippets
+from tests.manifests import validate_manifests
+from tests.stacks import load_stack
+
+
+def _queue(stack: Stack, tenant: str) -> dict:
+    graph = assemble.build(stack)
+    (queue,) = [r.manifest for r in graph.resources
+                if r.manifest and r.manifest["kind"] == "Queue"
+                and r.manifest["metadata"]["name"] == tenant]
+    return dict(queue)
+
+
+def test_min_runtime_and_priority_reach_the_kai_queue() -> None:
+    # KAI v0.17.0 Queue CRD: spec.preemptMinRuntime / reclaimMinRuntime (metav1.Duration strings)
+    # and spec.priority ("over-quota resources will be divided first among queues with higher
+    # priority"); docs/plugins/minruntime.md shows "20s"-style values.
+    stack = load_stack("azure-kai-fair")
+    nlp = _queue(stack, "team-nlp")
+    assert nlp["spec"]["preemptMinRuntime"] == "30m"
+    assert nlp["spec"]["reclaimMinRuntime"] == "1h"
+    assert nlp["spec"]["priority"] == PRIORITY_VALUES["low"]
+    cv = _queue(stack, "team-cv")
+    assert "preemptMinRuntime" not in cv["spec"] and "reclaimMinRuntime" not in cv["spec"]
+    assert validate_manifests([nlp, cv]) == []  # the Queue CRD's schema
+    high = dataclasses.replace(stack.tenants[1], priority="high")
+    assert kai.queue_spec(stack, high)["priority"] == PRIORITY_VALUES["high"]
+
+
+def test_drain_seconds_become_the_pods_grace_period() -> None:
+    # Kubernetes: terminationGracePeriodSeconds is how long the kubelet waits after SIGTERM
+    # (concepts/workloads/pods/pod-lifecycle, "Termination of Pods").
+    stack = load_stack("azure-kai-fair")
+    spot = next(p for p in stack.pools if p.capacity.type == "spot")
+    tenant = next(t for t in stack.tenants if spot.name in t.pools)
+    grace = {}
+    for drain in (5, 25):
+        pool = dataclasses.replace(spot, interruption=Interruption(drain, "required"))
+        changed = dataclasses.replace(stack, pools=tuple(pool if p.name == spot.name else p
+                                                         for p in stack.pools))
+        doc = yaml.safe_load(snippets.snippet(changed, tenant, pool))
+        grace[drain] = doc["spec"]["terminationGracePeriodSeconds"]
+    assert grace == {5: 5, 25: 25}
+
+
+def test_spread_pools_spread_pods_and_nodes_over_zones() -> None:
+    # Kubernetes topologySpreadConstraints (concepts/scheduling-eviction/
+    # topology-spread-constraints): maxSkew 1 over topology.kubernetes.io/zone; GKE node pool
+    # autoscaling.location_policy BALANCED spreads nodes evenly over the node locations.
+    stack = load_stack("aws-inference-l4")
+    spread = next(p for p in stack.pools if p.topology == "spread")
+    tenant = next(t for t in stack.tenants if spread.name in t.pools)
+    doc = yaml.safe_load(snippets.snippet(stack, tenant, spread))
+    (constraint,) = doc["spec"]["topologySpreadConstraints"]
+    assert constraint["topologyKey"] == "topology.kubernetes.io/zone"
+    assert constraint["maxSkew"] == 1
+    selected = constraint["labelSelector"]["matchLabels"]
+    assert selected.items() <= doc["metadata"]["labels"].items()  # the pod is counted itself
+    anywhere = dataclasses.replace(spread, topology="any")
+    assert "topologySpreadConstraints" not in yaml.safe_load(
+        snippets.snippet(stack, tenant, anywhere))["spec"]
+
+    gke = load_stack("gcp-inference-sharing")
+    pool = dataclasses.replace(gke.pools[0], capacity=dataclasses.replace(
+        gke.pools[0].capacity, type="spot"))
+    policies = {}
+    for topology in ("any", "spread"):
+        placed = dataclasses.replace(pool, topology=topology)
+        stack_ = dataclasses.replace(gke, pools=(placed, *gke.pools[1:]))
+        groups = [r for r in gcp.build(stack_).resources if r.type == gcp.NODE_POOL
+                  and r.facts.get("pool") == placed.name]
+        policies[topology] = {r.inputs["autoscaling"]["location_policy"] for r in groups}
+    assert policies == {"any": {"ANY"}, "spread": {"BALANCED"}}
