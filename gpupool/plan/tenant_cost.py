@@ -279,10 +279,11 @@ def tenant_costs(base: ResourceGraph, desired: ResourceGraph) -> TenantCostRepor
         was = old.get(name)
         base_hourly = was.guaranteed_hourly if was is not None else ZERO
         tenants.append(TenantCost(mine.tenant, mine.shares, base_hourly))
-    unallocated = {}
-    for name, pool in pools.items():
-        taken = _sum(s.guaranteed_hourly for t in new.values() for s in t.shares if s.pool == name)
-        unallocated[name] = _hourly(pool) - taken
+    taken: dict[str, MinMax] = {}
+    for t in new.values():
+        for s in t.shares:
+            taken[s.pool] = taken.get(s.pool, ZERO) + s.guaranteed_hourly
+    unallocated = {name: _hourly(pool) - taken.get(name, ZERO) for name, pool in pools.items()}
     return TenantCostReport(
         tenants=tuple(tenants),
         unallocated_hourly=unallocated,
