@@ -161,7 +161,12 @@ class ResourceGraph:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ResourceGraph:
-        """Rebuild a graph written by ``to_json``.
+        """Rebuild a graph written by ``to_json``, checking every field's type first.
+
+        The record is read back from disk, where anything may have been written: each field must
+        have the type ``to_json`` gives it (strings, lists of strings, objects), and values
+        nested deeper than ``MAX_DEPTH`` are refused, so a hostile record is a ``ValueError``,
+        never another exception later.
 
         Raises:
             ValueError: the data is not a graph of a known format.
@@ -169,25 +174,13 @@ class ResourceGraph:
         """
         if not isinstance(data, Mapping) or data.get("graph_format") != GRAPH_FORMAT:
             raise ValueError("not a gpupool resource graph of format " + GRAPH_FORMAT)
+        resources = data.get("resources")
+        if not isinstance(resources, list):
+            raise ValueError("resources must be a list")
         return cls(
-            stack=str(data["stack"]),
-            cloud=str(data["cloud"]),
-            resources=tuple(
-                Resource(
-                    address=r["address"],
-                    type=r["type"],
-                    name=r["name"],
-                    inputs=_decode(r["inputs"]),
-                    depends_on=tuple(r.get("depends_on", ())),
-                    provider=r.get("provider"),
-                    replace_on=tuple(r.get("replace_on", ())),
-                    owner=r.get("owner", "cluster"),
-                    facts=_decode(r.get("facts") or {}),
-                    manifest=_decode(r.get("manifest")),
-                    ignore_changes=tuple(r.get("ignore_changes", ())),
-                )
-                for r in data["resources"]
-            ),
+            stack=_text(data, "stack"),
+            cloud=_text(data, "cloud"),
+            resources=tuple(_resource(r) for r in resources),
         )
 
     def dumps(self) -> str:
@@ -197,6 +190,51 @@ class ResourceGraph:
 
 _REF_KEY = "$ref"
 _LOOKUP_KEY = "$lookup"
+#: how deeply values in a recorded graph may nest (gpupool's own go about 10 levels deep)
+MAX_DEPTH = 64
+
+
+def _text(data: Mapping[str, Any], key: str, default: str | None = None) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        raise ValueError(f"{key} must be a string")
+    return value
+
+
+def _texts(data: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{key} must be a list of strings")
+    return tuple(value)
+
+
+def _object(value: Any, key: str, *, nullable: bool = False) -> Any:
+    if value is None and nullable:
+        return None
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{key} must be an object")
+    return _decode(value)
+
+
+def _resource(r: Any) -> Resource:
+    if not isinstance(r, Mapping):
+        raise ValueError("each resource must be an object")
+    provider = r.get("provider")
+    if provider is not None and not isinstance(provider, str):
+        raise ValueError("provider must be a string or null")
+    return Resource(
+        address=_text(r, "address"),
+        type=_text(r, "type"),
+        name=_text(r, "name"),
+        inputs=_object(r.get("inputs"), "inputs"),
+        depends_on=_texts(r, "depends_on"),
+        provider=provider,
+        replace_on=_texts(r, "replace_on"),
+        owner=_text(r, "owner", "cluster"),
+        facts=_object(r.get("facts") or {}, "facts"),
+        manifest=_object(r.get("manifest"), "manifest", nullable=True),
+        ignore_changes=_texts(r, "ignore_changes"),
+    )
 
 
 def _encode(v: Any) -> Any:
@@ -211,17 +249,26 @@ def _encode(v: Any) -> Any:
     return v
 
 
-def _decode(v: Any) -> Any:
+def _decode(v: Any, depth: int = 0) -> Any:
+    """Turn JSON back into plain values, ``Ref`` and ``Lookup`` (``ValueError`` when malformed)."""
+    if depth > MAX_DEPTH:
+        raise ValueError(f"values nest deeper than {MAX_DEPTH} levels")
     if isinstance(v, Mapping):
         if set(v) == {_REF_KEY}:
-            address, attr = v[_REF_KEY]
-            return Ref(address, attr)
+            ref = v[_REF_KEY]
+            if not (isinstance(ref, list) and len(ref) == 2
+                    and all(isinstance(x, str) for x in ref)):
+                raise ValueError(f"{_REF_KEY} must be [address, attribute]")
+            return Ref(ref[0], ref[1])
         if set(v) == {_LOOKUP_KEY}:
-            function, args = v[_LOOKUP_KEY]
-            return Lookup(function, _decode(args))
-        return {k: _decode(x) for k, x in v.items()}
+            lookup = v[_LOOKUP_KEY]
+            if not (isinstance(lookup, list) and len(lookup) == 2 and isinstance(lookup[0], str)
+                    and isinstance(lookup[1], Mapping)):
+                raise ValueError(f"{_LOOKUP_KEY} must be [function, arguments]")
+            return Lookup(lookup[0], _decode(lookup[1], depth + 1))
+        return {str(k): _decode(x, depth + 1) for k, x in v.items()}
     if isinstance(v, list):
-        return [_decode(x) for x in v]
+        return [_decode(x, depth + 1) for x in v]
     return v
 
 

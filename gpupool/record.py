@@ -13,8 +13,11 @@ import json
 from pathlib import Path
 
 from gpupool.errors import StateError
-from gpupool.files import check_name, write_atomic
+from gpupool.files import anchored, check_name, open_dir, read_regular, write_atomic
 from gpupool.graph import ResourceGraph
+
+#: the largest record read back (a 1,000-pool stack records about 6 MiB)
+MAX_RECORD_BYTES = 256 * 1024 * 1024
 
 
 def record_path(stack_file: Path, stack_name: str) -> Path:
@@ -40,7 +43,8 @@ def write_applied(path: Path, graph: ResourceGraph) -> None:
 
     Written through ``gpupool.files.write_atomic`` (temporary file beside it, fsync, rename,
     fsync of the directory); the temporary file is named ``.<record>.<pid>.<serial>.tmp`` and
-    is readable by its owner only.
+    is readable by its owner only. The folders from ``.gpupool`` down are reached without
+    following a link (``gpupool.files.open_dir``), and a link at the record itself is refused.
 
     Args:
         path: the record file (see ``record_path``); missing directories are created.
@@ -52,8 +56,8 @@ def write_applied(path: Path, graph: ResourceGraph) -> None:
     """
     path = Path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, graph.dumps().encode("utf-8"), mode=0o600)
+        with open_dir(*anchored(path.parent), create=True) as directory:
+            write_atomic(path, graph.dumps().encode("utf-8"), mode=0o600, directory=directory)
     except OSError as exc:
         raise StateError(f"cannot write the applied record {path}: {exc.strerror or exc}") from None
 
@@ -68,12 +72,16 @@ def read_applied(path: Path) -> ResourceGraph | None:
         The recorded graph, or None when nothing was recorded there yet.
 
     Raises:
-        StateError: the file exists but cannot be read or is not a record this version knows.
+        StateError: the file exists but cannot be read (a FIFO, a device, a link in gpupool's
+            folders, larger than ``MAX_RECORD_BYTES``) or is not a record this version knows
+            (any JSON of another shape, however deeply nested).
 
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open_dir(*anchored(path.parent)) as directory:
+            raw = read_regular(path, MAX_RECORD_BYTES, directory=directory)
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -82,7 +90,7 @@ def read_applied(path: Path) -> ResourceGraph | None:
     try:
         data = json.loads(text)
         return ResourceGraph.from_json(data)
-    except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+    except (ValueError, RecursionError):
         raise StateError(
             f"the applied record {path} is corrupt or of an unknown format; restore it from "
             "backup, or delete it to plan against an empty base"

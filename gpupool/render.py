@@ -22,12 +22,15 @@ Nothing secret is written: kubeconfigs and credentials are read by the program w
 
 from __future__ import annotations
 
+import contextlib
 import json
 import keyword
 import math
+import os
 import re
+import stat
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +40,15 @@ import yaml
 
 from gpupool import __version__, clouds, sharing
 from gpupool.errors import InputError, RenderError
-from gpupool.files import remove_stale_temps, write_atomic
+from gpupool.files import (
+    Dir,
+    UnsafePathError,
+    anchored,
+    open_dir,
+    read_regular,
+    remove_stale_temps,
+    write_atomic,
+)
 from gpupool.graph import Lookup, Ref, Resource, ResourceGraph
 from gpupool.model import Stack
 from gpupool.resources import templates_dir
@@ -77,6 +88,12 @@ _DELETE_BEFORE_REPLACE = frozenset(t for c in clouds.all_clouds() for t in c.del
 _RESERVED = {"pulumi", "opts", *(s.alias for s in _PACKAGES.values()), *_HELPERS}
 _WIDTH = 99
 _INDEX = ".gpupool-files"
+_MAX_INDEX_BYTES = 4 * 1024 * 1024
+# every file render writes, and so all an index may name (``_files``)
+_OWN_FILE = re.compile(
+    r"Pulumi\.yaml|__main__\.py|requirements\.txt|README\.md"
+    r"|(?:manifests|snippets)/[^/\\\0]+\.yaml"
+)
 _TMP_PREFIX = ".gpupool-tmp."  # then "<pid>.<serial>": see files.write_atomic
 
 
@@ -389,8 +406,99 @@ def _inside(root: Path, rel: str) -> Path:
     return path
 
 
-def _replace_file(path: Path, data: bytes) -> None:
-    """Write ``path`` by renaming a complete temporary file over it (``files.write_atomic``).
+def _index_entries(directory: Dir) -> list[str] | None:
+    """Return what the index of a previous render lists, checked whole before anything is used.
+
+    Every line must name a file render writes (``_OWN_FILE``) by a plain relative path: one
+    planted line that names anything else (``../x``, ``/etc/passwd``, ``notes.txt``, a path
+    through a link) refuses the whole index, before a file is removed.
+
+    Returns:
+        The listed paths, or None when there is no index.
+
+    Raises:
+        RenderError: the index is not a regular file, is not text, or names what render never
+            writes.
+
+    """
+    where = directory.path / _INDEX
+    try:
+        raw = read_regular(where, _MAX_INDEX_BYTES, directory=directory)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise RenderError(f"refusing to use the file index {where}: {exc.strerror or exc}; "
+                          "remove it, or render into a new folder") from None
+    try:
+        lines = raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise RenderError(f"refusing to use the file index {where}: it is not text") from None
+    entries = [rel for rel in lines if rel]
+    for number, rel in enumerate(lines, 1):
+        if rel and (_OWN_FILE.fullmatch(rel) is None or any(
+                part in ("", ".", "..") for part in rel.split("/"))):
+            raise RenderError(
+                f"refusing to write: the file index {where} line {number} names {rel[:80]!r}, "
+                "which is not a file gpupool renders; remove the index, or render into a new "
+                "folder"
+            )
+    return entries
+
+
+def _check_owned(directory: Dir, listed: list[str] | None, files: Mapping[str, str]) -> None:
+    """Refuse a folder that holds files gpupool did not write where render would write.
+
+    Without an index the folder must be empty (temporary files of a killed render aside): a
+    project folder (``--out .``) or ``/`` is refused whole. With one, a file render would write
+    must be one the index lists, or not be there yet.
+    """
+    if listed is None:
+        foreign = sorted(n for n in directory.listdir() if not n.startswith(_TMP_PREFIX))
+        if foreign:
+            raise RenderError(
+                f"refusing to render into {directory.path}: it holds files gpupool did not write "
+                f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}) and no "
+                f"{_INDEX} index; give --out a new or empty folder"
+            )
+        return
+    owned = set(listed)
+    for rel in sorted(files):
+        if rel in owned:
+            continue
+        parent, _, name = rel.rpartition("/")
+        st = directory.lstat(rel) if not parent else _lstat_below(directory, parent, name)
+        if st is not None:
+            raise RenderError(
+                f"refusing to overwrite {directory.path / rel}: gpupool did not write it (it is "
+                f"not in {_INDEX}); move it away, or render into a new folder"
+            )
+
+
+def _lstat_below(directory: Dir, parent: str, name: str) -> os.stat_result | None:
+    """``lstat`` of ``parent/name`` below ``directory``; a missing ``parent`` holds nothing."""
+    try:
+        child = directory.child(parent, create=False)
+    except FileNotFoundError:
+        return None
+    try:
+        return child.lstat(name)
+    finally:
+        child.close()
+
+
+def _remove_stale(folders: Mapping[str, Dir], rel: str) -> None:
+    """Remove the regular file ``rel`` a previous render wrote; links and the rest stay."""
+    parent, _, name = rel.rpartition("/")
+    directory = folders.get(parent)
+    if directory is None:
+        return
+    st = directory.lstat(name)
+    if st is not None and stat.S_ISREG(st.st_mode):
+        directory.unlink(name)
+
+
+def _write(directory: Dir, name: str, data: bytes) -> None:
+    """Write ``name`` by renaming a complete temporary file over it (``files.write_atomic``).
 
     A render killed part way leaves every file whole, old or new: a torn ``__main__.py`` can be
     valid Python that declares fewer resources, and ``pulumi up`` would delete the rest. Files that
@@ -398,16 +506,26 @@ def _replace_file(path: Path, data: bytes) -> None:
     rendered program is rebuilt by every run that uses it. Dead writers' temporary files are
     swept once per directory by ``render``, not once per file.
     """
-    write_atomic(
-        path, data, temp_prefix=_TMP_PREFIX, temp_suffix="", durable=False, sweep=False
-    )
+    write_atomic(Path(name), data, temp_prefix=_TMP_PREFIX, temp_suffix="", durable=False,
+                 sweep=False, directory=directory)  # fmt: skip
+
+
+def _index_text(rels: Iterable[str]) -> bytes:
+    """Return the index listing ``rels``, one relative path a line, sorted."""
+    return "".join(f"{rel}\n" for rel in sorted(set(rels))).encode("utf-8")
 
 
 def render(stack: Stack, graph: ResourceGraph, out_dir: Path) -> RenderResult:
     """Write the Pulumi program of ``graph`` into ``out_dir``.
 
-    Files a previous render wrote there and this one does not (listed in ``.gpupool-files``)
-    are removed; nothing else in the directory is touched.
+    ``out_dir`` must be new, empty, or a folder gpupool rendered before (it keeps an index,
+    ``.gpupool-files``, of what it wrote there): a folder holding other files is refused, and so
+    is any file render would overwrite that the index does not list. Files the index lists and
+    this render does not write are removed; nothing else in the folder is touched. The index is
+    checked whole before anything is removed, and names only files render writes. Below a
+    ``.gpupool`` folder no component may be a link, and no file is written through one
+    (``gpupool.files.open_dir``). The index is written first too (old and new files), so a
+    killed render leaves nothing unlisted behind.
 
     Args:
         stack: the validated stack the graph was built from.
@@ -418,28 +536,45 @@ def render(stack: Stack, graph: ResourceGraph, out_dir: Path) -> RenderResult:
         The files written and the resolved output directory.
 
     Raises:
-        RenderError: a path would escape ``out_dir`` or a value has no literal form.
+        RenderError: a path would escape ``out_dir`` or go through a link, the folder holds
+            files gpupool did not write, the index is not one render wrote, or a value has no
+            literal form.
         InputError: ``out_dir`` cannot be created or written.
 
     """
     files = _files(stack, graph)
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        root = out_dir.resolve()
-        targets = {rel: _inside(root, rel) for rel in files}
-        index = _inside(root, _INDEX)  # a symlink planted there must not redirect the write
-        if index.is_file():
-            for rel in index.read_text(encoding="utf-8").splitlines():
-                if rel and rel not in files:
-                    stale = _inside(root, rel)
-                    if stale.is_file():
-                        stale.unlink()
-        for directory in sorted({root, *(t.parent for t in targets.values())}):
-            directory.mkdir(parents=True, exist_ok=True)
-            remove_stale_temps(directory, _TMP_PREFIX, "")
-        for rel in sorted(files):
-            _replace_file(targets[rel], files[rel].encode("utf-8"))
-        _replace_file(index, "".join(f"{rel}\n" for rel in sorted(files)).encode("utf-8"))
+        with contextlib.ExitStack() as held:
+            root = held.enter_context(open_dir(*anchored(out_dir), create=True))
+            resolved = out_dir.resolve()
+            targets = {rel: _inside(resolved, rel) for rel in files}
+            _inside(resolved, _INDEX)  # a symlink planted there must not redirect the write
+            listed = _index_entries(root)
+            _check_owned(root, listed, files)
+            folders = {"": root}
+            for parent in sorted({rel.rpartition("/")[0] for rel in [*files, *(listed or ())]}):
+                if parent:
+                    folders[parent] = held.enter_context(_closing(root.child(parent, create=True)))
+            _write(root, _INDEX, _index_text([*(listed or ()), *files]))
+            for rel in listed or ():
+                if rel not in files:
+                    _remove_stale(folders, rel)
+            for directory in folders.values():
+                remove_stale_temps(directory, _TMP_PREFIX, "")
+            for rel in sorted(files):
+                parent, _, name = rel.rpartition("/")
+                _write(folders[parent], name, files[rel].encode("utf-8"))
+            _write(root, _INDEX, _index_text(files))
+    except UnsafePathError as exc:
+        raise RenderError(f"refusing to write the program: {exc.strerror}") from None
     except OSError as exc:
         raise InputError(f"cannot write the program to {out_dir}: {exc.strerror or exc}") from exc
-    return RenderResult(tuple(sorted(targets.values())), root)
+    return RenderResult(tuple(sorted(targets.values())), resolved)
+
+
+@contextlib.contextmanager
+def _closing(directory: Dir) -> Iterator[Dir]:
+    try:
+        yield directory
+    finally:
+        directory.close()

@@ -88,7 +88,7 @@ def test_failed_write_keeps_the_old_record_and_cleans_up(
     path = tmp_path / "ml-prod.json"
     record.write_applied(path, _graph(8))
 
-    def broken(src: str, dst: str) -> None:
+    def broken(src: str, dst: str, **_dir_fds: int) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken)

@@ -284,14 +284,18 @@ def test_paths_never_escape_and_stale_files_go(rendered, tmp_path: Path) -> None
     render.render(r.stack, r.graph, out)
     stale = out / "snippets" / "gone.yaml"
     stale.write_text("x", encoding="utf-8")
-    (out / ".gpupool-files").write_text("snippets/gone.yaml\n../outside\n", encoding="utf-8")
+    index = out / ".gpupool-files"
+    written = index.read_text(encoding="utf-8")
+    index.write_text(written + "snippets/gone.yaml\n../outside\n", encoding="utf-8")
     mine = out / "notes.txt"
     mine.write_text("user file", encoding="utf-8")
-    with pytest.raises(render.RenderError):  # an index entry that escapes is refused
+    with pytest.raises(render.RenderError):  # an index entry that escapes is refused...
         render.render(r.stack, r.graph, out)
-    (out / ".gpupool-files").write_text("snippets/gone.yaml\n", encoding="utf-8")
+    assert stale.exists()  # ...before anything it lists is removed
+    index.write_text(written + "snippets/gone.yaml\n", encoding="utf-8")
     render.render(r.stack, r.graph, out)
     assert not stale.exists() and mine.exists()
+    assert index.read_text(encoding="utf-8") == written
 
 
 def test_literal_rejects_what_has_no_literal_form() -> None:
