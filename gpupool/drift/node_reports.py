@@ -1,6 +1,8 @@
 """``gpupool node inspect`` reports (NVML, read on the nodes) against the declared pools.
 
-Owns reading a directory of node report files (each checked and rebuilt by
+Owns reading a directory of node report files (only regular files, at most
+``MAX_REPORT_BYTES`` of each through ``gpupool.files.read_regular``, so a FIFO or a link to
+``/dev/zero`` named ``*.json`` is an error, not a hang; each checked and rebuilt by
 ``gpupool.nodes.report.NodeReport.from_json``) and comparing them with the stack. Faults
 (uncorrected ECC errors, overheating, unreachable GPUs), as the report recorded them, are
 reported whatever the pool. When a report's node belongs to a pool (by the pool label of the
@@ -17,6 +19,7 @@ from pathlib import Path
 from gpupool import catalog
 from gpupool.drift.items import DriftItem
 from gpupool.errors import InputError
+from gpupool.files import TooLargeError, read_regular
 from gpupool.model import Pool, Stack
 from gpupool.nodes.report import NodeReport
 
@@ -27,8 +30,9 @@ def load_reports(directory: Path) -> list[NodeReport]:
     """Read every ``*.json`` node report in a directory, in file-name order.
 
     Raises:
-        InputError: the directory is missing, or a file is unreadable or not a node report
-            (the message names the file).
+        InputError: the directory is missing, or a file is not a regular file (a FIFO, a
+            device), larger than ``MAX_REPORT_BYTES``, unreadable, nested too deeply or not a
+            node report (the message names the file).
 
     """
     if not directory.is_dir():
@@ -36,10 +40,15 @@ def load_reports(directory: Path) -> list[NodeReport]:
     out = []
     for path in sorted(directory.glob("*.json")):
         try:
-            if path.stat().st_size > MAX_REPORT_BYTES:
-                raise InputError(f"{path}: larger than a node report can be")
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            data = json.loads(read_regular(path, MAX_REPORT_BYTES).decode("utf-8"))
+        except TooLargeError:
+            raise InputError(f"{path}: larger than a node report can be") from None
+        except OSError as exc:
+            raise InputError(f"{path}: not a readable node report "
+                             f"({exc.strerror or exc})") from None
+        except RecursionError:
+            raise InputError(f"{path}: not a node report (nested too deeply)") from None
+        except (UnicodeDecodeError, ValueError) as exc:
             raise InputError(f"{path}: not a readable node report ({exc})") from None
         try:
             out.append(NodeReport.from_json(data))
