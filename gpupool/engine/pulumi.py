@@ -196,11 +196,13 @@ def _open_stack(auto: ModuleType, target: EngineTarget, *, create: bool) -> Any 
     if not any((work_dir / name).is_file() for name in _PROJECT_FILES):
         raise engine_error(EngineError, f"No Pulumi project (Pulumi.yaml) in {work_dir}: render "
                            "the stack first (`gpupool render`).")
-    _ensure_backend(target.backend_url, work_dir)
+    command = _pulumi_command(auto, target)  # check first: nothing is created without a CLI
+    if not _backend_ready(target.backend_url, work_dir, create=create):
+        return None  # a file backend that does not exist has recorded no stack
     options = auto.LocalWorkspaceOptions(
         work_dir=str(work_dir),
         env_vars=_environment(target),
-        pulumi_command=_pulumi_command(auto, target),
+        pulumi_command=command,
     )
     if create:
         return auto.create_or_select_stack(target.stack_name, work_dir=str(work_dir),
@@ -243,18 +245,26 @@ def _environment(target: EngineTarget) -> dict[str, str]:
     return env
 
 
-def _ensure_backend(backend_url: str, work_dir: Path) -> None:
-    """Create a ``file://`` backend directory on first use (the CLI refuses a missing one)."""
+def _backend_ready(backend_url: str, work_dir: Path, *, create: bool) -> bool:
+    """Make sure a ``file://`` backend directory exists; say whether the backend can be used.
+
+    Only an operation that creates the stack (``preview``, ``up``) creates the directory (the
+    CLI refuses a missing one), and only once the CLI has been found. The others (``destroy``,
+    drift's refresh, the state export) create nothing: a missing directory holds no stack.
+    """
     if not backend_url.startswith("file://"):
-        return
+        return True
     path = Path(os.path.expanduser(backend_url[len("file://"):] or "."))
     if not path.is_absolute():  # the CLI resolves relative paths from its cwd, the work dir
         path = work_dir / path
+    if not create:
+        return path.is_dir()
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise engine_error(EngineError, f"Cannot create the state backend directory {path}: "
                            f"{exc.strerror}.") from exc
+    return True
 
 
 def secret_values(env: Mapping[str, str] | None = None) -> list[str]:

@@ -233,3 +233,68 @@ def test_the_lock_never_truncates_or_creates_a_file_elsewhere(
         pytest.fail("the lock was taken")
     assert victim.read_text(encoding="utf-8") == "precious"
     assert list(elsewhere.iterdir()) == []
+
+
+# -- 13: a file:// backend outside the stack's folder ---------------------------------------------
+
+
+def _with_backend(stack_file: Path, url: str) -> None:
+    stack_file.write_text(
+        stack_file.read_text(encoding="utf-8") + f"state:\n  backend: {url}\n", encoding="utf-8"
+    )
+
+
+BACKENDS = ["relative", "absolute", "home"]
+
+
+def _backend(tmp_path: Path, kind: str) -> tuple[str, Path]:
+    """The URL and where it lands, for a stack file at ``tmp_path/a/b/repo/stack.yaml``."""
+    if kind == "relative":
+        return "file://../../outside-state", tmp_path / "a" / "outside-state"
+    if kind == "absolute":
+        return f"file://{tmp_path / 'absolute-state'}", tmp_path / "absolute-state"
+    return "file://~/home-state", Path.home() / "home-state"  # conftest: an empty home
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+@pytest.mark.parametrize("argv", [["preview"], ["up", "--yes"], ["destroy", "--yes"], ["drift"]])
+def test_no_backend_is_created_before_the_cli_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    kind: str, argv: list[str],
+) -> None:
+    """Check first, create last: without a Pulumi CLI nothing is created outside the folder."""
+    stack_file = tmp_path / "a" / "b" / "repo" / "stack.yaml"
+    stack_file.parent.mkdir(parents=True)
+    shutil.copy(EXAMPLE, stack_file)
+    url, lands = _backend(tmp_path, kind)
+    _with_backend(stack_file, url)
+    empty = tmp_path / "no-pulumi"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    assert run([*argv, str(stack_file)]) == 1
+    err = capsys.readouterr().err
+    assert "[state.backend-outside]" in err  # the warning every command prints
+    if argv != ["drift"]:
+        assert "Pulumi CLI not found" in err
+    assert not lands.exists()
+
+
+@pytest.mark.parametrize("argv", [["destroy", "--yes"], ["drift"]])
+def test_destroy_and_drift_create_no_backend_even_with_a_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    """Only preview and up create a stack, and so its backend directory; the others read."""
+    from tests import fake_pulumi
+
+    fake_pulumi.install(tmp_path / "bin", monkeypatch)
+    monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", "correct horse battery")
+    monkeypatch.delenv("FAKE_PULUMI_SCENARIO", raising=False)
+    stack_file = tmp_path / "a" / "b" / "repo" / "stack.yaml"
+    stack_file.parent.mkdir(parents=True)
+    shutil.copy(EXAMPLE, stack_file)
+    url, lands = _backend(tmp_path, "relative")
+    _with_backend(stack_file, url)
+    run([*argv, str(stack_file)])
+    assert not lands.exists()
+    assert run(["preview", str(stack_file)]) == 0  # preview creates it, once the CLI is found
+    assert (lands / ".pulumi").is_dir()

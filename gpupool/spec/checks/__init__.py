@@ -19,12 +19,13 @@ from gpupool.spec.checks import (
     rendering,
     sharing,
     spot,
+    state,
     structure,
     tenancy,
 )
 from gpupool.spec.diagnostics import Diagnostic
 
-_FAMILIES = (gpus, sharing, spot, capacity, tenancy, rendering, monitoring, clouds, advice)
+_FAMILIES = (gpus, sharing, spot, capacity, tenancy, rendering, monitoring, clouds, advice, state)
 
 
 def run(stack: Stack, raw: Mapping[str, Any]) -> list[Diagnostic]:
