@@ -19,6 +19,7 @@ that failed, a stack that is locked. ``gpupool.cli`` turns each into one line an
         ├── CredentialsError          cloud or passphrase credentials missing
         ├── ProgramError              the rendered program raised
         └── UpdateFailedError         an update failed part way (engine.results)
+            └── EngineInterruptedError    a signal cancelled it; exit code 130 (engine.results)
 
 The classes without a module named here are defined in this module; the others live with the
 code that raises them.

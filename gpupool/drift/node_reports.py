@@ -47,7 +47,7 @@ def load_reports(directory: Path) -> list[NodeReport]:
             raise InputError(f"{path}: not a readable node report "
                              f"({exc.strerror or exc})") from None
         except RecursionError:
-            raise InputError(f"{path}: not a node report (nested too deeply)") from None
+            raise InputError(f"{path}: not a readable node report (nested too deeply)") from None
         except (UnicodeDecodeError, ValueError) as exc:
             raise InputError(f"{path}: not a readable node report ({exc})") from None
         try:

@@ -16,6 +16,7 @@ from both.
 from __future__ import annotations
 
 import re
+import signal
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -29,7 +30,7 @@ from gpupool.engine.collector import (
     clean_message,
     urn_name,
 )
-from gpupool.engine.results import PolicyViolation, UpdateFailedError
+from gpupool.engine.results import EngineInterruptedError, PolicyViolation, UpdateFailedError
 from gpupool.errors import (
     CredentialsError,
     EngineError,
@@ -244,6 +245,20 @@ def _policy_failed(kind: str, events: EventCollector,
         return UpdateFailedError(message, events.result(), detail)
     return engine_error(EngineError, f"Pulumi {_VERBS.get(kind, kind)} failed: {first}{others}",
                         detail)
+
+
+def interrupted(kind: str, signum: int, error: EngineError,
+                events: EventCollector) -> EngineInterruptedError:
+    """Build the error for an operation a signal cancelled (``gpupool.engine.child``).
+
+    The engine was sent Pulumi's cancel and has exited; ``partial`` holds what applied, so the
+    applied record stays true. ``error`` is what the failed command alone would have said.
+    """
+    name = signal.Signals(signum).name
+    done = f"; {_applied(events)}" if kind in ("up", "destroy") else ""
+    message = (f"Interrupted by {name}: Pulumi cancelled the {_VERBS.get(kind, kind)} and has "
+               f"exited{done} — run it again to finish ({one_line(str(error))})")
+    return EngineInterruptedError(message, events.result(), getattr(error, "detail", ""))
 
 
 def _applied(events: EventCollector) -> str:

@@ -30,11 +30,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from gpupool.engine.child import Command
 from gpupool.engine.collector import EventCollector
 from gpupool.engine.failures import (
     INSTALL_URL,
     classify,
     engine_error,
+    interrupted,
     not_installed,
     parse_command_error,
 )
@@ -142,8 +144,10 @@ def export_state(target: EngineTarget) -> dict[str, Any] | None:
     auto = _automation()
     secrets = secret_values(target.env)
     collector = EventCollector("export", secrets=secrets)
+    _require_project(Path(target.work_dir))
+    command = _pulumi_command(auto, target)
     try:
-        stack = _open_stack(auto, target, create=False)
+        stack = _open_stack(auto, target, command, create=False)
         if stack is None:
             return None
         deployment = stack.export_stack()
@@ -175,28 +179,38 @@ def _run(kind: str, target: EngineTarget, on_event: OnEvent | None, operation: _
     auto = _automation()
     secrets = secret_values(target.env)
     collector = EventCollector(kind, on_event, secrets=secrets)
-    try:
-        stack = _open_stack(auto, target, create=create)
-        if stack is None:
-            return collector.result()
-        stdout, outputs, summary = operation(stack, collector.handle)
-    except auto.CommandError as exc:
-        output = parse_command_error(str(exc))
-        raise classify(kind, target.stack_name, output, collector, secrets) from exc
-    except RuntimeError as exc:  # the SDK's "summary event never found": events were lost
-        raise engine_error(EngineError, f"Pulumi {kind} finished without reporting a summary "
-                           f"({exc}): retry, and check that the CLI and SDK versions match."
-                           ) from exc
+    _require_project(Path(target.work_dir))
+    command = _pulumi_command(auto, target)
+    with command.forwarding():  # a SIGTERM cancels the engine, then gpupool waits for it
+        try:
+            stack = _open_stack(auto, target, command, create=create)
+            if stack is None:
+                return collector.result()
+            stdout, outputs, summary = operation(stack, collector.handle)
+        except auto.CommandError as exc:
+            output = parse_command_error(str(exc))
+            error = classify(kind, target.stack_name, output, collector, secrets)
+            if command.received is not None:
+                raise interrupted(kind, command.received, error, collector) from exc
+            raise error from exc
+        except RuntimeError as exc:  # the SDK's "summary event never found": events were lost
+            raise engine_error(EngineError, f"Pulumi {kind} finished without reporting a "
+                               f"summary ({exc}): retry, and check that the CLI and SDK "
+                               "versions match.") from exc
     return collector.result(outputs, stdout, summary)
 
 
-def _open_stack(auto: ModuleType, target: EngineTarget, *, create: bool) -> Any | None:
-    """Select (or create) the target's stack; ``None`` if ``create`` is false and it is absent."""
-    work_dir = Path(target.work_dir)
+def _require_project(work_dir: Path) -> None:
+    """Refuse a work dir without a Pulumi project before any CLI call."""
     if not any((work_dir / name).is_file() for name in _PROJECT_FILES):
         raise engine_error(EngineError, f"No Pulumi project (Pulumi.yaml) in {work_dir}: render "
                            "the stack first (`gpupool render`).")
-    command = _pulumi_command(auto, target)  # check first: nothing is created without a CLI
+
+
+def _open_stack(auto: ModuleType, target: EngineTarget, command: Command, *,
+                create: bool) -> Any | None:
+    """Select (or create) the target's stack; ``None`` if ``create`` is false and it is absent."""
+    work_dir = Path(target.work_dir)
     if not _backend_ready(target.backend_url, work_dir, create=create):
         return None  # a file backend that does not exist has recorded no stack
     options = auto.LocalWorkspaceOptions(
@@ -213,16 +227,22 @@ def _open_stack(auto: ModuleType, target: EngineTarget, *, create: bool) -> Any 
         return None
 
 
-def _pulumi_command(auto: ModuleType, target: EngineTarget) -> Any:
-    """Find ``pulumi`` on PATH and check its version, or raise ``EngineNotInstalledError``."""
+def _pulumi_command(auto: ModuleType, target: EngineTarget) -> Command:
+    """Find ``pulumi`` on PATH and check its version, or raise ``EngineNotInstalledError``.
+
+    The SDK's ``PulumiCommand`` finds and checks it; ``gpupool.engine.child.Command`` runs it, so
+    that signals reach it and the stack lock (``target.keep_fds``) is held while it runs.
+    """
     if shutil.which("pulumi") is None:
         raise not_installed()
     from semver import VersionInfo  # a dependency of the pulumi SDK
 
     skip = _SKIP_VERSION_CHECK in target.env
     try:
-        return auto.PulumiCommand(version=VersionInfo.parse(MINIMUM_CLI_VERSION),
-                                  skip_version_check=skip)
+        found = auto.PulumiCommand(version=VersionInfo.parse(MINIMUM_CLI_VERSION),
+                                   skip_version_check=skip)
+        return Command(found, auto.CommandResult, auto.errors.create_command_error,
+                       target.keep_fds)
     except (OSError, subprocess.CalledProcessError) as exc:
         raise not_installed() from exc
     except auto.InvalidVersionError as exc:

@@ -72,6 +72,8 @@ class EngineTarget:
         env: Extra environment variables for every CLI call (passphrase, cloud credentials ...).
             They are layered over the process environment. The ``pulumi`` executable itself is
             found on the process ``PATH``.
+        keep_fds: Descriptors every CLI process inherits: the stack lock's, so that the lock
+            stays held while the engine runs, even if gpupool is killed (``engine.child``).
 
     """
 
@@ -79,6 +81,7 @@ class EngineTarget:
     stack_name: str
     backend_url: str
     env: Mapping[str, str] = field(default_factory=dict)
+    keep_fds: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -260,3 +263,13 @@ class UpdateFailedError(EngineError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (str(self), self.partial, self.detail))
+
+
+class EngineInterruptedError(UpdateFailedError):
+    """A signal (SIGINT, SIGTERM, SIGHUP) cancelled the operation; the engine has exited.
+
+    ``partial`` records what applied before Pulumi stopped, as for any failed update. Exit code
+    130, as for an interrupted command.
+    """
+
+    exit_code = 130

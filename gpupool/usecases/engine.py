@@ -149,17 +149,22 @@ def _applied_graph(
 def _apply(stack_file: Path, stack: Stack, command: str, on_event: OnEvent | None) -> EngineResult:
     """Run ``up`` or ``destroy`` under the stack lock and keep the applied record true.
 
-    On success the record becomes the desired graph (``up``) or an empty one (``destroy``). When
-    the engine fails part way, the record holds what did apply plus what the last record had that
-    was not touched, then the error propagates.
+    The engine's processes inherit the lock's descriptor (``EngineTarget.keep_fds``), so a
+    second run is refused for as long as the engine runs, even after this process was killed
+    (``gpupool.engine.child``). A signal cancels the engine and waits for it; what applied is
+    recorded like a failure's. On success the record becomes the desired graph (``up``) or an
+    empty one (``destroy``). When the engine fails part way, the record holds what did apply plus
+    what the last record had that was not touched, then the error propagates.
     """
     run = engine.up if command == "up" else engine.destroy
-    with stack_lock(lock_path(stack_file, stack.name), command):
+    with stack_lock(lock_path(stack_file, stack.name), command) as lock_fd:
         prepared = prepare(stack_file, stack)
         path = record.record_path(stack_file, stack.name)
         previous = record.read_applied(path)
+        # the engine inherits the lock: it stays held while Pulumi runs, even if gpupool dies
+        target = replace(prepared.target, keep_fds=(lock_fd,))
         try:
-            result = run(prepared.target, on_event)
+            result = run(target, on_event)
         except UpdateFailedError as exc:
             record.write_applied(path, _applied_graph(prepared, previous, exc.partial))
             raise

@@ -140,6 +140,7 @@ def replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable
     program = tmp_path / "program"
     program.mkdir()
     (program / "Pulumi.yaml").write_text("name: test\nruntime: python\n")
+    (tmp_path / "state").mkdir()  # destroy and refresh create none: a stack's backend exists
     target = EngineTarget(program, "test", f"file://{tmp_path / 'state'}")
 
     def run(kind: str, name: str) -> Replayed:
