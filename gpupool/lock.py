@@ -91,7 +91,7 @@ def stack_lock(path: Path, command: str) -> Iterator[int]:
         except BlockingIOError:
             raise StackLockedError(
                 f"stack is locked by {_holder(fd)}; wait for it to finish "
-                "(the lock is released when that process exits)"
+                "(the lock is released when that process and the engine it started have exited)"
             ) from None
         info = {
             "user": getpass.getuser(),

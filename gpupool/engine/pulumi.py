@@ -13,7 +13,10 @@ print anything: progress goes to the caller's ``on_event`` callback.
 Protocol notes (pulumi SDK 3.272): every operation is a subprocess call to ``pulumi`` with
 ``--non-interactive`` and ``--stack``; engine events come back over ``--event-log`` (a temporary
 file for CLI <= 3.205, a gRPC stream after). The backend is passed as ``PULUMI_BACKEND_URL``,
-never through ``pulumi login``. ``refresh_preview`` runs ``refresh --preview-only`` (never
+never through ``pulumi login``. Each CLI command is started by ``gpupool.engine.child.Command``
+(signals forwarded, the stack lock inherited), never by the SDK's ``PulumiCommand.run``; the CLI
+is found and version-checked before a ``file://`` backend is created, and only operations that
+create the stack create it. ``refresh_preview`` runs ``refresh --preview-only`` (never
 ``--expect-no-changes``, which writes state before it fails). The SDK must be 3.226 or newer:
 3.224.0 to 3.225.1 drop every engine event whose ``detailedDiff`` is null, which CLIs since
 3.103 send on most steps (pulumi/pulumi#22105).

@@ -36,6 +36,14 @@ Environment:
     FAKE_PULUMI_VERSION    version to report (default 3.272.0; 3.200.0 selects the file log).
     FAKE_PULUMI_DELAY_S    seconds preview, up, destroy and refresh wait before answering
                            (default 0), so a test can start a second run while one is going.
+    FAKE_PULUMI_PAUSE      a path GATE: ``up`` and ``destroy`` stop mid-update, write their pid to
+                           GATE.started and wait until GATE exists. A SIGINT or SIGTERM there
+                           cancels the update as Pulumi does (pkg/backend/cancellation_scope.go:
+                           the first one cancels, printing "^C received; cancelling..."; the steps
+                           in flight still finish): the fake writes the signals' names to
+                           GATE.signals, waits for GATE (the steps in flight) unless a second
+                           signal terminates it, and fails with "update failed", applying
+                           nothing. Without a signal it goes on once GATE exists.
     FAKE_PULUMI_ECHO       comma-separated environment variable names whose values every
                            operation echoes (a warning event, stdout and, on failure, stderr),
                            as a careless provider might: gpupool must scrub them. ``@NAME``
@@ -66,6 +74,7 @@ import hashlib
 import json
 import os
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -428,6 +437,11 @@ def operation(name: str, flags: dict[str, str]) -> None:
                    f"{backend.project}-{stack}"}}, *events[1:]]
         op = {**op, "stdout": op.get("stdout", "") + echo, "stderr": op.get("stderr", "") + echo}
     time.sleep(float(os.environ.get("FAKE_PULUMI_DELAY_S", "0") or 0))
+    if os.environ.get("FAKE_PULUMI_PAUSE") and name in ("up", "destroy"):
+        cancelled = pause_mid_update(Path(os.environ["FAKE_PULUMI_PAUSE"]))
+        if cancelled:
+            send_events(flags.get("--event-log"), events[:1])
+            raise Fail("error: update failed", 255, cancelled)
     send_events(flags.get("--event-log"), events)
     code = int(op.get("exit", 0))
     writes = name in ("up", "destroy") or (name == "refresh" and "--preview-only" not in flags)
@@ -439,6 +453,32 @@ def operation(name: str, flags: dict[str, str]) -> None:
     if code:
         raise Fail(op.get("stderr", ""), code, op.get("stdout", ""))
     sys.stdout.write(op.get("stdout", ""))
+
+
+def pause_mid_update(gate: Path) -> str:
+    """Wait at ``gate`` (see FAKE_PULUMI_PAUSE); return Pulumi's cancel message if signalled."""
+    received: list[int] = []
+
+    def cancel(signum: int, frame: object) -> None:
+        received.append(signum)
+        if len(received) > 1:  # "^C received; terminating"
+            os._exit(255)
+        Path(f"{gate}.signals").write_text(signal.Signals(signum).name, encoding="utf-8")
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, cancel)
+    started = Path(f"{gate}.started.tmp")
+    started.write_text(str(os.getpid()), encoding="utf-8")
+    started.replace(f"{gate}.started")
+    while not gate.exists() and not received:
+        time.sleep(0.02)
+    if not received:
+        return ""
+    while not gate.exists():  # the steps in flight finish
+        time.sleep(0.02)
+    return ("^C received; cancelling. If you would like to terminate immediately, press ^C "
+            "again.\nNote that terminating immediately may lead to orphaned resources and other "
+            "inconsistencies.\n")
 
 
 def run(argv: list[str]) -> None:

@@ -101,7 +101,7 @@ def test_render_into_a_rendered_folder_refuses_a_file_it_does_not_list(tmp_path:
         encoding="utf-8",
     )  # fmt: skip
     (out / "README.md").write_text("mine\n", encoding="utf-8")
-    with pytest.raises(RenderError, match="refusing to overwrite .*README.md"):
+    with pytest.raises(RenderError, match=r"refusing to overwrite .*README\.md"):
         render.render(stack, graph, out)
     assert (out / "README.md").read_text(encoding="utf-8") == "mine\n"
     # what gpupool wrote before is rewritten as usual, and other files are left alone
@@ -142,7 +142,7 @@ def test_a_planted_index_removes_nothing_when_any_line_is_refused(
     index.write_text(f"manifests/gone.yaml\n{bad}\n" + index.read_text(encoding="utf-8"),
                      encoding="utf-8")  # fmt: skip
     before = tree(tmp_path)
-    with pytest.raises(RenderError, match="refusing to write: the file index .* line 2 names"):
+    with pytest.raises(RenderError, match=r"refusing to write: the file index .* line 2 names"):
         render.render(stack, graph, out)
     assert tree(tmp_path) == before
 
