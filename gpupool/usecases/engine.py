@@ -71,9 +71,9 @@ class Prepared:
 def prepare(stack_file: Path, stack: Stack) -> Prepared:
     """Build the graph, render the program into the work dir, and describe the engine target."""
     graph = build(stack)
-    out = work_dir(stack_file, stack)
-    renderer.render(stack, graph, out)
-    target = EngineTarget(out, stack.name, backend_url(stack_file, stack))
+    # render below .gpupool as given (render refuses a link there), then hand Pulumi the real path
+    renderer.render(stack, graph, renderer.default_out_dir(stack_file, stack))
+    target = EngineTarget(work_dir(stack_file, stack), stack.name, backend_url(stack_file, stack))
     return Prepared(stack, graph, target)
 
 

@@ -159,19 +159,25 @@ def test_an_index_that_is_a_fifo_is_refused(tmp_path: Path) -> None:
 # -- 12: links where gpupool writes ---------------------------------------------------------------
 
 
+@pytest.mark.parametrize("command", [["render"], ["preview"], ["up", "--yes"]])
 @pytest.mark.parametrize("link", [".gpupool", ".gpupool/build", f".gpupool/build/{STACK}"])
 def test_render_never_writes_through_a_link_in_the_build_folder(
-    tmp_path: Path, project: Path, link: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, project: Path, link: str, command: list[str],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """A link planted in ``.gpupool/build/<stack>`` (a pull request can add one) is refused."""
+    """A link planted in ``.gpupool/build/<stack>`` (a pull request can add one) is refused.
+
+    ``preview`` and ``up`` render there first, before they look for the Pulumi CLI.
+    """
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     planted = project / link
     planted.parent.mkdir(parents=True, exist_ok=True)
     planted.symlink_to(elsewhere, target_is_directory=True)
-    assert run(["render", str(project / "stack.yaml")]) == 1
+    assert run([*command, str(project / "stack.yaml")]) == 1
     err = capsys.readouterr().err
-    assert "refusing to write the program" in err and "symbolic link" in err, err
+    # up takes the stack lock first: .gpupool/locks is refused before the build folder
+    assert "is a symbolic link; gpupool does not follow links" in err, err
     assert list(elsewhere.iterdir()) == []
 
 
