@@ -15,7 +15,12 @@ This module owns the rendered directory and how the program reads:
   paths, sorted keys;
 - every path built from a name is resolved and must stay inside the output directory, and every
   file is replaced through ``gpupool.files.write_atomic`` (a complete temporary file renamed over
-  it: a killed render leaves no torn file).
+  it: a killed render leaves no torn file);
+- the output directory is gpupool's: new, empty, or holding the index ``.gpupool-files`` of an
+  earlier render, which is checked whole and may name only files render writes. A folder with
+  other files (``--out .``, ``--out /``) and a file the index does not list are refused before
+  anything is written or removed; below ``.gpupool`` no folder or file is reached through a
+  link (``gpupool.files.open_dir``).
 
 Nothing secret is written: kubeconfigs and credentials are read by the program when it runs.
 """
