@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,7 +24,7 @@ from gpupool.errors import StateError
 from gpupool.graph import ResourceGraph
 from gpupool.lock import lock_path, stack_lock
 from gpupool.render import RenderError
-from tests.paths import EXAMPLES
+from tests.paths import EXAMPLES, ROOT
 from tests.stacks import load_stack
 
 EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
@@ -147,13 +149,20 @@ def test_a_planted_index_removes_nothing_when_any_line_is_refused(
     assert tree(tmp_path) == before
 
 
-def test_an_index_that_is_a_fifo_is_refused(tmp_path: Path) -> None:
-    stack = load_stack(EXAMPLE)
+def test_an_index_that_is_a_fifo_is_refused(tmp_path: Path, project: Path) -> None:
+    """A FIFO where the index goes must not block render (run in a child, so a hang fails)."""
     out = tmp_path / "out"
     out.mkdir()
     os.mkfifo(out / ".gpupool-files")
-    with pytest.raises(RenderError, match="refusing to use the file index"):
-        render.render(stack, assemble.build(stack), out)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "gpupool", "render", "--out", str(out),
+             str(project / "stack.yaml")],
+            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail("render blocked on a FIFO index")
+    assert proc.returncode == 1 and "refusing to use the file index" in proc.stderr, proc
 
 
 # -- 12: links where gpupool writes ---------------------------------------------------------------
