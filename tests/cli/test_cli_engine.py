@@ -76,7 +76,7 @@ def test_up_without_terminal_refuses_to_ask(
     assert run(["up", str(stack_file)]) == 1
     cap = capsys.readouterr()
     assert "Plan:" in cap.out
-    assert "needs confirmation and there is no terminal; pass --yes" in cap.err
+    assert "error: up of stack inference-prod needs confirmation and there is no terminal to ask on; pass --yes" in cap.err
     assert not record.record_path(stack_file, "inference-prod").exists()
 
 
