@@ -161,7 +161,8 @@ def _cmd_completion(args: argparse.Namespace) -> int:
 
     parser = build_parser()
     _complete_paths(parser, shtab.FILE, shtab.DIRECTORY)
-    sys.stdout.write(shtab.complete(parser, shell=args.shell))
+    script = shtab.complete(parser, shell=args.shell)
+    sys.stdout.write(script if script.endswith("\n") else script + "\n")
     return EXIT_OK
 
 
