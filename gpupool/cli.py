@@ -297,7 +297,12 @@ def _cmd_up(args: argparse.Namespace) -> int:
         if args.format == "text" or asking:  # a person about to answer reads it as text
             _show_plan(args, preview, stderr=args.format != "text")
         if reviewed is not None:
-            expect.require_same(reviewed, preview)
+            try:
+                expect.require_same(reviewed, preview)
+            except expect.PlanMismatchError as exc:
+                console.err(f"The engine's preview is not the reviewed plan {args.expect}:\n"
+                            + "".join(f"  {line}\n" for line in exc.differences))
+                raise
             console.err(f"note: the engine's preview is the reviewed plan {args.expect}\n")
         if not asking:
             return args.yes

@@ -123,11 +123,13 @@ def test_up_expect_refuses_a_preview_that_differs_and_applies_nothing(
     reviewed = _reviewed_plan(reviewed_file, capsys, tmp_path / "plan.json")
     monkeypatch.setenv("FAKE_PULUMI_SCENARIO", "first-apply")
     assert run(["up", "--yes", "--expect", str(reviewed), str(stack_file)]) == 1
-    err = capsys.readouterr().err
-    assert err.strip().splitlines()[-1] == (
+    assert capsys.readouterr().err.strip().splitlines()[-4:] == [
+        f"The engine's preview is not the reviewed plan {reviewed}:",
+        "  k8s.namespace.ml: reviewed plan: create; engine preview: no change",
+        "  k8s.resourcequota.ml.gpupool-gpus: reviewed plan: create; engine preview: no change",
         f"error: the engine's preview differs from the reviewed plan {reviewed} in 2 "
-        "resources; nothing was applied: review a new plan"
-    )
+        "resources; nothing was applied: review a new plan",
+    ]
     assert not _engine_runs(tmp_path, "up")
     assert not record.record_path(stack_file, "vke-infer").exists()
     assert run(["up", "--yes", "--format", "json", "--expect", str(reviewed),
