@@ -553,15 +553,17 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
     no_color = "--no-color" in words
     console = _Console(_wants_colour(sys.stdout, no_color), _wants_colour(err, no_color))
 
-    def fail(exc: BaseException, message: str, code: int, **extra: Sequence[object]) -> int:
+    def fail(exc: BaseException, message: str, code: int, kind: str = "") -> int:
         """Say what went wrong: one line on stderr, and the error document for JSON."""
-        err.write(_redacted(message) if not console.colour_err
-                  else _colour_messages(_redacted(message)))
+        text = _redacted(message)
+        err.write(_colour_messages(text) if console.colour_err else text)
         if fmt == "json":
             from gpupool.views.errors import error_document
 
-            line = _redacted(message.strip().removeprefix("error: ").splitlines()[0])
-            sys.stdout.write(error_document(_kind(exc), line, code, **extra))  # type: ignore[arg-type]
+            line = text.strip().removeprefix("error: ").splitlines()[0]
+            diagnostics, differences = _error_lists(exc)
+            sys.stdout.write(error_document(kind or _kind(exc), line, code, diagnostics,
+                                            differences))
         return code
 
     try:
@@ -580,15 +582,10 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
         return fail(exc, f"{exc}\nRun 'gpupool --help' for usage.\n", EXIT_USAGE)
     except _CancelledError as exc:
         return fail(exc, f"{exc}\n", EXIT_ERROR)
-    except _InvalidStackError as exc:  # its diagnostics are already on stderr
-        if fmt == "json":
-            from gpupool.views.errors import error_document
-
-            sys.stdout.write(error_document("invalid-stack", str(exc), EXIT_ERROR,
-                                            diagnostics=exc.diagnostics))
-        return EXIT_ERROR
+    except _InvalidStackError as exc:  # its diagnostics and verdict are on stderr already
+        return fail(exc, f"error: {exc}\n" if fmt == "json" else "", EXIT_ERROR)
     except KeyboardInterrupt as exc:
-        return fail(exc, "gpupool: interrupted\n", EXIT_INTERRUPTED)
+        return fail(exc, "gpupool: interrupted\n", EXIT_INTERRUPTED, "interrupted")
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:
@@ -600,25 +597,26 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
             # the chain holds the engine's raw output, which may echo a credential
             err.write(_redacted("".join(traceback.format_exception(exc))))
         if isinstance(exc, GpupoolError):
-            return fail(exc, f"error: {exc}\n", exc.exit_code, **_error_extra(exc))
+            return fail(exc, f"error: {exc}\n", exc.exit_code)
         return fail(
             exc,
             f"error: internal error: {type(exc).__name__}: {exc}\n"
             "This is a bug in gpupool; rerun with --debug and report the traceback.\n",
             EXIT_ERROR,
+            "internal",
         )
 
 
-def _error_extra(exc: Exception) -> dict[str, Sequence[object]]:
-    """Return the lists an error carries for its JSON document (invalid base, plan mismatch)."""
-    extra: dict[str, Sequence[object]] = {}
-    result = getattr(exc, "result", None)  # InvalidBaseError: the base file's diagnostics
-    if result is not None and hasattr(result, "diagnostics"):
-        extra["diagnostics"] = [d.to_json() for d in result.diagnostics]
-    differences = getattr(exc, "differences", None)  # PlanMismatchError
-    if differences is not None:
-        extra["differences"] = list(differences)
-    return extra
+def _error_lists(exc: BaseException) -> tuple[list[dict[str, object]], list[str]]:
+    """Return the diagnostics and differences an error carries for its JSON document.
+
+    An invalid stack or base carries the file's diagnostics, a plan mismatch its differences.
+    """
+    diagnostics = getattr(exc, "diagnostics", None)  # _InvalidStackError
+    result = getattr(exc, "result", None)  # InvalidBaseError: the base file's validation
+    if diagnostics is None and result is not None:
+        diagnostics = [d.to_json() for d in result.diagnostics]
+    return list(diagnostics or []), list(getattr(exc, "differences", ()))
 
 
 def _colour_messages(text: str) -> str:

@@ -14,10 +14,16 @@ from typing import Any
 
 import pytest
 
-from gpupool.cli import run
+import gpupool.cluster
+import gpupool.drift.run
+import gpupool.nodes.nvml
+import gpupool.usecases.base
+import gpupool.usecases.expect  # noqa: F401  (defines PlanMismatchError)
+from gpupool.cli import _kind, run
+from gpupool.errors import GpupoolError
 from gpupool.formats import FORMAT_VERSION
 from tests import fake_pulumi
-from tests.paths import EXAMPLES, FIXTURES
+from tests.paths import EXAMPLES, FIXTURES, ROOT
 
 EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
 ERROR_KEYS = {"kind", "message", "exit_code", "diagnostics", "differences"}
@@ -115,3 +121,26 @@ def test_up_and_destroy_write_their_result_as_json(
     assert run(["destroy", "--yes", "--format", "json", str(stack_file)]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["operation"], doc["plan"], doc["summary"]) == ("destroy", None, {"delete": 6})
+
+
+
+def _subclasses(cls: type) -> list[type]:
+    found = []
+    for sub in cls.__subclasses__():
+        found += [sub, *_subclasses(sub)]
+    return found
+
+
+def test_every_error_kind_is_documented() -> None:
+    """docs/commands.md lists the kinds a script can branch on: every operational error class
+    (those of gpupool.errors and those defined beside the code that raises them) and the command
+    line's own have their row."""
+    text = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+    table = text[text.index("### error --format json"):]
+    classes = [c for c in _subclasses(GpupoolError) if c.__module__.startswith("gpupool.")]
+    assert {c.__name__ for c in classes} >= {
+        "InvalidBaseError", "PlanMismatchError", "UpdateFailedError", "RequiredSourceError",
+        "ClusterUnavailableError", "NodeUnavailableError", "StackLockedError"}
+    kinds = {_kind(c.__new__(c)) for c in classes}
+    for kind in kinds | {"usage", "invalid-stack", "cancelled", "interrupted", "internal"}:
+        assert f"`{kind}`" in table, kind
