@@ -500,6 +500,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_cmd_drift)
 
     p = command("schema", "print the stack JSON Schema")
+    p.add_argument("--format", choices=("json",), default="json",
+                   help="output format (the schema is JSON; accepted like every command's)")
     p.set_defaults(handler=_cmd_schema)
 
     p = command("catalog", "list known GPUs or instance types with prices")
