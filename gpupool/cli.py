@@ -28,7 +28,7 @@ from gpupool import __version__
 from gpupool.catalog import INSTANCE_CLOUDS
 
 if TYPE_CHECKING:
-    from gpupool.engine.results import EngineResult, ProgressEvent
+    from gpupool.engine.results import ProgressEvent
     from gpupool.model import Stack
     from gpupool.plan import PlanResult
 
@@ -313,21 +313,11 @@ def _cmd_up(args: argparse.Namespace) -> int:
 
     result = engine.up(Path(args.file), stack, _progress(console), refresh=args.refresh,
                        approve=approve)
-    if result is None:  # no changes, and nobody asked to apply anyway
-        if args.format == "json":
-            sys.stdout.write(engine_view.format_json("up", stack.name, _nothing(), shown[0]))
-        return EXIT_OK
-    if args.format == "json":
+    if args.format == "json":  # result None: no changes, and nobody asked to apply anyway
         sys.stdout.write(engine_view.format_json("up", stack.name, result, shown[0]))
-    else:
+    elif result is not None:
         sys.stdout.write(engine_view.summary("Apply", result))
     return EXIT_OK
-
-
-def _nothing() -> EngineResult:
-    from gpupool.engine.results import EngineResult
-
-    return EngineResult("up", (), {})
 
 
 def _cmd_destroy(args: argparse.Namespace) -> int:

@@ -68,12 +68,13 @@ def summary(verb: str, result: EngineResult) -> str:
     return f"{verb} complete: {counts or 'nothing to do'}.\n"
 
 
-def format_json(operation: str, stack: str, result: EngineResult,
+def format_json(operation: str, stack: str, result: EngineResult | None,
                 applied_plan: PlanResult | None = None) -> str:
     """Return the JSON document of ``up`` or ``destroy`` (docs/commands.md, up --format json).
 
     ``plan`` is the engine's preview that ``up`` showed and applied (the plan document without
-    its own ``format_version``), null for ``destroy``.
+    its own ``format_version``), null for ``destroy``. ``result`` is None when ``up`` stopped
+    after a preview without changes: nothing ran, nothing is counted.
     """
     shown = None
     if applied_plan is not None:
@@ -84,8 +85,8 @@ def format_json(operation: str, stack: str, result: EngineResult,
         "stack": stack,
         "operation": operation,
         "plan": shown,
-        "summary": dict(sorted(result.summary.items())),
-        "changes": result.change_count,
-        "outputs": dict(result.outputs),
+        "summary": dict(sorted(result.summary.items())) if result else {},
+        "changes": result.change_count if result else 0,
+        "outputs": dict(result.outputs) if result else {},
     }
     return json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n"

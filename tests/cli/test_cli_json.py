@@ -144,3 +144,15 @@ def test_every_error_kind_is_documented() -> None:
     kinds = {_kind(c.__new__(c)) for c in classes}
     for kind in kinds | {"usage", "invalid-stack", "cancelled", "interrupted", "internal"}:
         assert f"`{kind}`" in table, kind
+
+
+def test_up_without_changes_stops_after_the_preview_and_says_so_in_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stack_file = fake_pulumi.stack_workspace(EXAMPLE, tmp_path, monkeypatch)
+    monkeypatch.setenv("FAKE_PULUMI_SCENARIO", "no-changes")
+    assert run(["up", "--format", "json", str(stack_file)]) == 0  # nothing to ask about
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["summary"], doc["changes"]) == ({}, 0)
+    assert doc["plan"]["summary"] == {"add": 0, "change": 0, "destroy": 0, "replace": 0}
+    assert not [argv for argv in fake_pulumi.calls(tmp_path) if "up" in argv]
