@@ -24,11 +24,14 @@ from gpupool import record
 from gpupool.assemble import build
 from gpupool.cli import run
 from tests import fake_pulumi
+from tests.fake_pulumi import vke_scenarios
 from tests.paths import EXAMPLES
 from tests.stacks import load_stack
 
 EXAMPLE = EXAMPLES / "volcengine-a10.yaml"
 CONFIGMAP = "k8s.configmap.gpu-operator.gpupool-device-plugin-config"
+#: What the rendered program registers; the scenarios create or hold each, plus the stack itself.
+RESOURCES = len(build(load_stack(EXAMPLE)).resources)
 
 Capture = pytest.CaptureFixture[str]
 
@@ -81,7 +84,7 @@ def test_up_refresh_refreshes_then_converges(
     assert run(["up", "--yes", "--refresh", str(stack_file)]) == 0
     out = capsys.readouterr().out
     assert "~ kubernetes:core/v1:ConfigMap" in out  # the plan it applies, shown first
-    assert out.rstrip().endswith("Apply complete: 9 same, 1 update.")
+    assert out.rstrip().endswith(f"Apply complete: {RESOURCES} same, 1 update.")
     preview, up = _engine_runs(tmp_path, "preview")[-1], _engine_runs(tmp_path, "up")[-1]
     assert "--refresh" in preview and "--refresh" in up
     recorded = record.read_applied(record.record_path(stack_file, "vke-infer"))
@@ -102,12 +105,13 @@ def test_up_expect_applies_the_reviewed_plan(
     stack_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture, tmp_path: Path
 ) -> None:
     reviewed = _reviewed_plan(stack_file, capsys, tmp_path / "plan.json")
-    assert len(_changes(json.loads(reviewed.read_text()))) == 9  # both providers included
+    changes = _changes(json.loads(reviewed.read_text()))
+    assert len(changes) == RESOURCES and changes["cloud.provider"] == ["create"]  # providers too
     monkeypatch.setenv("FAKE_PULUMI_SCENARIO", "first-apply")
     assert run(["up", "--yes", "--expect", str(reviewed), str(stack_file)]) == 0
     cap = capsys.readouterr()
     assert f"note: the engine's preview is the reviewed plan {reviewed}" in cap.err
-    assert cap.out.rstrip().endswith("Apply complete: 10 create.")
+    assert cap.out.rstrip().endswith(f"Apply complete: {RESOURCES + 1} create.")
     assert record.read_applied(record.record_path(stack_file, "vke-infer")) is not None
 
 
@@ -121,25 +125,27 @@ def test_up_expect_refuses_a_preview_that_differs_and_applies_nothing(
     reviewed_file = tmp_path / "reviewed.yaml"
     reviewed_file.write_text(text + "  - name: ml\n    pools: [a10]\n    limit: {gpus: 2}\n")
     reviewed = _reviewed_plan(reviewed_file, capsys, tmp_path / "plan.json")
+    applied = _reviewed_plan(stack_file, capsys, tmp_path / "applied.json")
+    ml = sorted(set(_changes(json.loads(reviewed.read_text())))
+                - set(_changes(json.loads(applied.read_text()))))
+    assert {"k8s.namespace.ml", "k8s.resourcequota.ml.gpupool-gpus"} <= set(ml)
+    differences = [f"{a}: reviewed plan: create; engine preview: no change" for a in ml]
     monkeypatch.setenv("FAKE_PULUMI_SCENARIO", "first-apply")
     assert run(["up", "--yes", "--expect", str(reviewed), str(stack_file)]) == 1
-    assert capsys.readouterr().err.strip().splitlines()[-4:] == [
-        f"The engine's preview is not the reviewed plan {reviewed}:",
-        "  k8s.namespace.ml: reviewed plan: create; engine preview: no change",
-        "  k8s.resourcequota.ml.gpupool-gpus: reviewed plan: create; engine preview: no change",
-        f"error: the engine's preview differs from the reviewed plan {reviewed} in 2 "
-        "resources; nothing was applied: review a new plan",
-    ]
+    err = capsys.readouterr().err.strip().splitlines()
+    head, listed, last = err[-len(ml) - 2], err[-len(ml) - 1:-1], err[-1]
+    assert head == f"The engine's preview is not the reviewed plan {reviewed}:"
+    assert sorted(listed) == [f"  {line}" for line in differences]
+    assert last == (
+        f"error: the engine's preview differs from the reviewed plan {reviewed} in {len(ml)} "
+        "resources; nothing was applied: review a new plan")
     assert not _engine_runs(tmp_path, "up")
     assert not record.record_path(stack_file, "vke-infer").exists()
     assert run(["up", "--yes", "--format", "json", "--expect", str(reviewed),
                 str(stack_file)]) == 1
     error = json.loads(capsys.readouterr().out)["error"]
     assert error["kind"] == "plan-mismatch"
-    assert error["differences"] == [
-        "k8s.namespace.ml: reviewed plan: create; engine preview: no change",
-        "k8s.resourcequota.ml.gpupool-gpus: reviewed plan: create; engine preview: no change",
-    ]
+    assert sorted(error["differences"]) == differences
 
 
 def test_up_expect_of_another_stacks_plan_is_an_input_error(
@@ -152,3 +158,11 @@ def test_up_expect_of_another_stacks_plan_is_an_input_error(
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         f"error: --expect {reviewed} is the plan of stack 'vke-prod', not 'vke-infer'")
     assert not _engine_runs(tmp_path, "preview")  # refused before the engine ran
+
+
+def test_the_scenarios_are_those_of_the_graph_the_example_renders_now() -> None:
+    """The stand-in can only answer for the resources the program registers: after a change to
+    what volcengine-a10 renders, run ``python -m tests.fake_pulumi.vke_scenarios``."""
+    for name, data in vke_scenarios.scenarios().items():
+        path = vke_scenarios.SCENARIOS / f"{name}.json"
+        assert json.loads(path.read_text(encoding="utf-8")) == data, f"{name}: regenerate it"

@@ -35,7 +35,8 @@ Environment:
                            violations), protected (destroy stops at a protected resource),
                            first-apply (volcengine-a10's first apply, under the names gpupool
                            renders), edited-outside (volcengine-a10 with a ConfigMap edited
-                           outside: only a refreshed preview or up sees it). A scenario may
+                           outside: only a refreshed preview or up sees it); these two are
+                           written from the example's graph by vke_scenarios.py. A scenario may
                            ``inherit`` another and override operations. ``preview --refresh``
                            and ``up --refresh`` replay ``preview+refresh`` / ``up+refresh``.
     FAKE_PULUMI_VERSION    version to report (default 3.272.0; 3.200.0 selects the file log).
