@@ -1,10 +1,13 @@
 """The ``gpupool`` command line: parse flags, call one use case, map the result to an exit code.
 
 This module owns argument parsing, where output goes (results on stdout; diagnostics, progress and
-errors on stderr), the terminal prompts of ``up`` and ``destroy`` and the exit codes
-(docs/commands.md, Exit codes). Each command calls its use case (``gpupool.usecases``) and hands
-the result to its view (``gpupool.views``); nothing else happens here. Each command's machinery
-is imported only when that command runs, so ``gpupool --help`` stays fast.
+errors on stderr; with ``--format json`` exactly one JSON document on stdout, the error document
+when the command fails), whether a stream gets colour (a terminal, no ``NO_COLOR``, no
+``--no-color``), the terminal prompts of ``up`` and ``destroy``, shell completion scripts and the
+exit codes (docs/commands.md, Exit codes). Each command calls its use case (``gpupool.usecases``)
+and hands the result to its view (``gpupool.views``); nothing else happens here. Each command's
+machinery, and the completion library, is imported only when that command runs, so
+``gpupool --help`` stays fast.
 
 Exit codes: 0 ok / no changes, 1 error, 2 changes or drift, 64 usage, 130 interrupted.
 """
@@ -14,8 +17,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
@@ -25,6 +30,7 @@ from gpupool.catalog import INSTANCE_CLOUDS
 if TYPE_CHECKING:
     from gpupool.engine.results import ProgressEvent
     from gpupool.model import Stack
+    from gpupool.plan import PlanResult
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -37,6 +43,57 @@ Handler = Callable[[argparse.Namespace], int]
 
 class _UsageError(Exception):
     """Bad flags or arguments."""
+
+
+class _CancelledError(Exception):
+    """The user did not confirm (``Apply cancelled.``)."""
+
+
+class _InvalidStackError(Exception):
+    """The stack file has errors, printed on stderr; ``diagnostics`` holds them as JSON."""
+
+    def __init__(self, message: str, diagnostics: list[dict[str, object]]) -> None:
+        super().__init__(message)
+        self.diagnostics = diagnostics
+
+
+@dataclass(frozen=True)
+class _Console:
+    """Where text goes, and whether each stream gets colour."""
+
+    colour_out: bool = False
+    colour_err: bool = False
+
+    def out(self, text: str, *, plan: bool = False) -> None:
+        """Write a result on stdout (a plan's symbols coloured when ``plan`` and wanted)."""
+        if self.colour_out and plan:
+            from gpupool.views import colour
+
+            text = colour.plan(text)
+        sys.stdout.write(text)
+
+    def err(self, text: str) -> None:
+        """Write diagnostics, notes or progress on stderr."""
+        if self.colour_err and text:
+            from gpupool.views import colour
+
+            text = colour.messages(text)
+        sys.stderr.write(text)
+
+
+def _wants_colour(stream: TextIO, disabled: bool) -> bool:
+    """Colour only a terminal, and never with ``--no-color`` or a non-empty ``NO_COLOR``.
+
+    https://no-color.org: "when present and not an empty string, [NO_COLOR] prevents the
+    addition of ANSI color"; ``TERM=dumb`` terminals cannot show it either.
+    """
+    if disabled or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty is not None and isatty())
+    except ValueError:  # a closed stream
+        return False
 
 
 class _Parser(argparse.ArgumentParser):
@@ -55,6 +112,11 @@ def _formats(p: argparse.ArgumentParser, *extra: str) -> None:
     )
 
 
+def _console(args: argparse.Namespace) -> _Console:
+    console: _Console = args.console
+    return console
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     from gpupool.usecases.validate import validate
     from gpupool.views import validate as view
@@ -62,7 +124,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     results = validate(args.files)
     out = view.render(results, args.format)
     if args.format == "text":
-        sys.stderr.write(out.notes)
+        _console(args).err(out.notes)
     sys.stdout.write(out.result)
     return EXIT_OK if all(r.valid for r in results) else EXIT_ERROR
 
@@ -94,105 +156,167 @@ def _cmd_node_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _stack(file: str) -> Stack | None:
-    """Read and validate one stack file; print its diagnostics on stderr; return it when valid."""
+def _cmd_completion(args: argparse.Namespace) -> int:
+    import shtab  # only here: the completion library never slows the other commands
+
+    parser = build_parser()
+    _complete_paths(parser, shtab.FILE, shtab.DIRECTORY)
+    script = shtab.complete(parser, shell=args.shell)
+    sys.stdout.write(script if script.endswith("\n") else script + "\n")
+    return EXIT_OK
+
+
+def _complete_paths(parser: argparse.ArgumentParser, files: object, dirs: object) -> None:
+    """Mark the arguments that name files or directories, for the completion script."""
+    for action in parser._actions:
+        if action.metavar in ("FILE", "PLAN.json", "FILE|GIT-REF"):
+            action.complete = files  # type: ignore[attr-defined]
+        elif action.metavar == "DIR":
+            action.complete = dirs  # type: ignore[attr-defined]
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                _complete_paths(sub, files, dirs)
+
+
+def _stack(args: argparse.Namespace) -> Stack:
+    """Read and validate the stack file; print its diagnostics on stderr; return it when valid.
+
+    Raises:
+        _InvalidStackError: the file has errors (their diagnostics ride on it for JSON).
+
+    """
     from gpupool.usecases.validate import load_stack
     from gpupool.views.validate import stack_diagnostics
 
-    checked = load_stack(file)
-    sys.stderr.write(stack_diagnostics(checked))
+    checked = load_stack(args.file)
+    _console(args).err(stack_diagnostics(checked))
+    if checked.stack is None:
+        errors = sum(1 for d in checked.diagnostics if d.is_error)
+        raise _InvalidStackError(
+            f"{args.file} is invalid ({errors} error{'s' * (errors != 1)}); "
+            f"`gpupool validate {args.file}` lists them",
+            [d.to_json() for d in checked.diagnostics],
+        )
     return checked.stack
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
     from gpupool.usecases import plan
     from gpupool.usecases.base import InvalidBaseError
-    from gpupool.views import plan as view
     from gpupool.views import validate as validate_view
 
-    stack = _stack(args.file)
-    if stack is None:
-        return EXIT_ERROR
+    stack = _stack(args)
     try:
-        result = plan.plan(Path(args.file), stack, args.base)
+        result = plan.plan(Path(args.file), stack, args.base, force_base=args.force_base)
     except InvalidBaseError as exc:
-        sys.stderr.write(validate_view.render([exc.result], "text").notes)
+        _console(args).err(validate_view.render([exc.result], "text").notes)
         raise
-    out = view.render(result, args.format)
-    sys.stderr.write(out.notes)
-    sys.stdout.write(out.result)
+    _show_plan(args, result)
     return EXIT_CHANGES if args.detailed_exitcode and result.has_changes else EXIT_OK
+
+
+def _show_plan(args: argparse.Namespace, result: PlanResult, *, stderr: bool = False) -> None:
+    """Write a plan in the command's format (on stderr when stdout is kept for a document)."""
+    from gpupool.views import plan as view
+
+    fmt = "text" if stderr else args.format
+    out = view.render(result, fmt)
+    console = _console(args)
+    console.err(out.notes)
+    if stderr:
+        console.err(out.result)
+    else:
+        console.out(out.result, plan=fmt == "text")
+    sys.stdout.flush()
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
     from gpupool.usecases import render
     from gpupool.views import render as view
 
-    stack = _stack(args.file)
-    if stack is None:
-        return EXIT_ERROR
+    stack = _stack(args)
     result = render.render(Path(args.file), stack, args.out)
     sys.stdout.write(view.summary(result, args.format))
     return EXIT_OK
 
 
-def _progress() -> Callable[[ProgressEvent], None]:
+def _progress(console: _Console) -> Callable[[ProgressEvent], None]:
     """Return the engine's progress printer: one line on stderr per event worth showing."""
     from gpupool.views.engine import progress_line
 
     def show(event: ProgressEvent) -> None:
         line = progress_line(event)
         if line is not None:
-            sys.stderr.write(line)
+            console.err(line)
 
     return show
 
 
-def _confirm(question: str) -> bool:
-    """Ask a yes/no question on the terminal; refuse when there is none."""
+def _confirm(console: _Console, question: str, what: str) -> bool:
+    """Ask a yes/no question on the terminal; refuse when there is none.
+
+    Args:
+        console: where the question goes.
+        question: the question, asked as it is.
+        what: what needs the answer, for the refusal: ``"up of stack prod"``.
+
+    """
     from gpupool.errors import InputError
 
     if not sys.stdin.isatty():
-        raise InputError(f"{question} needs confirmation and there is no terminal; pass --yes")
-    sys.stderr.write(f"{question} Only 'yes' will be accepted: ")
+        raise InputError(f"{what} needs confirmation and there is no terminal to ask on; "
+                         "pass --yes")
+    console.err(f"{question} Only 'yes' will be accepted: ")
     sys.stderr.flush()
     return sys.stdin.readline().strip() == "yes"
 
 
 def _cmd_preview(args: argparse.Namespace) -> int:
     from gpupool.usecases import engine
-    from gpupool.views import plan as view
 
-    stack = _stack(args.file)
-    if stack is None:
-        return EXIT_ERROR
-    result = engine.preview(Path(args.file), stack, _progress())
-    out = view.render(result, args.format)
-    sys.stderr.write(out.notes)
-    sys.stdout.write(out.result)
+    stack = _stack(args)
+    result = engine.preview(Path(args.file), stack, _progress(_console(args)),
+                            refresh=args.refresh)
+    _show_plan(args, result)
     return EXIT_CHANGES if args.detailed_exitcode and result.has_changes else EXIT_OK
 
 
 def _cmd_up(args: argparse.Namespace) -> int:
-    from gpupool.usecases import engine
+    from gpupool.usecases import engine, expect
     from gpupool.views import engine as engine_view
-    from gpupool.views import plan as plan_view
 
-    stack = _stack(args.file)
-    if stack is None:
-        return EXIT_ERROR
-    path = Path(args.file)
-    if not args.yes:
-        shown = engine.preview(path, stack, _progress())
-        sys.stdout.write(plan_view.render(shown, "text").result)
-        sys.stdout.flush()
-        if not shown.has_changes:
-            return EXIT_OK
-        if not _confirm(f"Apply these changes to stack {stack.name}?"):
-            sys.stderr.write("Apply cancelled.\n")
-            return EXIT_ERROR
-    result = engine.up(path, stack, _progress())
-    sys.stdout.write(engine_view.summary("Apply", result))
+    stack = _stack(args)
+    console = _console(args)
+    reviewed = expect.load_reviewed(Path(args.expect), stack.name) if args.expect else None
+    shown: list[PlanResult] = []
+
+    def approve(preview: PlanResult) -> bool:
+        """Show the plan about to be applied, hold it against the reviewed one, then ask."""
+        shown.append(preview)
+        asking = not args.yes and preview.has_changes
+        if args.format == "text" or asking:  # a person about to answer reads it as text
+            _show_plan(args, preview, stderr=args.format != "text")
+        if reviewed is not None:
+            try:
+                expect.require_same(reviewed, preview)
+            except expect.PlanMismatchError as exc:
+                console.err(f"The engine's preview is not the reviewed plan {args.expect}:\n"
+                            + "".join(f"  {line}\n" for line in exc.differences))
+                raise
+            console.err(f"note: the engine's preview is the reviewed plan {args.expect}\n")
+        if not asking:
+            return args.yes
+        if not _confirm(console, f"Apply these changes to stack {stack.name}?",
+                        f"up of stack {stack.name}"):
+            raise _CancelledError("Apply cancelled.")
+        return True
+
+    result = engine.up(Path(args.file), stack, _progress(console), refresh=args.refresh,
+                       approve=approve)
+    if args.format == "json":  # result None: no changes, and nobody asked to apply anyway
+        sys.stdout.write(engine_view.format_json("up", stack.name, result, shown[0]))
+    elif result is not None:
+        sys.stdout.write(engine_view.summary("Apply", result))
     return EXIT_OK
 
 
@@ -200,16 +324,25 @@ def _cmd_destroy(args: argparse.Namespace) -> int:
     from gpupool.usecases import engine
     from gpupool.views import engine as view
 
-    stack = _stack(args.file)
-    if stack is None:
-        return EXIT_ERROR
-    if not args.yes and not _confirm(
-        f"Destroy every resource of stack {stack.name}? GPU nodes and their workloads go away."
-    ):
-        sys.stderr.write("Destroy cancelled.\n")
-        return EXIT_ERROR
-    result = engine.destroy(Path(args.file), stack, _progress())
-    sys.stdout.write(view.summary("Destroy", result))
+    stack = _stack(args)
+    console = _console(args)
+
+    def approve() -> bool:
+        """Ask, once the engine is known to be able to run (the use case checked)."""
+        question = (f"Destroy every resource of stack {stack.name}? GPU nodes and their "
+                    "workloads go away.")
+        if not _confirm(console, question, f"destroy of stack {stack.name}"):
+            raise _CancelledError("Destroy cancelled.")
+        return True
+
+    result = engine.destroy(Path(args.file), stack, _progress(console),
+                            approve=None if args.yes else approve)
+    if result is None:  # approve says yes or raises, so this cannot be
+        raise _CancelledError("Destroy cancelled.")
+    if args.format == "json":
+        sys.stdout.write(view.format_json("destroy", stack.name, result))
+    else:
+        sys.stdout.write(view.summary("Destroy", result))
     return EXIT_OK
 
 
@@ -223,16 +356,15 @@ def _cmd_drift(args: argparse.Namespace) -> int:
         raise _UsageError(
             f"gpupool drift: --require takes cloud, cluster, node; not {sorted(unknown)}"
         )
-    stack = _stack(args.file)
-    if stack is None:
-        return EXIT_ERROR
+    stack = _stack(args)
+    console = _console(args)
     reports = Path(args.node_reports) if args.node_reports else None
-    result = drift.drift(Path(args.file), stack, reports, require, _progress())
+    result = drift.drift(Path(args.file), stack, reports, require, _progress(console))
     sys.stdout.write(view.render(result, args.format))
     if result.drifted:
         return EXIT_CHANGES
     if not any(s.checked for s in result.sources):
-        sys.stderr.write("error: no drift source could be checked, so drift is unknown\n")
+        console.err("error: no drift source could be checked, so drift is unknown\n")
         return EXIT_ERROR
     return EXIT_OK
 
@@ -249,6 +381,15 @@ def _detailed_exitcode(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _refresh(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--refresh",
+        action="store_true",
+        help="read every resource back from the cloud first, then plan against what is "
+        "there (changes made outside are undone)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser for every command."""
     parser = _Parser(
@@ -260,14 +401,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--debug", action="store_true", help="show tracebacks (also GPUPOOL_DEBUG=1)"
     )
+    # --no-color is accepted before or after the command: the top level sets the default and
+    # each command's copy only overrides it when given (SUPPRESS)
+    parser.add_argument(
+        "--no-color",
+        action="store_true",
+        help="no colours (also NO_COLOR=1; there are none when not a terminal)",
+    )
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--no-color", action="store_true", default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    p = sub.add_parser("validate", help="check stack files against the schema and GPU facts")
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        made: argparse.ArgumentParser = sub.add_parser(name, help=text, parents=[common])
+        return made
+
+    p = command("validate", "check stack files against the schema and GPU facts")
     p.add_argument("files", nargs="+", metavar="FILE", help="stack files")
     _formats(p)
     p.set_defaults(handler=_cmd_validate)
 
-    p = sub.add_parser("plan", help="offline plan: changes, capacity and cost (no engine)")
+    p = command("plan", "offline plan: changes, capacity and cost (no engine)")
     _stack_file(p)
     p.add_argument(
         "--base",
@@ -275,11 +430,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="compare with another stack file, or this file at a git ref "
         "(default: the last applied graph, else empty)",
     )
+    p.add_argument(
+        "--force-base",
+        action="store_true",
+        help="accept a --base whose metadata.name is another stack's",
+    )
     _detailed_exitcode(p)
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_plan)
 
-    p = sub.add_parser("render", help="write the stack's Pulumi program and manifests")
+    p = command("render", "write the stack's Pulumi program and manifests")
     _stack_file(p)
     p.add_argument(
         "--out",
@@ -289,23 +449,33 @@ def build_parser() -> argparse.ArgumentParser:
     _formats(p)
     p.set_defaults(handler=_cmd_render)
 
-    p = sub.add_parser("preview", help="the engine's preview (Pulumi Automation API)")
+    p = command("preview", "the engine's preview (Pulumi Automation API)")
     _stack_file(p)
+    _refresh(p)
     _detailed_exitcode(p)
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_preview)
 
-    p = sub.add_parser("up", help="apply the stack (shows the preview and asks first)")
+    p = command("up", "apply the stack (shows the engine's preview first, asks unless --yes)")
     _stack_file(p)
-    p.add_argument("--yes", action="store_true", help="apply without showing a preview or asking")
+    p.add_argument("--yes", action="store_true", help="apply the preview shown without asking")
+    _refresh(p)
+    p.add_argument(
+        "--expect",
+        metavar="PLAN.json",
+        help="apply only if the engine's preview changes exactly the addresses, with the same "
+        "actions, as this reviewed `gpupool plan --format json` document",
+    )
+    _formats(p)
     p.set_defaults(handler=_cmd_up)
 
-    p = sub.add_parser("destroy", help="remove every resource of the stack")
+    p = command("destroy", "remove every resource of the stack")
     _stack_file(p)
     p.add_argument("--yes", action="store_true", help="destroy without asking")
+    _formats(p)
     p.set_defaults(handler=_cmd_destroy)
 
-    p = sub.add_parser("drift", help="compare declared, recorded and observed state (CI)")
+    p = command("drift", "compare declared, recorded and observed state (CI)")
     _stack_file(p)
     p.add_argument(
         "--node-reports", metavar="DIR", help="directory of 'gpupool node inspect' JSON reports"
@@ -319,48 +489,95 @@ def build_parser() -> argparse.ArgumentParser:
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_drift)
 
-    p = sub.add_parser("schema", help="print the stack JSON Schema")
+    p = command("schema", "print the stack JSON Schema")
+    p.add_argument("--format", choices=("json",), default="json",
+                   help="output format (the schema is JSON; accepted like every command's)")
     p.set_defaults(handler=_cmd_schema)
 
-    p = sub.add_parser("catalog", help="list known GPUs or instance types with prices")
+    p = command("catalog", "list known GPUs or instance types with prices")
     p.add_argument("what", choices=("gpus", "instances"))
     p.add_argument("--cloud", choices=INSTANCE_CLOUDS, help="one cloud")
     p.add_argument("--gpu", metavar="MODEL", help="only this GPU model (aliases accepted)")
     _formats(p)
     p.set_defaults(handler=_cmd_catalog)
 
-    p = sub.add_parser("node", help="this node's GPUs")
+    p = command("node", "this node's GPUs")
     node_sub = p.add_subparsers(dest="node_command", metavar="ACTION", parser_class=_Parser)
     node_sub.required = True  # "gpupool node" alone is a usage error naming the actions
     q = node_sub.add_parser(
-        "inspect", help="inventory of the local GPUs through NVML (read only; JSON for drift)"
+        "inspect",
+        help="inventory of the local GPUs through NVML (read only; JSON for drift)",
+        parents=[common],
     )
     _formats(q)
     q.set_defaults(handler=_cmd_node_inspect)
+
+    p = command("completion", "print a shell completion script (bash or zsh)")
+    p.add_argument("shell", choices=("bash", "zsh"))
+    p.set_defaults(handler=_cmd_completion)
     return parser
+
+
+def _format_in(argv: Sequence[str]) -> str:
+    """Return the ``--format`` value in ``argv`` (for errors before parsing finished)."""
+    found = "text"
+    for i, token in enumerate(argv):
+        if token == "--format" and i + 1 < len(argv):
+            found = argv[i + 1]
+        elif token.startswith("--format="):
+            found = token.split("=", 1)[1]
+    return found
+
+
+def _kind(exc: BaseException) -> str:
+    """Name an error for scripts: its class, kebab-case, without ``Error`` (``stack-locked``)."""
+    name = type(exc).__name__.lstrip("_")
+    name = name[: -len("Error")] if name.endswith("Error") and name != "Error" else name
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower()
 
 
 def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
     """Run the command line and return its exit code (never raises, never exits)."""
     err = stderr or sys.stderr
+    words = list(sys.argv[1:] if argv is None else argv)
     debug = os.environ.get("GPUPOOL_DEBUG") == "1"
+    fmt = _format_in(words)
+    no_color = "--no-color" in words
+    console = _Console(_wants_colour(sys.stdout, no_color), _wants_colour(err, no_color))
+
+    def fail(exc: BaseException, message: str, code: int, kind: str = "") -> int:
+        """Say what went wrong: one line on stderr, and the error document for JSON."""
+        text = _redacted(message)
+        err.write(_colour_messages(text) if console.colour_err else text)
+        if fmt == "json":
+            from gpupool.views.errors import error_document
+
+            line = text.strip().removeprefix("error: ").splitlines()[0]
+            diagnostics, differences = _error_lists(exc)
+            sys.stdout.write(error_document(kind or _kind(exc), line, code, diagnostics,
+                                            differences))
+        return code
+
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
         debug = debug or args.debug
         handler: Handler | None = getattr(args, "handler", None)
         if handler is None:
             parser.print_help(err)
             return EXIT_USAGE
+        args.console = console
         return handler(args)
     except SystemExit as exc:  # --help and --version end this way
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     except _UsageError as exc:
-        err.write(f"{exc}\nRun 'gpupool --help' for usage.\n")
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        err.write("gpupool: interrupted\n")
-        return EXIT_INTERRUPTED
+        return fail(exc, f"{exc}\nRun 'gpupool --help' for usage.\n", EXIT_USAGE)
+    except _CancelledError as exc:
+        return fail(exc, f"{exc}\n", EXIT_ERROR)
+    except _InvalidStackError as exc:  # its diagnostics and verdict are on stderr already
+        return fail(exc, f"error: {exc}\n" if fmt == "json" else "", EXIT_ERROR)
+    except KeyboardInterrupt as exc:
+        return fail(exc, "gpupool: interrupted\n", EXIT_INTERRUPTED, "interrupted")
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:
@@ -372,13 +589,32 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
             # the chain holds the engine's raw output, which may echo a credential
             err.write(_redacted("".join(traceback.format_exception(exc))))
         if isinstance(exc, GpupoolError):
-            err.write(_redacted(f"error: {exc}\n"))
-            return exc.exit_code
-        err.write(
-            _redacted(f"error: internal error: {type(exc).__name__}: {exc}\n")
-            + "This is a bug in gpupool; rerun with --debug and report the traceback.\n"
+            return fail(exc, f"error: {exc}\n", exc.exit_code)
+        return fail(
+            exc,
+            f"error: internal error: {type(exc).__name__}: {exc}\n"
+            "This is a bug in gpupool; rerun with --debug and report the traceback.\n",
+            EXIT_ERROR,
+            "internal",
         )
-        return EXIT_ERROR
+
+
+def _error_lists(exc: BaseException) -> tuple[list[dict[str, object]], list[str]]:
+    """Return the diagnostics and differences an error carries for its JSON document.
+
+    An invalid stack or base carries the file's diagnostics, a plan mismatch its differences.
+    """
+    diagnostics = getattr(exc, "diagnostics", None)  # _InvalidStackError
+    result = getattr(exc, "result", None)  # InvalidBaseError: the base file's validation
+    if diagnostics is None and result is not None:
+        diagnostics = [d.to_json() for d in result.diagnostics]
+    return list(diagnostics or []), list(getattr(exc, "differences", ()))
+
+
+def _colour_messages(text: str) -> str:
+    from gpupool.views import colour
+
+    return colour.messages(text)
 
 
 def _redacted(text: str) -> str:

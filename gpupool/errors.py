@@ -7,6 +7,8 @@ that failed, a stack that is locked. ``gpupool.cli`` turns each into one line an
     GpupoolError                 base; exit code 1
     ├── InputError               a file or directory argument that cannot be used
     │   └── InvalidBaseError          ``plan --base`` names nothing plannable (usecases.base)
+    ├── PlanMismatchError        ``up --expect``: the preview is not the reviewed plan
+    │                            (usecases.expect)
     ├── StateError               the applied-graph record cannot be read or written
     ├── RenderError              the stack cannot be written as a program or configuration
     ├── ClusterUnavailableError  the Kubernetes API cannot be reached or read (cluster)

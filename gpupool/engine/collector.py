@@ -32,7 +32,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gpupool.engine.results import (
@@ -192,7 +192,7 @@ class EventCollector:
             self._add(opened)
         elif opened.step.op == "refresh" and op != "refresh":
             # A refresh's outcome (same/update/delete) and its diff are only known afterwards.
-            opened.step = _step(meta)
+            opened.step = replace(_step(meta), refreshed=True)
         self._close(opened, done=True)
         return [self._progress("resource-done", urn, str(meta.type), opened.step.op, "")]
 
@@ -381,9 +381,8 @@ def _merge_replacements(steps: Iterable[ResourceStep]) -> dict[str, ResourceStep
 
 def _with_reasons(step: ResourceStep, merged: ResourceStep) -> ResourceStep:
     """Return ``step`` with the keys, diffs and detailed diff of its whole replacement."""
-    return ResourceStep(urn=step.urn, type=step.type, name=step.name, op=step.op,
-                        diffs=merged.diffs, replace_keys=merged.replace_keys,
-                        detailed_diff=merged.detailed_diff)
+    return replace(step, diffs=merged.diffs, replace_keys=merged.replace_keys,
+                   detailed_diff=merged.detailed_diff)
 
 
 def _step(meta: Any) -> ResourceStep:

@@ -44,10 +44,11 @@ from gpupool.engine.failures import (
     parse_command_error,
 )
 from gpupool.engine.results import EngineResult, EngineTarget, ProgressEvent
-from gpupool.errors import EngineError, EngineNotInstalledError
+from gpupool.errors import CredentialsError, EngineError, EngineNotInstalledError
 
 __all__ = [
     "MINIMUM_CLI_VERSION",
+    "check_ready",
     "destroy",
     "export_state",
     "preview",
@@ -73,8 +74,14 @@ _MAX_KUBECONFIG = 4 * 1024 * 1024
 _PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml", "Pulumi.json")
 
 
-def preview(target: EngineTarget, on_event: OnEvent | None = None) -> EngineResult:
+def preview(target: EngineTarget, on_event: OnEvent | None = None, *,
+            refresh: bool = False) -> EngineResult:
     """Preview the changes ``up`` would make (``pulumi preview``); creates the stack if new.
+
+    With ``refresh`` the engine first reads every resource in state from the cloud
+    (``pulumi preview --refresh``; the SDK's ``refresh=True``, the same keyword from 3.226 to
+    3.272) and plans against what it found; those refresh steps come back marked
+    ``refreshed``. Nothing is written: a preview's refresh is a preview too.
 
     Raises:
         EngineNotInstalledError: no usable ``pulumi`` CLI.
@@ -82,14 +89,18 @@ def preview(target: EngineTarget, on_event: OnEvent | None = None) -> EngineResu
 
     """
     def run(stack: Any, handle: Callable[[Any], None]) -> tuple[str, Mapping[str, object], Any]:
-        result = stack.preview(on_event=handle)
+        result = stack.preview(on_event=handle, refresh=refresh or None)
         return result.stdout, {}, result.change_summary
 
     return _run("preview", target, on_event, run, create=True)
 
 
-def up(target: EngineTarget, on_event: OnEvent | None = None) -> EngineResult:
+def up(target: EngineTarget, on_event: OnEvent | None = None, *,
+       refresh: bool = False) -> EngineResult:
     """Apply the program (``pulumi up --yes --skip-preview``); creates the stack if new.
+
+    With ``refresh`` the engine refreshes state from the cloud first (``pulumi up --refresh``)
+    and then converges on the program, so changes made outside are undone or adopted.
 
     Raises:
         UpdateFailedError: a resource failed; ``err.partial`` holds the steps that applied.
@@ -98,7 +109,7 @@ def up(target: EngineTarget, on_event: OnEvent | None = None) -> EngineResult:
 
     """
     def run(stack: Any, handle: Callable[[Any], None]) -> tuple[str, Mapping[str, object], Any]:
-        result = stack.up(on_event=handle)
+        result = stack.up(on_event=handle, refresh=refresh or None)
         outputs = {key: "[secret]" if value.secret else value.value
                    for key, value in result.outputs.items()}
         return result.stdout, outputs, result.summary.resource_changes
@@ -160,6 +171,49 @@ def export_state(target: EngineTarget) -> dict[str, Any] | None:
     state = {"version": deployment.version, "deployment": deployment.deployment}
     redacted: dict[str, Any] = _redact(state)
     return redacted
+
+
+def check_ready(target: EngineTarget) -> None:
+    """Check, without running an operation, what every operation on ``target`` needs.
+
+    The SDK, a ``pulumi`` CLI new enough (``pulumi version``), and for a backend that keeps
+    secrets with a passphrase the passphrase in the environment. ``up`` and ``destroy`` call
+    this before they ask for confirmation, so a user never says "yes" to a run that cannot
+    start.
+
+    Raises:
+        EngineNotInstalledError: no SDK, or no usable ``pulumi`` CLI.
+        CredentialsError: the backend needs a passphrase and none is set.
+
+    """
+    _pulumi_command(_automation(), target)
+    _check_passphrase(target)
+
+
+def _check_passphrase(target: EngineTarget) -> None:
+    """Raise ``CredentialsError`` when the backend's passphrase secrets manager would fail.
+
+    Self-managed backends (``file://``, ``s3://``, ``gs://``, ``azblob://``, ``postgres://``)
+    default to the passphrase secrets manager; Pulumi Cloud (``https://``) keeps secrets itself.
+    The rule is the CLI's ``readPassphrase`` (pulumi/pulumi
+    ``pkg/secrets/passphrase/manager.go``): ``PULUMI_CONFIG_PASSPHRASE`` set, even empty, is
+    enough; otherwise ``PULUMI_CONFIG_PASSPHRASE_FILE`` must name a file it can read.
+    """
+    if target.backend_url.startswith(("https://", "http://")):
+        return
+    env = {**os.environ, **target.env}
+    if "PULUMI_CONFIG_PASSPHRASE" in env:
+        return
+    phrase_file = env.get("PULUMI_CONFIG_PASSPHRASE_FILE", "")
+    if phrase_file:
+        if Path(phrase_file).is_file() and os.access(phrase_file, os.R_OK):
+            return
+        raise engine_error(CredentialsError, f"PULUMI_CONFIG_PASSPHRASE_FILE names {phrase_file}, "
+                           "which cannot be read: point it at the file holding the state "
+                           "passphrase.")
+    raise engine_error(CredentialsError, "The state passphrase is not set: the backend "
+                       f"{target.backend_url} encrypts secrets with one; export "
+                       "PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE) and retry.")
 
 
 # -- running ---------------------------------------------------------------------------------

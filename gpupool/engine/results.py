@@ -100,6 +100,9 @@ class ResourceStep:
         detailed_diff: ``(property path, diff kind)`` pairs sorted by path; kinds are
             ``add``, ``add-replace``, ``update``, ``update-replace``, ``delete``,
             ``delete-replace``.
+        refreshed: The step was a refresh (its pre-event said ``refresh``) and ``op`` is what
+            the refresh found. A ``preview --refresh`` or ``up --refresh`` sends these for every
+            resource in state before the steps that converge on the program.
 
     """
 
@@ -110,6 +113,7 @@ class ResourceStep:
     diffs: tuple[str, ...] = ()
     replace_keys: tuple[str, ...] = ()
     detailed_diff: tuple[tuple[str, str], ...] = ()
+    refreshed: bool = False
 
     @property
     def changed(self) -> bool:

@@ -9,8 +9,9 @@ One module per command; none parses arguments or prints (``gpupool.cli`` does, t
   revision) and plan the stack against it, offline;
 - ``render``: write the stack's Pulumi program;
 - ``engine``: ``preview``, ``up`` and ``destroy`` through the Pulumi Automation API, with the
-  program rendered where the engine expects it, the stack lock held and the applied record kept
-  true;
+  program rendered where the engine expects it, what the engine needs checked before anything is
+  asked, the stack lock held and the applied record kept true;
+- ``expect``: the plan reviewed earlier (``up --expect``) and how a preview differs from it;
 - ``drift``: every drift source the stack has access to;
 - ``catalog``: the GPU and instance listings, filtered;
 - ``node``: the local node's GPU inventory.

@@ -4,7 +4,8 @@ This module owns the four bases of ``gpupool plan`` (and of ``gpupool preview``,
 default): the applied record (``gpupool.record``) by default, an empty base when nothing was
 applied yet, another stack file (``--base FILE``), or the same stack file at a git revision
 (``--base GIT-REF``, read with ``git show``). A base stack file is validated and built exactly like
-the desired one. The result is a ``gpupool.plan.Base``: plain data the plan compares against.
+the desired one, and must be the same stack (the same ``metadata.name``) unless forced. The result
+is a ``gpupool.plan.Base``: plain data the plan compares against.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ class InvalidBaseError(InputError):
         self.result = result
 
 
-def load_base(stack_file: Path, stack_name: str, base: str | None) -> Base:
+def load_base(stack_file: Path, stack_name: str, base: str | None, *,
+              force: bool = False) -> Base:
     """Resolve the base of a plan.
 
     Args:
@@ -39,13 +41,16 @@ def load_base(stack_file: Path, stack_name: str, base: str | None) -> Base:
         stack_name: its ``metadata.name`` (names the applied record).
         base: ``--base`` as given: None for the applied record, an existing file path for
             another stack file, anything else a git ref of the repository holding ``stack_file``.
+        force: accept a base stack file whose ``metadata.name`` is another stack's
+            (``--force-base``). Without it such a base is an error: its resources are another
+            Pulumi stack's, so the plan would show that stack's resources being replaced.
 
     Returns:
         The base, with its graph (None for an empty base).
 
     Raises:
         InvalidBaseError: the base stack file is invalid.
-        InputError: git, the repository, or the ref is missing.
+        InputError: git, the repository, or the ref is missing; the base is another stack.
         StateError: the applied record is unreadable.
 
     """
@@ -60,8 +65,23 @@ def load_base(stack_file: Path, stack_name: str, base: str | None) -> Base:
     if Path(base).is_dir():
         raise InputError(f"--base {base}: is a directory; give a stack file or a git ref")
     if Path(base).is_file():
-        return Base("file", base, _build(validate_file(Path(base), base), f"base file {base}"))
-    return _git_base(stack_file, base)
+        graph = _build(validate_file(Path(base), base), f"base file {base}")
+        return Base("file", base, _same_stack(graph, stack_name, base, force))
+    found = _git_base(stack_file, base)
+    if found.graph is not None:
+        _same_stack(found.graph, stack_name, base, force)
+    return found
+
+
+def _same_stack(graph: ResourceGraph, stack_name: str, base: str, force: bool) -> ResourceGraph:
+    """Return the base graph, or raise InputError when it is another stack's (unless forced)."""
+    if graph.stack != stack_name and not force:
+        raise InputError(
+            f"--base {base} is stack '{graph.stack}', not '{stack_name}' (metadata.name "
+            "differs): a plan against it shows another stack's resources; pass --force-base "
+            "to compare anyway"
+        )
+    return graph
 
 
 def _build(result: ValidateResult, what: str) -> ResourceGraph:

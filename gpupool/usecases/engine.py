@@ -2,9 +2,11 @@
 
 This module owns the wiring between the pieces: render the program where the engine expects it
 (where ``gpupool render`` writes it), point the engine at the stack's backend, translate the
-engine's steps into the plan's vocabulary (so ``preview`` reads like ``plan``), record the applied
-graph after ``up`` and ``destroy`` (also after a partial failure), and hold the stack lock while
-anything writes. Progress goes to the caller's ``on_event``; nothing here prints.
+engine's steps into the plan's vocabulary (so ``preview`` reads like ``plan``; a refresh's own
+steps are left out), check that the engine can run before ``up`` and ``destroy`` ask anything,
+hand ``up``'s preview to the caller's ``approve`` before it applies, record the applied graph
+after ``up`` and ``destroy`` (also after a partial failure), and hold the stack lock from the
+check to the record. Progress goes to the caller's ``on_event``; nothing here prints.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from gpupool.plan import (
 from gpupool.usecases.base import load_base
 
 OnEvent = Callable[[ProgressEvent], None]
+#: Sees the engine's preview before ``up`` applies it; True applies.
+Approve = Callable[[PlanResult], bool]
 
 _OPS_TO_ACTIONS = {
     "create": ("create",),
@@ -82,7 +86,13 @@ def _address_index(graph: ResourceGraph) -> dict[tuple[str, str], tuple[str, str
 
 
 def engine_changes(result: EngineResult, *graphs: ResourceGraph) -> list[ResourceChange]:
-    """Translate engine steps into plan changes, matched to graph addresses where possible."""
+    """Translate engine steps into plan changes, matched to graph addresses where possible.
+
+    A step is matched by its type token and logical name (the URN's last two parts), which is
+    how the rendered program names each graph resource. The graph's own providers (the
+    Kubernetes provider) are kept; the stack resource and Pulumi's default providers, which
+    the graph does not hold, are left out, as are the steps of a refresh.
+    """
     index: dict[tuple[str, str], tuple[str, str]] = {}
     for g in graphs:
         for key, value in _address_index(g).items():
@@ -90,9 +100,12 @@ def engine_changes(result: EngineResult, *graphs: ResourceGraph) -> list[Resourc
     seen: dict[str, ResourceChange] = {}
     for step in result.steps:
         replaces = step.op in _REPLACE_OPS
-        if step.type.startswith("pulumi:") or not (replaces or step.op in _OPS_TO_ACTIONS):
-            continue
-        address, owner = index.get((step.type, step.name), (f"{step.type}::{step.name}", ""))
+        if step.refreshed or not (replaces or step.op in _OPS_TO_ACTIONS):
+            continue  # a refresh's steps read the cloud; they change nothing of the program
+        known = index.get((step.type, step.name))
+        if known is None and step.type.startswith("pulumi:"):
+            continue  # the stack itself and default providers: no resource of the graph
+        address, owner = known or (f"{step.type}::{step.name}", "")
         if step.op == "delete-replaced":
             actions = REPLACE_DELETE_FIRST
         elif replaces:
@@ -115,15 +128,25 @@ def engine_changes(result: EngineResult, *graphs: ResourceGraph) -> list[Resourc
     return list(seen.values())
 
 
-def preview(stack_file: Path, stack: Stack, on_event: OnEvent | None = None) -> PlanResult:
-    """Run the engine's preview and return it as a plan, with gpupool's capacity and cost.
+def check(stack_file: Path, stack: Stack) -> Prepared:
+    """Render the program and check that the engine can run it, before anything is asked.
 
-    GPU reasons from the offline plan are kept for resources the engine also changes.
+    Raises:
+        RenderError: the program cannot be written.
+        EngineNotInstalledError, CredentialsError: the CLI or the passphrase is missing.
+
     """
     prepared = prepare(stack_file, stack)
+    engine.check_ready(prepared.target)
+    return prepared
+
+
+def _preview(stack_file: Path, prepared: Prepared, on_event: OnEvent | None,
+             refresh: bool) -> PlanResult:
+    stack = prepared.stack
     base = load_base(stack_file, stack.name, None)
     offline = make_plan(base, prepared.graph, stack)
-    result = engine.preview(prepared.target, on_event)
+    result = engine.preview(prepared.target, on_event, refresh=refresh)
     reasons = {c.address: c.reasons for c in offline.changes}
     changes = [
         replace(c, reasons=tuple(dict.fromkeys([*reasons.get(c.address, ()), *c.reasons])))
@@ -132,12 +155,27 @@ def preview(stack_file: Path, stack: Stack, on_event: OnEvent | None = None) -> 
     return replace(offline, changes=tuple(changes))
 
 
+def preview(stack_file: Path, stack: Stack, on_event: OnEvent | None = None, *,
+            refresh: bool = False) -> PlanResult:
+    """Run the engine's preview and return it as a plan, with gpupool's capacity and cost.
+
+    GPU reasons from the offline plan are kept for resources the engine also changes. With
+    ``refresh`` the engine reads the cloud first and plans against what it found (the
+    reconcile step for drift); the refresh's own steps are not changes of the plan.
+    """
+    return _preview(stack_file, prepare(stack_file, stack), on_event, refresh)
+
+
 def _applied_graph(
     prepared: Prepared, previous: ResourceGraph | None, result: EngineResult
 ) -> ResourceGraph:
-    """Return the graph that now runs after a partial update: what applied, plus what stayed."""
-    done = {(s.type, s.name) for s in result.steps if s.op != "delete"}
-    deleted = {(s.type, s.name) for s in result.steps if s.op == "delete"}
+    """Return the graph that now runs after a partial update: what applied, plus what stayed.
+
+    A refresh step applies nothing of the program, so it counts for neither.
+    """
+    steps = [s for s in result.steps if not s.refreshed]
+    done = {(s.type, s.name) for s in steps if s.op != "delete"}
+    deleted = {(s.type, s.name) for s in steps if s.op == "delete"}
     keep = [r for r in prepared.graph.resources if (r.type, r.name) in done]
     have = {(r.type, r.name) for r in keep}
     for r in previous.resources if previous else ():
@@ -146,38 +184,64 @@ def _applied_graph(
     return ResourceGraph(prepared.graph.stack, prepared.graph.cloud, tuple(keep))
 
 
-def _apply(stack_file: Path, stack: Stack, command: str, on_event: OnEvent | None) -> EngineResult:
-    """Run ``up`` or ``destroy`` under the stack lock and keep the applied record true.
+def up(stack_file: Path, stack: Stack, on_event: OnEvent | None = None, *,
+       refresh: bool = False, approve: Approve | None = None) -> EngineResult | None:
+    """Apply the stack and record the applied graph; ``None`` when ``approve`` said no.
 
-    The engine's processes inherit the lock's descriptor (``EngineTarget.keep_fds``), so a
-    second run is refused for as long as the engine runs, even after this process was killed
-    (``gpupool.engine.child``). A signal cancels the engine and waits for it; what applied is
-    recorded like a failure's. On success the record becomes the desired graph (``up``) or an
-    empty one (``destroy``). When the engine fails part way, the record holds what did apply plus
-    what the last record had that was not touched, then the error propagates.
+    Under the stack lock: check the engine is ready, then, with ``approve``, run the engine's
+    preview (refreshed first with ``refresh``) and hand it to ``approve``, which shows it, asks,
+    or compares it with a reviewed plan; only when it returns True does the update run (also
+    refreshed first with ``refresh``). The record is kept true as in ``destroy``: on success it
+    is the desired graph; after a partial failure, what did apply plus what the last record had
+    that was not touched, then the error propagates.
     """
-    run = engine.up if command == "up" else engine.destroy
-    with stack_lock(lock_path(stack_file, stack.name), command) as lock_fd:
-        prepared = prepare(stack_file, stack)
-        path = record.record_path(stack_file, stack.name)
-        previous = record.read_applied(path)
-        # the engine inherits the lock: it stays held while Pulumi runs, even if gpupool dies
-        target = replace(prepared.target, keep_fds=(lock_fd,))
-        try:
-            result = run(target, on_event)
-        except UpdateFailedError as exc:
-            record.write_applied(path, _applied_graph(prepared, previous, exc.partial))
-            raise
-        empty = ResourceGraph(stack.name, stack.provider.cloud, ())
-        record.write_applied(path, prepared.graph if command == "up" else empty)
-        return result
+    with stack_lock(lock_path(stack_file, stack.name), "up") as lock_fd:
+        prepared = _locked(check(stack_file, stack), lock_fd)
+        if approve is not None and not approve(_preview(stack_file, prepared, on_event,
+                                                        refresh)):
+            return None
+        return _apply(stack_file, prepared,
+                      lambda target: engine.up(target, on_event, refresh=refresh))
 
 
-def up(stack_file: Path, stack: Stack, on_event: OnEvent | None = None) -> EngineResult:
-    """Apply the stack and record the applied graph (see ``_apply``)."""
-    return _apply(stack_file, stack, "up", on_event)
+def destroy(stack_file: Path, stack: Stack, on_event: OnEvent | None = None, *,
+            approve: Callable[[], bool] | None = None) -> EngineResult | None:
+    """Destroy the stack's resources; the record becomes an empty graph.
+
+    Under the stack lock: check the engine is ready (the program renders, the CLI and the
+    passphrase are there), then ask ``approve``; ``None`` when it said no.
+    """
+    with stack_lock(lock_path(stack_file, stack.name), "destroy") as lock_fd:
+        prepared = _locked(check(stack_file, stack), lock_fd)
+        if approve is not None and not approve():
+            return None
+        return _apply(stack_file, prepared,
+                      lambda target: engine.destroy(target, on_event))
 
 
-def destroy(stack_file: Path, stack: Stack, on_event: OnEvent | None = None) -> EngineResult:
-    """Destroy the stack's resources; the record becomes an empty graph (see ``_apply``)."""
-    return _apply(stack_file, stack, "destroy", on_event)
+def _locked(prepared: Prepared, lock_fd: int) -> Prepared:
+    """Return ``prepared`` whose engine processes inherit the stack lock's descriptor.
+
+    The lock then stays held for as long as the engine runs, even if this process is killed
+    (``gpupool.engine.child``); a signal cancels the engine and waits for it.
+    """
+    return replace(prepared, target=replace(prepared.target, keep_fds=(lock_fd,)))
+
+
+def _apply(stack_file: Path, prepared: Prepared,
+           run: Callable[[EngineTarget], EngineResult]) -> EngineResult:
+    """Run ``up`` or ``destroy`` (``run``) and keep the applied record true.
+
+    What applied before a failure or a signal is recorded like a failure's.
+    """
+    stack = prepared.stack
+    path = record.record_path(stack_file, stack.name)
+    previous = record.read_applied(path)
+    try:
+        result = run(prepared.target)
+    except UpdateFailedError as exc:
+        record.write_applied(path, _applied_graph(prepared, previous, exc.partial))
+        raise
+    empty = ResourceGraph(stack.name, stack.provider.cloud, ())
+    record.write_applied(path, prepared.graph if result.kind == "up" else empty)
+    return result

@@ -10,19 +10,21 @@ from gpupool.plan import PlanResult, make_plan
 from gpupool.usecases.base import load_base
 
 
-def plan(stack_file: Path, stack: Stack, base: str | None) -> PlanResult:
+def plan(stack_file: Path, stack: Stack, base: str | None, *,
+         force_base: bool = False) -> PlanResult:
     """Plan ``stack`` (read from ``stack_file``) against the base ``--base`` names.
 
     Args:
         stack_file: the stack file (the applied record and git revisions are found from it).
         stack: the validated stack.
         base: ``--base`` as given; None for the applied record (see ``usecases.base``).
+        force_base: accept a base that is another stack (``--force-base``).
 
     Raises:
         InvalidBaseError: the base stack file is invalid (its diagnostics ride on the error).
-        InputError: the base cannot be found.
+        InputError: the base cannot be found, or is another stack and not forced.
         StateError: the applied record is unreadable.
 
     """
-    resolved = load_base(stack_file, stack.name, base)
+    resolved = load_base(stack_file, stack.name, base, force=force_base)
     return make_plan(resolved, build(stack), stack)

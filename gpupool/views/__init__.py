@@ -8,7 +8,9 @@ text the command line writes.
   ``plan_text`` (which also holds the number, money and table helpers the formats share),
   ``plan_json`` (the JSON document) and ``plan_markdown`` (the pull-request comment);
 - ``render``: what ``gpupool render`` says it wrote;
-- ``engine``: ``gpupool up`` / ``destroy`` progress lines and their closing summary;
+- ``engine``: ``gpupool up`` / ``destroy`` progress lines, their closing summary and their JSON;
+- ``errors``: the one JSON shape of an error, for every command run with ``--format json``;
+- ``colour``: ANSI colours laid over finished text, for a terminal;
 - ``drift``: ``gpupool drift`` in text, JSON and markdown;
 - ``catalog``: ``gpupool catalog gpus|instances``;
 - ``node``: ``gpupool node inspect``.

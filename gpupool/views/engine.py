@@ -1,8 +1,9 @@
 """Output of ``gpupool preview``, ``up`` and ``destroy`` while the engine runs, and after.
 
 ``progress_line`` turns one engine progress event into the lines shown on stderr (resource by
-resource, with the elapsed time); ``summary`` is the closing line of ``up`` and ``destroy``.
-What ``preview`` finds reads like a plan (``gpupool.views.plan``).
+resource, with the elapsed time); ``summary`` is the closing line of ``up`` and ``destroy``, and
+``format_json`` their JSON document (with the plan ``up`` applied). What ``preview`` finds reads
+like a plan (``gpupool.views.plan``).
 
 Messages are shown whole: a diagnostic or policy message that spans several lines (Pulumi's
 "cannot be deleted / because it is protected ... `pulumi state unprotect ...`") keeps every
@@ -12,7 +13,12 @@ resource as failed repeats only the first line of that message.
 
 from __future__ import annotations
 
+import json
+
 from gpupool.engine.results import EngineResult, ProgressEvent
+from gpupool.formats import FORMAT_VERSION
+from gpupool.plan import PlanResult
+from gpupool.views import plan_json
 
 #: Where the continuation lines of a message start: under the text after the elapsed time.
 _INDENT = " " * 14
@@ -60,3 +66,27 @@ def summary(verb: str, result: EngineResult) -> str:
     """Return the closing line of ``up`` (verb ``Apply``) or ``destroy`` (``Destroy``)."""
     counts = ", ".join(f"{n} {op}" for op, n in sorted(result.summary.items()) if n)
     return f"{verb} complete: {counts or 'nothing to do'}.\n"
+
+
+def format_json(operation: str, stack: str, result: EngineResult | None,
+                applied_plan: PlanResult | None = None) -> str:
+    """Return the JSON document of ``up`` or ``destroy`` (docs/commands.md, up --format json).
+
+    ``plan`` is the engine's preview that ``up`` showed and applied (the plan document without
+    its own ``format_version``), null for ``destroy``. ``result`` is None when ``up`` stopped
+    after a preview without changes: nothing ran, nothing is counted.
+    """
+    shown = None
+    if applied_plan is not None:
+        shown = plan_json.to_json(applied_plan)
+        del shown["format_version"]
+    doc = {
+        "format_version": FORMAT_VERSION,
+        "stack": stack,
+        "operation": operation,
+        "plan": shown,
+        "summary": dict(sorted(result.summary.items())) if result else {},
+        "changes": result.change_count if result else 0,
+        "outputs": dict(result.outputs) if result else {},
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n"

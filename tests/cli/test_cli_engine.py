@@ -7,7 +7,6 @@ The product path is the real one (validate, build the graph, render, Automation 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -26,15 +25,7 @@ EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
 @pytest.fixture
 def stack_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of an example in a temp dir, with the stand-in pulumi first on PATH."""
-    fake_pulumi.install(tmp_path / "bin", monkeypatch)
-    monkeypatch.setenv("FAKE_PULUMI_LOG", str(tmp_path / "calls.jsonl"))
-    monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", "correct horse battery")
-    monkeypatch.delenv("FAKE_PULUMI_SCENARIO", raising=False)
-    monkeypatch.delenv("PULUMI_BACKEND_URL", raising=False)
-    target = tmp_path / "work" / "stack.yaml"
-    target.parent.mkdir()
-    shutil.copy(EXAMPLE, target)
-    return target
+    return fake_pulumi.stack_workspace(EXAMPLE, tmp_path, monkeypatch)
 
 
 def test_preview_reads_like_plan_and_exits_2_on_changes(
@@ -76,7 +67,8 @@ def test_up_without_terminal_refuses_to_ask(
     assert run(["up", str(stack_file)]) == 1
     cap = capsys.readouterr()
     assert "Plan:" in cap.out
-    assert "needs confirmation and there is no terminal; pass --yes" in cap.err
+    assert cap.err.endswith("error: up of stack inference-prod needs confirmation and there is "
+                            "no terminal to ask on; pass --yes\n")
     assert not record.record_path(stack_file, "inference-prod").exists()
 
 

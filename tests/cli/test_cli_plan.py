@@ -217,3 +217,43 @@ def test_directory_as_base_is_an_input_error(tmp_path: Path, capsys: Capture) ->
     desired = _copy_case("nodes-max", tmp_path)
     assert run(["plan", str(desired), "--base", str(tmp_path)]) == 1
     assert "is a directory; give a stack file or a git ref" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------- a base of another stack
+
+
+def _renamed(source: Path, target: Path, name: str) -> Path:
+    """Copy a stack file with another metadata.name."""
+    text = source.read_text(encoding="utf-8")
+    assert "metadata: {name: plan-test," in text
+    target.write_text(text.replace("{name: plan-test,", f"{{name: {name},"), encoding="utf-8")
+    return target
+
+
+def test_a_base_file_of_another_stack_is_an_error_unless_forced(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    """Issue 18: a --base file of a different stack was accepted silently; its resources belong
+    to another Pulumi stack, so the plan compared unrelated things."""
+    desired, _ = _case("instance-type")
+    other = _renamed(CASES / "instance-type" / "base.yaml", tmp_path / "other.yaml", "staging")
+    assert run(["plan", desired, "--base", str(other)]) == 1
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1] == (
+        f"error: --base {other} is stack 'staging', not 'plan-test' (metadata.name differs): a "
+        "plan against it shows another stack's resources; pass --force-base to compare anyway"
+    )
+    assert run(["plan", desired, "--base", str(other), "--force-base", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["replace"] == 1
+
+
+def test_a_git_base_where_the_stack_had_another_name_is_an_error_unless_forced(
+    repo: Path, capsys: Capture
+) -> None:
+    stack = repo / "stacks" / "stack.yaml"
+    _renamed(CASES / "instance-type" / "base.yaml", stack, "old-name")
+    _git(repo, "commit", "-q", "-am", "old name")
+    shutil.copy(CASES / "instance-type" / "desired.yaml", stack)
+    assert run(["plan", str(stack), "--base", "HEAD"]) == 1
+    assert "is stack 'old-name', not 'plan-test'" in capsys.readouterr().err
+    assert run(["plan", str(stack), "--base", "HEAD", "--force-base"]) == 0

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -23,3 +25,29 @@ def install(bin_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     launcher.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     return launcher
+
+
+def stack_workspace(example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Copy a stack file into ``tmp_path/work`` with the stand-in first on PATH; return it.
+
+    The stand-in logs every call to ``tmp_path/calls.jsonl`` (``FAKE_PULUMI_LOG``), runs the
+    default scenario, and the state passphrase is set.
+    """
+    install(tmp_path / "bin", monkeypatch)
+    monkeypatch.setenv("FAKE_PULUMI_LOG", str(tmp_path / "calls.jsonl"))
+    monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", "correct horse battery")
+    monkeypatch.delenv("PULUMI_CONFIG_PASSPHRASE_FILE", raising=False)
+    monkeypatch.delenv("FAKE_PULUMI_SCENARIO", raising=False)
+    monkeypatch.delenv("PULUMI_BACKEND_URL", raising=False)
+    target = tmp_path / "work" / "stack.yaml"
+    target.parent.mkdir()
+    shutil.copy(example, target)
+    return target
+
+
+def calls(tmp_path: Path) -> list[list[str]]:
+    """Return the argv of every stand-in call made in a ``stack_workspace`` test."""
+    log = tmp_path / "calls.jsonl"
+    if not log.is_file():
+        return []
+    return [json.loads(line)["argv"] for line in log.read_text(encoding="utf-8").splitlines()]

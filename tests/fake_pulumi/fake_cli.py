@@ -9,8 +9,9 @@ local program (``pulumi/automation/_cmd.py``, ``_local_workspace.py``, ``_stack.
     pulumi version                                   (version check, no --non-interactive)
     --non-interactive stack select --stack S         ("no stack named 'S' found" when absent)
     --non-interactive stack init S
-    --non-interactive preview [--diff] --exec-kind auto.local --event-log L --stack S
-    --non-interactive up --yes --skip-preview --exec-kind auto.local --event-log L --stack S
+    --non-interactive preview [--diff] [--refresh] --exec-kind auto.local --event-log L --stack S
+    --non-interactive up --yes --skip-preview [--refresh] --exec-kind auto.local --event-log L
+        --stack S
     --non-interactive destroy --skip-preview --yes --exec-kind auto.local --event-log L --stack S
     --non-interactive refresh --preview-only --exec-kind auto.local --event-log L --stack S
     --non-interactive stack output --json [--show-secrets] --stack S
@@ -31,8 +32,13 @@ Environment:
     FAKE_PULUMI_SCENARIO   recorded scenario in ./scenarios (default ``changes``): changes,
                            no-changes, fail-mid-update, program-error, no-credentials, locked,
                            empty, delete-before-replace, policy (advisory and mandatory policy
-                           violations), protected (destroy stops at a protected resource). A
-                           scenario may ``inherit`` another and override operations.
+                           violations), protected (destroy stops at a protected resource),
+                           first-apply (volcengine-a10's first apply, under the names gpupool
+                           renders), edited-outside (volcengine-a10 with a ConfigMap edited
+                           outside: only a refreshed preview or up sees it); these two are
+                           written from the example's graph by vke_scenarios.py. A scenario may
+                           ``inherit`` another and override operations. ``preview --refresh``
+                           and ``up --refresh`` replay ``preview+refresh`` / ``up+refresh``.
     FAKE_PULUMI_VERSION    version to report (default 3.272.0; 3.200.0 selects the file log).
     FAKE_PULUMI_DELAY_S    seconds preview, up, destroy and refresh wait before answering
                            (default 0), so a test can start a second run while one is going.
@@ -425,9 +431,12 @@ def operation(name: str, flags: dict[str, str]) -> None:
     check_passphrase(stack)
     data = scenario(stack, backend.project)
     check_lock(data, backend, name, flags)
-    op = data.get(name)
+    # preview --refresh / up --refresh replay their own recording ("preview+refresh"), so a
+    # scenario without one cannot pass for a refreshed run.
+    key = f"{name}+refresh" if "--refresh" in flags else name
+    op = data.get(key)
     if op is None:
-        raise Fail(f"fake pulumi: scenario has no recorded {name!r} operation", 99)
+        raise Fail(f"fake pulumi: scenario has no recorded {key!r} operation", 99)
     events = op.get("events", [])
     echo = echoed()
     if echo:
