@@ -53,7 +53,7 @@ _RULES = (
         r"found character '(.)' that cannot start any token",
         "Character cannot start a value",
         "'@' and '`' are reserved in YAML and cannot begin a plain value; quote the value "
-        "(\"@...\").",
+        '("@...").',
     ),
     _rule(
         r"mapping values are not allowed here",
@@ -96,7 +96,7 @@ _RULES = (
     _rule(
         r"found unknown escape character",
         "Unknown escape in a double-quoted value",
-        "Inside \"double quotes\" a backslash starts an escape such as \\n or \\\"; write \\\\ "
+        'Inside "double quotes" a backslash starts an escape such as \\n or \\"; write \\\\ '
         "for a backslash, or use 'single quotes', where a backslash is plain.",
     ),
     _rule(
