@@ -229,9 +229,9 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     reports = Path(args.node_reports) if args.node_reports else None
     result = drift.drift(Path(args.file), stack, reports, require, _progress())
     sys.stdout.write(view.render(result, args.format))
-    if result.drifted:
+    if result.status == "drift":
         return EXIT_CHANGES
-    if not any(s.checked for s in result.sources):
+    if result.status == "unknown":
         sys.stderr.write("error: no drift source could be checked, so drift is unknown\n")
         return EXIT_ERROR
     return EXIT_OK
