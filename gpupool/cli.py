@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
-from gpupool import __version__
+from gpupool import __version__, clouds
 from gpupool.catalog import INSTANCE_CLOUDS
 
 if TYPE_CHECKING:
@@ -65,6 +65,15 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         sys.stderr.write(out.notes)
     sys.stdout.write(out.result)
     return EXIT_OK if all(r.valid for r in results) else EXIT_ERROR
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from gpupool.usecases import init
+    from gpupool.views import init as view
+
+    starter = init.init(Path(args.file), args.cloud, args.gpu)
+    sys.stdout.write(view.written(starter, args.file))
+    return EXIT_OK
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -318,6 +327,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_drift)
+
+    p = sub.add_parser(
+        "init", help="write a commented starter stack for a cloud and a GPU (never overwrites)"
+    )
+    p.add_argument(
+        "--cloud", choices=clouds.names(), default=clouds.names()[0], help="default: %(default)s"
+    )
+    p.add_argument(
+        "--gpu",
+        metavar="MODEL",
+        help="GPU model from the catalog (default: L4 where the cloud offers it, else the GPU of "
+        "its cheapest instance type)",
+    )
+    p.add_argument("file", metavar="FILE", help="the stack file to write (must not exist)")
+    p.set_defaults(handler=_cmd_init)
 
     p = sub.add_parser("schema", help="print the stack JSON Schema")
     p.set_defaults(handler=_cmd_schema)
