@@ -77,9 +77,9 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    from gpupool.usecases.schema import schema_text
+    from gpupool.usecases.schema import schema_reference, schema_text
 
-    sys.stdout.write(schema_text())
+    sys.stdout.write(schema_reference() if args.markdown else schema_text())
     return EXIT_OK
 
 
@@ -344,6 +344,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_cmd_init)
 
     p = sub.add_parser("schema", help="print the stack JSON Schema")
+    p.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the field reference table of docs/stack-file.md, generated from the schema",
+    )
     p.set_defaults(handler=_cmd_schema)
 
     p = sub.add_parser("catalog", help="list known GPUs or instance types with prices")
