@@ -15,7 +15,7 @@ _OUTSIDE = re.compile(
     "|".join(
         [
             r"\bSPEC" + r"\.md\b",  # the design contract the project was written from
-            r"\bSPEC" + r" ?§?\d",  # its section numbers ("SPEC 5.1")
+            r"\bSPEC" + r" ?§?\d",  # its section numbers
             r"\.\./" + r"shared\b",  # the folder beside the repository it came with
             r"/work/" + r"shared\b",
         ]
