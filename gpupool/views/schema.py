@@ -60,7 +60,8 @@ def _bounds(node: Mapping[str, Any]) -> list[str]:
     if node.get("uniqueItems"):
         out.append("unique")
     if node.get("minProperties"):
-        out.append(f"at least {node['minProperties']} entries")
+        least_entries = node["minProperties"]
+        out.append("not empty" if least_entries == 1 else f"at least {least_entries} entries")
     if "pattern" in node:
         out.append(f"pattern `{node['pattern']}`")
     return out
