@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
-from gpupool import __version__
+from gpupool import __version__, clouds
 from gpupool.catalog import INSTANCE_CLOUDS
 
 if TYPE_CHECKING:
@@ -129,10 +129,19 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.valid for r in results) else EXIT_ERROR
 
 
-def _cmd_schema(args: argparse.Namespace) -> int:
-    from gpupool.usecases.schema import schema_text
+def _cmd_init(args: argparse.Namespace) -> int:
+    from gpupool.usecases import init
+    from gpupool.views import init as view
 
-    sys.stdout.write(schema_text())
+    starter = init.init(Path(args.file), args.cloud, args.gpu)
+    sys.stdout.write(view.written(starter, args.file))
+    return EXIT_OK
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from gpupool.usecases.schema import schema_reference, schema_text
+
+    sys.stdout.write(schema_reference() if args.markdown else schema_text())
     return EXIT_OK
 
 
@@ -361,9 +370,9 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     reports = Path(args.node_reports) if args.node_reports else None
     result = drift.drift(Path(args.file), stack, reports, require, _progress(console))
     sys.stdout.write(view.render(result, args.format))
-    if result.drifted:
+    if result.status == "drift":
         return EXIT_CHANGES
-    if not any(s.checked for s in result.sources):
+    if result.status == "unknown":
         console.err("error: no drift source could be checked, so drift is unknown\n")
         return EXIT_ERROR
     return EXIT_OK
@@ -489,9 +498,27 @@ def build_parser() -> argparse.ArgumentParser:
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_drift)
 
+    p = command("init", "write a commented starter stack for a cloud and a GPU (never overwrites)")
+    p.add_argument(
+        "--cloud", choices=clouds.names(), default=clouds.names()[0], help="default: %(default)s"
+    )
+    p.add_argument(
+        "--gpu",
+        metavar="MODEL",
+        help="GPU model from the catalog (default: L4 where the cloud offers it, else the GPU of "
+        "its cheapest instance type)",
+    )
+    p.add_argument("file", metavar="FILE", help="the stack file to write (must not exist)")
+    p.set_defaults(handler=_cmd_init)
+
     p = command("schema", "print the stack JSON Schema")
     p.add_argument("--format", choices=("json",), default="json",
                    help="output format (the schema is JSON; accepted like every command's)")
+    p.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the field reference table of docs/stack-file.md, generated from the schema",
+    )
     p.set_defaults(handler=_cmd_schema)
 
     p = command("catalog", "list known GPUs or instance types with prices")

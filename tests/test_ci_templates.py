@@ -13,6 +13,7 @@ import re
 import shutil
 import stat
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +138,89 @@ def expressions_in_run_scripts(workflow: dict[str, Any]) -> list[str]:
     return [e.strip() for e in found]
 
 
+# --------------------------------------------------------------------------- installing gpupool
+
+INSTALL = "Install gpupool (the version GPUPOOL_PIP_SPEC pins)"
+
+
+def assert_installs_the_pinned_gpupool(workflow: dict[str, Any]) -> None:
+    """gpupool is not on PyPI: the workflow installs what GPUPOOL_PIP_SPEC names, a placeholder
+    until the user pins a git URL at a tag or commit (or a folder of the same repository)."""
+    spec = workflow["env"]["GPUPOOL_PIP_SPEC"]
+    assert re.fullmatch(
+        r"gpupool(\[[a-z,]+\])? @ git\+https://github\.com/REPLACE-ME/gpupool@REPLACE-ME\S*", spec
+    )
+    job = only_job(workflow)
+    assert not any("pip install gpupool" in s.get("run", "") for s in job["steps"])
+    assert 'python -m pip install "$GPUPOOL_PIP_SPEC"' in step_named(job, INSTALL)["run"]
+
+
+def python_installing_into(tmp_path: Path, target: Path) -> Path:
+    """A `python` on PATH that runs the real one, adding `--no-deps --target` to its arguments,
+    so the template's own `python -m pip install ...` installs gpupool alone into ``target``
+    (its dependencies are this test run's)."""
+    bin_dir = tmp_path / "pybin"
+    bin_dir.mkdir()
+    shim = bin_dir / "python"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@" --no-deps --target "{target}"\n')
+    shim.chmod(0o755)
+    return bin_dir
+
+
+@pytest.mark.parametrize("workflow_path", [PLAN, DRIFT], ids=["plan", "drift"])
+def test_install_step_refuses_the_placeholder(workflow_path: Path, tmp_path: Path) -> None:
+    step = step_named(only_job(load_workflow(workflow_path)), INSTALL)
+    spec = load_workflow(workflow_path)["env"]["GPUPOOL_PIP_SPEC"]
+    result, _, _, _ = run_step(step, {"GPUPOOL_PIP_SPEC": spec}, tmp_path, 0)
+    assert result.returncode == 1
+    assert "::error title=gpupool::set GPUPOOL_PIP_SPEC" in result.stdout
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_install_step_installs_gpupool_from_a_pinned_git_url(tmp_path: Path) -> None:
+    """The plan template's install step, run with the git form pointing at a clone of this
+    repository at its commit, installs a gpupool whose `validate` works (schema included)."""
+    clone = tmp_path / "gpupool-src"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(clone)], check=True)
+    commit = subprocess.run(
+        ["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    # file://localhost/: pip's PEP 508 parser (packaging) refuses a file URL without a host
+    spec = f"gpupool[node] @ git+file://localhost{clone}@{commit}"
+    target = tmp_path / "site"
+    step = step_named(only_job(load_workflow(PLAN)), INSTALL)
+    path = f"{python_installing_into(tmp_path, target)}{os.pathsep}{os.environ['PATH']}"
+    result, _, _, _ = run_step(step, {"GPUPOOL_PIP_SPEC": spec, "PATH": path}, tmp_path, 0)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (target / "gpupool" / "_data" / "schemas" / "gpupool.schema.json").is_file()
+    validated = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gpupool",
+            "validate",
+            str(ROOT / "stacks/examples/onprem-hami.yaml"),
+        ],
+        env={**os.environ, "PYTHONPATH": str(target)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert validated.returncode == 0, validated.stderr
+    assert validated.stdout.endswith("onprem-hami.yaml: valid\n")
+    # the gpupool that ran is the installed one, not this checkout
+    where = subprocess.run(
+        [sys.executable, "-c", "import gpupool; print(gpupool.__file__)"],
+        env={**os.environ, "PYTHONPATH": str(target)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert where.startswith(str(target))
+
+
 # --------------------------------------------------------------------------- plan workflow
 
 
@@ -151,7 +235,7 @@ def test_plan_workflow_runs_on_pull_requests_with_full_history() -> None:
     assert STACK in job["strategy"]["matrix"]["stack"]
     assert step_using(job, "actions/checkout")["with"]["fetch-depth"] == 0
     assert "python-version" in step_using(job, "actions/setup-python")["with"]
-    assert any(s.get("run", "").strip() == "pip install gpupool" for s in job["steps"])
+    assert_installs_the_pinned_gpupool(workflow)
     for step in job["steps"]:
         assert ("uses" in step) != ("run" in step), step
 
@@ -339,7 +423,7 @@ def test_drift_workflow_runs_on_schedule_and_by_hand() -> None:
     assert len(entry["cron"].split()) == 5
     job = only_job(workflow)
     assert job["env"]["STACK_FILE"] == "${{ matrix.stack }}"
-    assert any(s.get("run", "").strip() == "pip install gpupool" for s in job["steps"])
+    assert_installs_the_pinned_gpupool(workflow)
     run = step_named(job, "gpupool drift")["run"]
     assert 'gpupool drift "$STACK_FILE" --format markdown > drift.md' in run
 

@@ -18,4 +18,12 @@ CLOUD = Cloud(
     program_helpers=("eks_kubeconfig", "eks_vpc_config"),
     zones_by_subnet=True,
     attaches_efa=True,
+    starter={
+        "region": "us-east-1",
+        "cluster": "REPLACE-ME-eks-cluster",
+        "settings": {
+            "subnetIds": ["subnet-REPLACE-ME"],
+            "nodeRoleArn": "arn:aws:iam::123456789012:role/REPLACE-ME-gpu-nodes",
+        },
+    },
 )

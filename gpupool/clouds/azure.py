@@ -60,4 +60,9 @@ CLOUD = Cloud(
     node_pool_name=agent_pool_name,
     program_helpers=("aks_kubeconfig",),
     delete_before_replace=("azure-native:containerservice:AgentPool",),
+    starter={
+        "region": "eastus",
+        "cluster": "REPLACE-ME-aks-cluster",
+        "settings": {"resourceGroup": "REPLACE-ME-resource-group"},
+    },
 )

@@ -90,6 +90,10 @@ class Cloud:
             change in place, the cloud recreates its nodes (GKE rolls them through the node
             pool's upgrade strategy); False: only nodes the cloud creates afterwards get them
             (VKE's UpdateNodePoolConfig changes the pool's node template).
+        starter: the ``provider`` keys besides ``cloud`` that ``gpupool init`` writes (region,
+            cluster, settings), each placeholder marked ``REPLACE-ME`` and valid as it stands.
+        starter_instance_type: the instance type placeholder ``gpupool init`` writes where
+            pools declare their GPUs beside an instance type the catalog does not list.
 
     """
 
@@ -120,3 +124,5 @@ class Cloud:
     program_helpers: tuple[str, ...] = ()
     delete_before_replace: tuple[str, ...] = ()
     recreates_nodes_on_update: bool = True
+    starter: Mapping[str, Any] = field(default_factory=dict)
+    starter_instance_type: str = ""

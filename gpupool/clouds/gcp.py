@@ -36,4 +36,9 @@ CLOUD = Cloud(
     cluster_nodes_max=15_000,
     node_pool_name_max=40 - 8,
     program_helpers=("gke_kubeconfig",),
+    starter={
+        "region": "us-central1",
+        "cluster": "REPLACE-ME-gke-cluster",
+        "settings": {"project": "replace-me-project"},
+    },
 )

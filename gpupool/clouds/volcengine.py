@@ -29,4 +29,10 @@ CLOUD = Cloud(
     zonal_compact=False,
     program_helpers=("vke_cluster_id", "vke_kubeconfig"),
     recreates_nodes_on_update=False,
+    starter={
+        "region": "cn-beijing",
+        "cluster": "REPLACE-ME-vke-cluster-id",
+        "settings": {"subnetIds": ["subnet-REPLACE-ME"], "securityGroupIds": ["sg-REPLACE-ME"]},
+    },
+    starter_instance_type="ecs.REPLACE-ME",
 )

@@ -53,3 +53,10 @@ class DriftReport:
     def drifted(self) -> bool:
         """True when any item was found (drift or fault)."""
         return bool(self.items)
+
+    @property
+    def status(self) -> str:
+        """Return ``drift``, ``no-drift`` or ``unknown`` (no source checked: nothing looked at)."""
+        if self.items:
+            return "drift"
+        return "no-drift" if any(s.checked for s in self.sources) else "unknown"

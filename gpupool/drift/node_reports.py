@@ -13,6 +13,7 @@ are compared with the declaration too.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -26,17 +27,32 @@ from gpupool.nodes.report import NodeReport
 MAX_REPORT_BYTES = 4 * 1024 * 1024
 
 
+class NoReports(InputError):
+    """The report folder is missing, cannot be listed or holds no report: nothing was looked at.
+
+    The node source is then "not checked" (skipped, or an error under ``--require node``),
+    never "no drift".
+    """
+
+
 def load_reports(directory: Path) -> list[NodeReport]:
     """Read every ``*.json`` node report in a directory, in file-name order.
 
     Raises:
-        InputError: the directory is missing, or a file is not a regular file (a FIFO, a
-            device), larger than ``MAX_REPORT_BYTES``, unreadable, nested too deeply or not a
-            node report (the message names the file).
+        NoReports: the directory is missing, cannot be listed, or holds no ``*.json`` file.
+        InputError: a file is not a regular file (a FIFO, a device), larger than
+            ``MAX_REPORT_BYTES``, unreadable, nested too deeply or not a node report (the message
+            names the file).
 
     """
     if not directory.is_dir():
-        raise InputError(f"{directory}: not a directory of node reports")
+        raise NoReports(f"{directory}: not a directory of node reports")
+    try:
+        names = os.listdir(directory)  # glob() hides a folder it cannot list behind "no files"
+    except OSError as exc:
+        raise NoReports(f"{directory}: cannot be read ({exc.strerror or exc})") from None
+    if not any(name.endswith(".json") for name in names):
+        raise NoReports(f"{directory}: holds no node report (*.json from gpupool node inspect)")
     out = []
     for path in sorted(directory.glob("*.json")):
         try:

@@ -3,7 +3,9 @@
 The engine source renders the stack's program and asks Pulumi for a refresh preview (never a
 state-writing refresh); the cluster source reads nodes through the Kubernetes API; the node source
 reads ``gpupool node inspect`` reports from a directory. Missing access (no Pulumi CLI, no
-kubeconfig, no reports) skips a source unless it is in ``require``, which makes that an error.
+kubeconfig, no reports: a report folder that is missing, unreadable or empty) skips a source
+unless it is in ``require``, which makes that an error. A skipped source is "not checked", never
+"no drift".
 """
 
 from __future__ import annotations
@@ -111,14 +113,19 @@ def run(
     if inputs.node_reports_dir is None:
         skip(NODE_SOURCE, "no --node-reports directory was given")
     else:
-        reps = node_reports.load_reports(inputs.node_reports_dir)
-        pool_by_node = {
-            n.name: n.labels[node_state.POOL_LABEL]
-            for n in observed
-            if node_state.POOL_LABEL in n.labels
-        }
-        items += node_reports.compare(stack, reps, pool_by_node)
-        statuses.append(SourceStatus(NODE_SOURCE, True))
+        try:
+            reps: list[Any] | None = node_reports.load_reports(inputs.node_reports_dir)
+        except node_reports.NoReports as exc:
+            skip(NODE_SOURCE, str(exc))
+            reps = None
+        if reps is not None:
+            pool_by_node = {
+                n.name: n.labels[node_state.POOL_LABEL]
+                for n in observed
+                if node_state.POOL_LABEL in n.labels
+            }
+            items += node_reports.compare(stack, reps, pool_by_node)
+            statuses.append(SourceStatus(NODE_SOURCE, True))
 
     order = {s: i for i, s in enumerate(ALL_SOURCES)}
     items.sort(key=lambda i: (order.get(i.source, 9), i.address, i.summary))

@@ -18,6 +18,8 @@ from typing import Any
 from gpupool.graph import Resource, ResourceGraph
 from gpupool.plan.capacity import ZERO, MinMax
 
+UNKNOWN = MinMax(None, None)
+
 HOURS_PER_MONTH = 730
 """Hours in a billing month, as the clouds' calculators and Infracost count them."""
 
@@ -151,11 +153,12 @@ def _pool_cost(pool: str, members: list[Mapping[str, Any]]) -> PoolCost:
     each group alone, so a split pool's top end is the spot group full and the on-demand group
     full, which with ``fallbackToOnDemand`` is more nodes than ``nodes.max`` (the on-demand group
     grows to ``nodes.max`` while spot is short, and the spot group can still fill when spot
-    returns). Existing nodes (no instance type: ``cloud: kubernetes``) cost nothing that gpupool
-    provisions and are not priced.
+    returns). Existing nodes (no instance type: ``cloud: kubernetes``) are not priced: gpupool
+    does not provision them, but they cost what they cost, so their amount is unknown (never
+    $0), and so is every total they are part of.
     """
     if all(f.get("instance_type") is None for f in members):
-        return PoolCost(pool, ZERO, ZERO, ZERO, existing_nodes=True)
+        return PoolCost(pool, UNKNOWN, UNKNOWN, ZERO, existing_nodes=True)
     spot = [f.get("capacity") == "spot" for f in members]
     split = any(spot) and not all(spot)
     hourly, equivalent, fallback = ZERO, ZERO, False

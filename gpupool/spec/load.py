@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from gpupool.errors import InputError
+from gpupool.spec import syntax
 from gpupool.spec.diagnostics import Diagnostic, Path, Pos, Range, error
 
 MAX_BYTES = 8 * 1024 * 1024
@@ -91,6 +92,8 @@ class _Composer:
         self.chars = 0
         self.root: Any = None
         self.documents = 0
+        self.aborted = False
+        self.syntax_error: yaml.YAMLError | None = None
 
     def range(self, start: yaml.Mark, end: yaml.Mark) -> Range:
         return Range(
@@ -400,32 +403,36 @@ def decode(raw: bytes, filename: str) -> tuple[str | None, list[Diagnostic]]:
     return text, []
 
 
-def parse(text: str, filename: str) -> tuple[Document | None, list[Diagnostic]]:
-    """Parse YAML text into a ``Document``; every problem is a diagnostic, never an exception."""
+def _compose(text: str, filename: str, loader: Any) -> _Composer:
+    """Feed ``text``'s events to a fresh composer, which keeps why it stopped, if it did."""
     composer = _Composer(filename)
     try:
-        for event in yaml.parse(text, Loader=_Loader):
+        for event in yaml.parse(text, Loader=loader):
             composer.feed(event)
     except _Abort:
-        return None, composer.diags
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = composer.range(mark, mark) if mark is not None else None
-        problem = exc.problem or "invalid YAML"
-        context = f" ({exc.context})" if exc.context else ""
-        composer.diags.append(
-            error("yaml.syntax", "YAML syntax error", f"{problem}{context}.", range=where)
-        )
-        return None, composer.diags
+        composer.aborted = True
     except yaml.YAMLError as exc:
-        composer.diags.append(
-            error(
-                "yaml.syntax",
-                "YAML syntax error",
-                str(exc).splitlines()[0] if str(exc) else "invalid YAML",
-                range=_file_start(filename),
-            )
-        )
+        composer.aborted = True
+        composer.syntax_error = exc
+    return composer
+
+
+def parse(text: str, filename: str) -> tuple[Document | None, list[Diagnostic]]:
+    """Parse YAML text into a ``Document``; every problem is a diagnostic, never an exception.
+
+    libyaml (``CSafeLoader``) reads the file when it is installed. When it refuses the text, the
+    pure-Python parser reads it again, so that what gpupool reports does not depend on the
+    libyaml build: libyaml 0.2.6 (bundled in PyYAML 6.0.4's wheels) stops flow nesting at 1,000
+    levels with a scanner error of its own (yaml/libyaml commit 51843fe, "Limit depth of nesting
+    by default"), before gpupool's ``MAX_DEPTH`` could say ``yaml.too-deep``, and its messages
+    differ from PyYAML's in places (``spec.syntax`` words them).
+    """
+    composer = _compose(text, filename, _Loader)
+    if composer.syntax_error is not None and _Loader is not yaml.SafeLoader:
+        composer = _compose(text, filename, yaml.SafeLoader)
+    if composer.syntax_error is not None:
+        composer.diags.append(syntax.diagnostic(composer.syntax_error, text, filename))
+    if composer.aborted:
         return None, composer.diags
     doc = Document(filename, composer.root, composer.values, composer.keys)
     if doc.data is None and not composer.diags:

@@ -33,7 +33,9 @@ def to_json(report: DriftReport) -> dict[str, Any]:
     return {
         "format_version": FORMAT_VERSION,
         "stack": report.stack,
-        "drifted": report.drifted,
+        "status": report.status,
+        # null, not false, when nothing was checked: "unknown" must not read as "no drift"
+        "drifted": None if report.status == "unknown" else report.drifted,
         "items": [item_to_json(i) for i in report.items],
         "sources": [
             {"name": s.name, "checked": s.checked, "reason": s.reason} for s in report.sources
@@ -62,7 +64,7 @@ def format_text(report: DriftReport) -> str:
         state = "checked" if s.checked else f"skipped: {s.reason}"
         lines.append(f"source {s.name}: {state}")
     lines.append("")
-    if not report.items and not any(s.checked for s in report.sources):
+    if report.status == "unknown":
         lines.append(f"Unknown: no source could be checked for stack {report.stack}.")
         return "\n".join(lines) + "\n"
     if not report.items:
@@ -98,7 +100,11 @@ def _cell(text: str) -> str:
 
 def format_markdown(report: DriftReport) -> str:
     """Render the report for a CI job summary or an issue."""
-    head = "no drift" if not report.items else f"{len(report.items)} finding(s)"
+    head = {
+        "drift": f"{len(report.items)} finding(s)",
+        "no-drift": "no drift (in the sources checked)",
+        "unknown": "unknown: no source could be checked",
+    }[report.status]
     out = [
         f"<!-- gpupool-drift: {report.stack} -->",
         f"### gpupool drift: `{report.stack}`: {head}",

@@ -197,3 +197,11 @@ def test_drift_exit_codes(
     capsys.readouterr()
     assert run(["drift", str(stack_file)]) == 1
     assert "no drift source could be checked" in capsys.readouterr().err
+    # an empty report folder was not looked at: never exit 0, whatever the format says
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run(["drift", "--require", "node", "--node-reports", str(empty), str(stack_file)]) == 1
+    assert "'node' is required but could not be checked" in capsys.readouterr().err
+    assert run(["drift", "--format", "json", "--node-reports", str(empty), str(stack_file)]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["status"], doc["drifted"]) == ("unknown", None)

@@ -6,7 +6,9 @@ and ``error`` with ``kind``, ``message``, ``exit_code``, ``diagnostics`` and ``d
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 import shutil
 import sys
 from pathlib import Path
@@ -14,11 +16,12 @@ from typing import Any
 
 import pytest
 
+import gpupool
 import gpupool.cluster
 import gpupool.drift.run
 import gpupool.nodes.nvml
 import gpupool.usecases.base
-import gpupool.usecases.expect  # noqa: F401  (defines PlanMismatchError)
+import gpupool.usecases.expect
 from gpupool.cli import _kind, run
 from gpupool.errors import GpupoolError
 from gpupool.formats import FORMAT_VERSION
@@ -137,6 +140,9 @@ def test_every_error_kind_is_documented() -> None:
     line's own have their row."""
     text = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
     table = text[text.index("### error --format json"):]
+    for module in pkgutil.walk_packages(gpupool.__path__, "gpupool."):
+        if not module.name.endswith(".__main__"):  # error classes live beside their raisers
+            importlib.import_module(module.name)
     classes = [c for c in _subclasses(GpupoolError) if c.__module__.startswith("gpupool.")]
     assert {c.__name__ for c in classes} >= {
         "InvalidBaseError", "PlanMismatchError", "UpdateFailedError", "RequiredSourceError",

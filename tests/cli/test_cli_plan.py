@@ -12,7 +12,7 @@ import pytest
 from gpupool import record
 from gpupool.assemble import build
 from gpupool.cli import run
-from tests.paths import FIXTURES
+from tests.paths import EXAMPLES, FIXTURES
 from tests.stacks import load_stack
 
 CASES = FIXTURES / "plan"
@@ -257,3 +257,19 @@ def test_a_git_base_where_the_stack_had_another_name_is_an_error_unless_forced(
     assert run(["plan", str(stack), "--base", "HEAD"]) == 1
     assert "is stack 'old-name', not 'plan-test'" in capsys.readouterr().err
     assert run(["plan", str(stack), "--base", "HEAD", "--force-base"]) == 0
+
+
+def test_existing_nodes_never_total_0_dollars(capsys: Capture) -> None:
+    """On-prem pools are not priced, so no format shows a $0 total (README: never $0)."""
+    stack = EXAMPLES / "onprem-hami.yaml"
+    assert run(["plan", str(stack)]) == 0
+    text = capsys.readouterr().out
+    [total] = [line for line in text.splitlines() if line.strip().startswith("total")]
+    assert "$" not in total and "unknown" in total
+    assert run(["plan", "--format", "markdown", str(stack)]) == 0
+    markdown = capsys.readouterr().out
+    [this_plan] = [line for line in markdown.splitlines() if line.startswith("| this plan |")]
+    assert "$0" not in this_plan and "unknown" in this_plan
+    assert run(["plan", "--format", "json", str(stack)]) == 0
+    cost = json.loads(capsys.readouterr().out)["cost"]
+    assert cost["monthly"] == {"min": None, "max": None}

@@ -328,3 +328,35 @@ pools:
     assert summaries(node_state.compare(stack, [wrong])) == [
         "node has NVIDIA-A16-4Q, pool declares NVIDIA-A10"
     ]
+
+
+def test_an_empty_or_unreadable_report_folder_is_not_checked(tmp_path: Path) -> None:
+    """No report to read is "not checked", never "no drift"; under --require node an error."""
+    stack = stack_of("infer-l4")
+    empty = tmp_path / "reports"
+    empty.mkdir()
+    (empty / "README.txt").write_text("reports go here")
+    for folder in (empty, tmp_path / "missing"):
+        rep = run(stack, tmp_path / "s.yaml", DriftInputs(node_reports_dir=folder))
+        assert rep.status == "unknown"
+        [node] = [s for s in rep.sources if s.name == "node"]
+        assert not node.checked and str(folder) in node.reason
+        with pytest.raises(RequiredSourceError, match="'node' is required"):
+            run(stack, tmp_path / "s.yaml", DriftInputs(node_reports_dir=folder), {"node"})
+    with pytest.raises(node_reports.NoReports, match="holds no node report"):
+        node_reports.load_reports(empty)
+
+
+def test_every_output_agrees_that_nothing_checked_is_unknown() -> None:
+    """Exit 1 (unknown) never reads as "no drift" in text, JSON or markdown."""
+    skipped = (drift_items.SourceStatus("node", False, "no reports"),)
+    unknown = drift_items.DriftReport("s", (), skipped)
+    assert unknown.status == "unknown"
+    doc = drift_view.to_json(unknown)
+    assert doc["status"] == "unknown" and doc["drifted"] is None
+    for fmt in ("text", "markdown"):
+        out = drift_view.render(unknown, fmt)
+        assert "no drift" not in out.lower() and "unknown" in out.lower()
+    clean = drift_items.DriftReport("s", (), (drift_items.SourceStatus("node", True),))
+    assert drift_view.to_json(clean)["drifted"] is False
+    assert "no drift" in drift_view.format_markdown(clean)

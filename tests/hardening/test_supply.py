@@ -56,6 +56,24 @@ def test_ci_runs_the_lower_bounds() -> None:
     assert '-m "not cloud_sdks"' in script
 
 
+def test_ci_runs_the_readme_commands_on_the_newest_allowed_versions_in_a_fresh_venv() -> None:
+    """The README's install and test commands, in a new virtualenv, every dependency at its newest
+    allowed version (eager: nothing already installed is kept): what a new user gets. PyYAML
+    6.0.4 once broke two tests that the development machine's 6.0.3 passed."""
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [line.strip() for line in script.splitlines() if not line.lstrip().startswith("#")]
+    venv = next(c for c in commands if c.startswith("python -m venv"))
+    install = next(c for c in commands if "--upgrade-strategy eager" in c)
+    assert venv.split()[-1].strip('"') in install  # installs into that fresh virtualenv
+    assert "--upgrade" in install.split() and "-e '.[dev]'" in install
+    newest = commands[commands.index(install) :]
+    assert "python -m pytest" in newest  # the README's test command, all markers
+    assert newest.index("python -m pytest") < next(
+        i for i, c in enumerate(newest) if "lower-bounds" in c
+    )
+    assert not any(c.startswith("python -m pip install") for c in commands)  # nothing outside
+
+
 def test_readme_states_the_limits_and_the_tested_sdk_versions() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## Limits and security") :]

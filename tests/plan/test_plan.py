@@ -436,9 +436,12 @@ def test_cost_delta_against_a_recorded_base_uses_the_base_prices() -> None:
 
 
 def test_cost_of_existing_nodes_is_not_priced() -> None:
-    """Existing nodes (no instance type) are not priced and do not make totals unknown."""
+    """Existing nodes (no instance type) are not priced: their cost and every total they are
+    part of is unknown, never $0 (they are not in the catalog's unpriced list either)."""
     nodes = node_pool(instance=None, price=None, on_demand=None)
     report = plan.cost(graph(), graph(nodes, cloud="kubernetes"), None)
     assert report.pools[0].existing_nodes
-    assert report.hourly == plan.ZERO
+    assert report.hourly == report.on_demand_hourly == plan.MinMax(None, None)
+    assert report.delta_monthly == plan.MinMax(None, None)
+    assert report.base_hourly == plan.ZERO  # the empty base costs nothing
     assert report.unpriced == ()

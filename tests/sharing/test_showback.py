@@ -98,6 +98,7 @@ def node(name: str, pool: str) -> list[dict[str, str]]:
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.yaml"))
 
 
+@pytest.mark.cloud_sdks  # the PrometheusRule CRD check (tests.manifests) uses kubernetes-validate
 @pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.stem)
 def test_every_rendered_rule_file_passes_promtool_check(path: Path, tmp_path: Path) -> None:
     manifest = rule_manifest(with_prometheus(load_stack(path)))

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gpupool.errors import InputError
 from gpupool.spec import load
@@ -119,3 +120,31 @@ def test_directory_fifo_missing_and_symlink_loop_are_input_errors(tmp_path: Path
     loop.symlink_to(loop)
     with pytest.raises(InputError, match="cannot be read"):
         validate_file(loop)
+
+
+class _LibyamlRefusesDeepNesting(yaml.SafeLoader):
+    """Stands in for libyaml 0.2.6 (PyYAML 6.0.4's wheels), which refuses 1,000 levels itself.
+
+    yaml/libyaml commit 51843fe ("Limit depth of nesting by default", in 0.2.6): the scanner
+    raises "while increasing flow level / exceeded maximum nesting depth" before it yields the
+    events, so gpupool's composer never reaches its own MAX_DEPTH on that loader.
+    """
+
+    def get_event(self) -> yaml.Event:
+        mark = yaml.Mark("<unicode string>", 1002, 0, 1002, None, None)
+        raise yaml.scanner.ScannerError(
+            "while increasing flow level", mark, "exceeded maximum nesting depth", mark
+        )
+
+    def check_event(self, *choices: type) -> bool:
+        return bool(self.get_event())
+
+
+def test_deep_nesting_is_too_deep_whatever_libyaml_refuses_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A libyaml that stops deep nesting itself still gives gpupool's yaml.too-deep."""
+    monkeypatch.setattr(load, "_Loader", _LibyamlRefusesDeepNesting)
+    assert codes("a: " + "[" * 10_000 + "]" * 10_000) == ["yaml.too-deep"]
+    # a real syntax error is still one, found again by the pure-Python parser
+    assert codes("a: [\n") == ["yaml.syntax"]

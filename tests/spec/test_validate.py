@@ -81,3 +81,35 @@ def test_marker_parser_reads_several_markers_on_one_line(tmp_path: Path) -> None
     f = tmp_path / "x.yaml"
     f.write_text("a: 1  # ERROR: One thing; WARNING: Other thing\n", encoding="utf-8")
     assert expected(f) == {(1, "error", "One thing"), (1, "warning", "Other thing")}
+
+
+SCHEMA_AND_GPU = FIXTURES / "invalid" / "schema-and-gpu-errors.yaml"
+
+
+def test_a_schema_error_in_one_pool_does_not_hide_the_gpu_checks_of_another() -> None:
+    """Schema mistake in pool 0, MIG layout that does not fit in pool 1: both, in file order."""
+    result = validate_file(SCHEMA_AND_GPU)
+    assert [(d.code, d.path[:2]) for d in result.diagnostics] == [
+        ("schema.unknown-key", ("pools", 0)),
+        ("mig.layout-does-not-fit", ("pools", 1)),
+    ]
+    assert result.stack is None
+
+
+def test_checks_of_valid_parts_keep_their_own_index_and_skip_what_depends_on_broken_parts(
+    tmp_path: Path,
+) -> None:
+    """Pool 1 broken: pool 2's finding keeps its index; a tenant of the broken pool is not
+    reported as naming an unknown pool; a top-level schema error still stops the checks."""
+    text = SCHEMA_AND_GPU.read_text(encoding="utf-8")
+    # a valid pool first, so the broken pool and the MIG pool are pools 1 and 2
+    first = "pools:\n  - name: ok\n    instanceType: g6.2xlarge\n    nodes: {min: 1, max: 1}\n"
+    f = tmp_path / "s.yaml"
+    f.write_text(text.replace("pools:\n", first, 1), encoding="utf-8")
+    result = validate_file(f)
+    assert [(d.code, d.path[:2]) for d in result.diagnostics] == [
+        ("schema.unknown-key", ("pools", 1)),
+        ("mig.layout-does-not-fit", ("pools", 2)),
+    ]
+    f.write_text(text.replace("cluster: ml-prod", "cluster: 7"), encoding="utf-8")
+    assert {d.code for d in validate_file(f).diagnostics} == {"schema.type", "schema.unknown-key"}

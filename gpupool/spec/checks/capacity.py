@@ -1,7 +1,8 @@
 """Tenant quotas against pool capacity (docs/stack-file.md, Tenants).
 
 The quotas of the tenants sharing a set of pools must fit what those pools hold at nodes.max
-(error) and should at nodes.min (warning).
+(error) and should at nodes.min (warning). The diagnostic sits on the quota of the tenant, in file
+order, whose quota takes the sum past the capacity: the part that overflows.
 
 Pools are grouped by the tenants that span them, so a tenant allowed on two pools is checked
 against both together; when every tenant names one pool this is exactly the per-pool rule.
@@ -36,6 +37,16 @@ def _groups(stack: Stack) -> list[tuple[set[str], list[Tenant]]]:
     return [g for g in groups.values() if g[1]]
 
 
+def _first_over(tenants: list[Tenant], capacity: int) -> Tenant:
+    """Return the tenant (in file order) whose quota takes the running sum past ``capacity``."""
+    total = 0.0
+    for t in tenants:
+        total += t.quota_gpus or 0
+        if total > capacity:
+            return t
+    return tenants[-1]
+
+
 def run(stack: Stack) -> list[Diagnostic]:
     """Check that tenant quotas fit their pools at max (error) and at min (warning)."""
     out: list[Diagnostic] = []
@@ -51,28 +62,30 @@ def run(stack: Stack) -> list[Diagnostic]:
         at_max = sum(p.nodes.max * p.gpus_per_node for p in members)
         at_min = sum(p.nodes.min * p.gpus_per_node for p in members)
         total = sum(t.quota_gpus or 0 for t in tenants)
-        last = tenants[-1]
-        where = (*last.path, "quota", "gpus")
         names = ", ".join(sorted(pools))
         who = ", ".join(f"{t.name} {t.quota_gpus:g}" for t in tenants)
         if total > at_max:
+            over = _first_over(tenants, at_max)
             out.append(
                 error(
                     "capacity.quota-exceeds-max",
                     "Quotas exceed pool capacity",
                     f"Quotas on {names} add up to {total:g} GPUs ({who}) but the pools hold at "
-                    f"most {at_max} GPUs at nodes.max. Lower the quotas or raise nodes.max.",
-                    where,
+                    f"most {at_max} GPUs at nodes.max; tenant {over.name}'s quota is where they "
+                    "pass it. Lower the quotas or raise nodes.max.",
+                    (*over.path, "quota", "gpus"),
                 )
             )
         elif total > at_min:
+            over = _first_over(tenants, at_min)
             out.append(
                 warning(
                     "capacity.quota-exceeds-min",
                     "Quotas exceed capacity at nodes.min",
                     f"Quotas on {names} add up to {total:g} GPUs ({who}) but the pools hold "
-                    f"{at_min} GPUs at nodes.min; guarantees hold only after scale-up.",
-                    where,
+                    f"{at_min} GPUs at nodes.min (passed at tenant {over.name}'s quota); "
+                    "guarantees hold only after scale-up.",
+                    (*over.path, "quota", "gpus"),
                 )
             )
     return out

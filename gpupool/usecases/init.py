@@ -1,0 +1,126 @@
+"""``gpupool init``: a commented starter stack for a cloud and a GPU, that validates as written.
+
+This module picks what the starter holds (the cloud's placeholders from its plug-in, the
+catalog's smallest and cheapest instance type carrying the GPU where the catalog lists the
+cloud's instances), has ``views.init`` write the text, validates that text, and writes the file
+only where none exists (never overwriting, even in a race: the file is created exclusively).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpupool import catalog, clouds
+from gpupool.catalog import GpuModel, InstanceType
+from gpupool.clouds import Cloud
+from gpupool.errors import InputError
+from gpupool.resources import schema_path
+from gpupool.spec.validate import validate_text
+from gpupool.views import init as view
+
+#: The GPU a starter gets when none is named, where the cloud's catalog has it.
+DEFAULT_GPU = "L4"
+
+
+@dataclass(frozen=True)
+class Starter:
+    """What a starter stack holds."""
+
+    cloud: Cloud
+    gpu: GpuModel
+    instance: InstanceType | None  # None where pools declare their GPUs
+    name: str  # metadata.name
+    pool: str
+    schema: str  # the schema line's path, relative to the stack file
+
+
+def _stack_name(path: Path) -> str:
+    """Return a stack name (a DNS label) made from the file name."""
+    name = re.sub(r"[^a-z0-9-]+", "-", path.stem.lower()).strip("-")[:40].strip("-")
+    return name or "my-stack"
+
+
+def _gpu(name: str | None, cloud: Cloud) -> GpuModel:
+    offered = (
+        {i.gpu for i in catalog.instances(cloud.name)} if cloud.has_instance_catalog else set()
+    )
+    if name is None:
+        name = DEFAULT_GPU if not offered or DEFAULT_GPU in offered else None
+        if name is None:  # the GPU of the cheapest instance type the cloud's catalog lists
+            name = min(catalog.instances(cloud.name), key=_cost).gpu
+    gpu = catalog.gpu(name)
+    if gpu is None:
+        hint = ", ".join(catalog.closest(name, catalog.gpu_names())) or "none close"
+        raise InputError(
+            f"gpupool init: unknown GPU {name!r} (closest: {hint}); "
+            "`gpupool catalog gpus` lists them"
+        )
+    if offered and gpu.name not in offered:
+        raise InputError(
+            f"gpupool init: the catalog lists no {cloud.display} instance type with "
+            f"{gpu.name} GPUs; it has {', '.join(sorted(offered))} "
+            f"(`gpupool catalog instances --cloud {cloud.name}`)"
+        )
+    return gpu
+
+
+def _cost(i: InstanceType) -> tuple[int, float, str]:
+    price = i.price.on_demand_hourly if i.price is not None else None
+    return (i.gpu_count, price if price is not None else float("inf"), i.name)
+
+
+def starter(path: Path, cloud_name: str, gpu_name: str | None) -> Starter:
+    """Choose what the starter stack for ``path`` holds.
+
+    Raises:
+        InputError: the cloud or the GPU is unknown, or the cloud's catalog has no instance
+            type with that GPU.
+
+    """
+    cloud = clouds.find(cloud_name)
+    if cloud is None:
+        raise InputError(
+            f"gpupool init: unknown cloud {cloud_name!r}; one of {', '.join(clouds.names())}"
+        )
+    gpu = _gpu(gpu_name, cloud)
+    instance = None
+    if cloud.has_instance_catalog:
+        # whole GPUs (not a fraction of one) with at least as much host memory as GPU memory
+        # (the host-memory check's ratio for inference), then the fewest GPUs, the cheapest
+        offered = catalog.instances(cloud.name, gpu.name)
+        whole = [i for i in offered if i.gpu_fraction >= 1]
+        roomy = [i for i in whole if i.memory_gib >= i.gpu_count * gpu.memory_gib]
+        instance = min(roomy or whole or offered, key=_cost)
+    pool = re.sub(r"[^a-z0-9-]+", "-", gpu.name.lower()).strip("-")[:30].strip("-") + "-pool"
+    schema = os.path.relpath(schema_path(), path.absolute().parent)
+    return Starter(cloud, gpu, instance, _stack_name(path), pool, Path(schema).as_posix())
+
+
+def init(path: Path, cloud_name: str, gpu_name: str | None = None) -> Starter:
+    """Write the starter stack to ``path``, which must not exist yet; return what it holds.
+
+    Raises:
+        InputError: ``path`` exists (it is never overwritten) or cannot be written, or
+            ``starter`` refused the cloud or the GPU.
+
+    """
+    chosen = starter(path, cloud_name, gpu_name)
+    text = view.stack_text(chosen)
+    result = validate_text(text, str(path))
+    if not result.valid:  # a bug in gpupool, not in the user's input: say what broke
+        problems = "; ".join(f"{d.code}: {d.summary}" for d in result.diagnostics if d.is_error)
+        raise InputError(f"gpupool init: the starter stack does not validate ({problems})")
+    if path.exists() or path.is_symlink():
+        raise InputError(f"{path}: already exists; gpupool init never overwrites a file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "x", encoding="utf-8") as fh:
+            fh.write(text)
+    except FileExistsError:
+        raise InputError(f"{path}: already exists; gpupool init never overwrites a file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be written ({exc.strerror or exc})") from None
+    return chosen
