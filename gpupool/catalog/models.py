@@ -94,13 +94,18 @@ class GpuModel:
         name: Canonical name in NVIDIA product style, e.g. ``A100-SXM4-80GB``, ``L4``.
         aliases: Other names users and tools write (``A100-80GB``, ``nvidia-a100-80gb``).
         memory_gib: Nominal GPU memory in GiB.
-        compute_capability: CUDA compute capability as a string, e.g. ``"8.0"``.
+        compute_capability: CUDA compute capability as a string, e.g. ``"8.0"``; empty when
+            unknown (a declared GPU).
         nvlink: Whether the part has NVLink links (SXM, or a PCIe card with bridge connectors).
         bf16_tflops: Dense BF16 tensor TFLOPS; None when unsupported or unknown.
         fp16_tflops: Dense FP16 tensor TFLOPS; None when unknown.
         product_label: GPU Feature Discovery's ``nvidia.com/gpu.product`` value (best effort).
         gke_accelerator: GKE/Compute Engine accelerator type, or None when GCP has none.
         mig: MIG geometry, or None when the model does not support MIG.
+        pci_device_ids: PCI device ids (vendor 0x10DE) as mig-parted's ``device-filter`` writes
+            them without the vendor, e.g. ``0x2330``; empty where the catalog has none.
+        catalogued: False for a GPU a stack declares itself (``declared_gpu``): only its name,
+            memory and MIG profile names are known, so gpupool cannot check more.
 
     """
 
@@ -114,6 +119,8 @@ class GpuModel:
     product_label: str
     gke_accelerator: str | None
     mig: MigGeometry | None
+    pci_device_ids: tuple[str, ...] = ()
+    catalogued: bool = True
 
     @property
     def mig_capable(self) -> bool:
@@ -127,9 +134,12 @@ class GpuModel:
             version: A compute capability such as ``"7.5"``.
 
         Returns:
-            True when this model's compute capability is at least ``version``.
+            True when this model's compute capability is at least ``version``; False when it
+            is unknown (a declared GPU).
 
         """
+        if not self.compute_capability:
+            return False
         return _version_tuple(self.compute_capability) >= _version_tuple(version)
 
 

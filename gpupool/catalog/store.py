@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
@@ -128,7 +129,12 @@ def _gpu_catalog() -> tuple[GpuModel, ...]:
     models: list[GpuModel] = []
     for row in payload["gpus"]:
         where = f"gpus.json {row.get('name')}"
-        _keys(row, _names(GpuModel), where, "note")
+        optional = ("pci_device_ids", "catalogued")
+        required = [n for n in _names(GpuModel) if n not in optional]
+        _keys(row, required, where, "note", "pci_device_ids")
+        pci = tuple(str(d) for d in row.get("pci_device_ids", ()))
+        if any(not re.fullmatch(r"0x[0-9A-F]{4}", d) for d in pci):
+            raise CatalogDataError(f"{where}: PCI device ids are written 0x2330, got {pci}")
         models.append(
             GpuModel(
                 name=str(row["name"]),
@@ -141,6 +147,7 @@ def _gpu_catalog() -> tuple[GpuModel, ...]:
                 product_label=str(row["product_label"]),
                 gke_accelerator=row["gke_accelerator"],
                 mig=_mig(row["mig"], f"{where} mig"),
+                pci_device_ids=pci,
             )
         )
     return tuple(models)
@@ -176,6 +183,92 @@ def gpu(name: str) -> GpuModel | None:
 
     """
     return _gpu_index().get(_normalize(name))
+
+
+@cache
+def _pci_index() -> dict[str, GpuModel]:
+    """Every PCI device id the catalog lists, upper-cased, to its model."""
+    index: dict[str, GpuModel] = {}
+    for model in _gpu_catalog():
+        for device in model.pci_device_ids:
+            other = index.setdefault(device, model)
+            if other is not model:
+                raise CatalogDataError(f"gpus.json: {device} names {other.name} and {model.name}")
+    return index
+
+
+def gpu_by_pci_id(device_id: str) -> GpuModel | None:
+    """Return the GPU model with PCI device id ``device_id``, or None.
+
+    Args:
+        device_id: The id as mig-parted's ``device-filter`` writes it, with or without the
+            NVIDIA vendor suffix and in any case: ``0x233010DE``, ``0x2330``, ``2330``.
+
+    Returns:
+        The model, or None when the catalog lists no GPU with that id.
+
+    """
+    text = device_id.strip().upper().removeprefix("0X")
+    if len(text) == 8 and text.endswith("10DE"):
+        text = text[:4]
+    return _pci_index().get(f"0x{text}")
+
+
+_PROFILE_NAME = re.compile(r"(\d+)g\.(\d+)gb([+-][a-z.]+)?")
+
+
+def declared_gpu(name: str, memory_gib: float, mig_profiles: Iterable[str] = ()) -> GpuModel:
+    """Build the model of a GPU the catalog lacks, from what a stack declares of it.
+
+    Only the name, memory and MIG profile names are known: compute capability, TFLOPS and
+    interconnect are unknown, and a declared MIG profile has no known maximum or placements
+    (``max_count`` 0, no placements), so layouts on it can be checked only by profile name.
+
+    Args:
+        name: The model name the stack writes.
+        memory_gib: Memory of one GPU in GiB.
+        mig_profiles: MIG profile names (``1g.12gb``, ``3g.48gb+me``); none when the GPU has
+            no MIG.
+
+    Returns:
+        A ``GpuModel`` with ``catalogued`` false.
+
+    Raises:
+        ValueError: A profile name is not ``<g>g.<m>gb`` with an optional attribute.
+
+    """
+    profiles: list[MigProfile] = []
+    for profile in mig_profiles:
+        match = _PROFILE_NAME.fullmatch(profile.strip().lower())
+        if match is None:
+            raise ValueError(f"{profile!r} is not a MIG profile name such as 1g.12gb")
+        profiles.append(
+            MigProfile(
+                name=profile.strip(),
+                compute_slices=int(match.group(1)),
+                memory_slots=0,
+                memory_gib=float(match.group(2)),
+                max_count=0,
+                placements=(),
+            )
+        )
+    geometry = None
+    if profiles:
+        slices = max(p.compute_slices for p in profiles)
+        geometry = MigGeometry(compute_slices=slices, memory_slots=0, profiles=tuple(profiles))
+    return GpuModel(
+        name=name,
+        aliases=(),
+        memory_gib=float(memory_gib),
+        compute_capability="",
+        nvlink=False,
+        bf16_tflops=None,
+        fp16_tflops=None,
+        product_label=name,
+        gke_accelerator=None,
+        mig=geometry,
+        catalogued=False,
+    )
 
 
 def gpus() -> tuple[GpuModel, ...]:

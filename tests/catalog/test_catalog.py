@@ -157,9 +157,13 @@ def test_mig_profiles_fit_their_geometry() -> None:
             assert profile.compute_slices * profile.max_count <= geometry.compute_slices
             for start in profile.placements:
                 assert start >= 0 and start + profile.memory_slots <= geometry.memory_slots
-            size_gb = int(re.fullmatch(r"\d+g\.(\d+)gb(\+me)?", profile.name).group(1))
+            named = re.fullmatch(r"\d+g\.(\d+)gb([+-](me|me\.all|gfx))?", profile.name)
+            assert named is not None, profile.name
+            size_gb = int(named.group(1))
             assert profile.memory_gib == size_gb
-            assert profile.memory_gib <= model.memory_gib
+            # drivers round: GB200's 7g.189gb sits on a part sold as 186 GB (mig-parted
+            # config-default names both 7g.186gb and 7g.189gb)
+            assert profile.memory_gib <= model.memory_gib * 1.02
 
 
 def test_every_profile_fits_alone_at_its_max_count() -> None:
@@ -334,7 +338,7 @@ def test_gpu_lookup_by_alias(spelling: str, canonical: str) -> None:
 def test_gpu_lookup_unknown_and_ambiguous() -> None:
     """Unknown and ambiguous names (plain A100) return None rather than a guess."""
     assert catalog.gpu("A100") is None
-    assert catalog.gpu("RTX 4090") is None
+    assert catalog.gpu("RTX 3090") is None
 
 
 def test_every_alias_resolves_to_its_model() -> None:

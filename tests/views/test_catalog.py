@@ -74,7 +74,7 @@ def test_gpus_text_lists_models_and_source() -> None:
     text = format_gpus(catalog.gpus(), "text")
     row = next(line for line in text.splitlines() if line.startswith("A100-SXM4-80GB")).split()
     assert row[1:3] == ["80", "8.0"]
-    assert "7 profiles" in text and "unknown profiles" in text
+    assert "7 profiles" in text and "11 profiles (4 slices)" in text  # RTX PRO 6000
     assert "Data: gpus as of" in text
 
 
