@@ -113,7 +113,7 @@ def test_every_configuration_validates_in_a_stack() -> None:
     for config, index, entry in ENTRIES:
         pools = [(model, entry["mig-devices"]) for model in _targets(entry)]
         result = validate_text(_stack(config, pools), f"{config}-{index}.yaml")
-        errors = [d for d in result.diagnostics if d.severity == "error"]
+        errors = [d for d in result.diagnostics if d.is_error]
         mig = [d for d in result.diagnostics if d.code.startswith(("mig.", "schema."))]
         if errors or mig:
             failures.append((config, index, [(d.code, d.summary) for d in errors + mig]))
@@ -160,4 +160,4 @@ def test_a_profile_over_its_maximum_is_still_refused() -> None:
     assert not catalog.fit_layout(rtx, {"1g.24gb+me.all": 1, "1g.24gb+me": 1}).ok
     assert not catalog.fit_layout(rtx, {"2g.48gb": 2, "1g.24gb": 1}).ok
     result = validate_text(_stack("over", [(gb300, {"3g.139gb": 3})]), "over.yaml")
-    assert [d.code for d in result.diagnostics if d.severity == "error"] == ["mig.too-many"]
+    assert [d.code for d in result.diagnostics if d.is_error] == ["mig.too-many"]

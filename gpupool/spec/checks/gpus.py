@@ -1,8 +1,8 @@
 """Rules that need GPU facts.
 
-Catalog names, MIG geometry and placement, host memory below its workload's band
-(``gpupool.spec.checks.advice`` owns the bands and the same-GPU suggestion) and interconnect for
-compact placement.
+Catalog names (and GPUs an existing-cluster pool declares that the catalog lacks), MIG geometry
+and placement, host memory below its workload's band (``gpupool.spec.checks.advice`` owns the
+bands and the same-GPU suggestion) and interconnect for compact placement.
 """
 
 from __future__ import annotations
@@ -43,18 +43,71 @@ def _names(pool: Pool, stack: Stack) -> list[Diagnostic]:
                 (*pool.path, "instanceType"),
             )
         ]
-    if pool.gpu_model is not None and catalog.gpu(pool.gpu_model) is None:
-        known = [g.name for g in catalog.gpus()]
-        close = catalog.closest(pool.gpu_model, known)
+    if pool.gpu_model is not None:
+        return _declared(pool, stack)
+    return []
+
+
+def _declared(pool: Pool, stack: Stack) -> list[Diagnostic]:
+    """Check a declared GPU model: a catalog one, or (existing clusters) one with its memory."""
+    model = str(pool.gpu_model)
+    known = catalog.gpu(model)
+    extras = [
+        k
+        for k, v in (
+            ("memoryGiB", pool.declared_gpu_memory_gib),
+            ("migProfiles", pool.declared_mig_profiles),
+        )
+        if v
+    ]
+    if known is not None:
+        if not extras:
+            return []
         return [
             error(
-                "catalog.unknown-gpu",
-                f"Unknown GPU model '{pool.gpu_model}'",
-                f"Closest: {', '.join(close)}. See: gpupool catalog gpus.",
+                "catalog.gpu-already-known",
+                f"The catalog knows {known.name}",
+                f"gpupool takes {known.name}'s memory ({known.memory_gib:g} GiB) and MIG "
+                f"profiles from its catalog; remove gpu.{' and gpu.'.join(extras)}.",
+                (*pool.path, "gpu", extras[0]),
+                anchor="key",
+            )
+        ]
+    close = ", ".join(catalog.closest(model, [g.name for g in catalog.gpus()]))
+    existing = not stack.cloud.provisions
+    if existing and pool.declared_gpu_memory_gib is not None:
+        mig = (
+            " MIG layouts are checked against the declared profiles by name only (no maxima "
+            "or placements)."
+            if pool.declared_mig_profiles
+            else ""
+        )
+        return [
+            warning(
+                "catalog.uncatalogued-gpu",
+                f"GPU '{model}' is not in the catalog, so gpupool checks only what is declared",
+                f"gpupool takes {pool.declared_gpu_memory_gib:g} GiB per GPU as declared; its "
+                "compute capability, TFLOPS and interconnect are unknown, so client limits and "
+                f"the plan's TFLOPS go unchecked.{mig} If it is a catalog GPU under another "
+                f"name, use that name (closest: {close}).",
                 (*pool.path, "gpu", "model"),
             )
         ]
-    return []
+    how = (
+        " To use a GPU the catalog lacks, declare its memory: gpu: {model, count, memoryGiB} "
+        "(and migProfiles if it has MIG)."
+        if existing
+        else f" On {stack.cloud.display} the GPU must be a catalog GPU; declaring one the "
+        "catalog lacks is for existing clusters (cloud kubernetes)."
+    )
+    return [
+        error(
+            "catalog.unknown-gpu",
+            f"Unknown GPU model '{model}'",
+            f"Closest: {close}. See: gpupool catalog gpus.{how}",
+            (*pool.path, "gpu", "model"),
+        )
+    ]
 
 
 def _mig(pool: Pool) -> list[Diagnostic]:
@@ -65,12 +118,15 @@ def _mig(pool: Pool) -> list[Diagnostic]:
     layout_path = (*pool.path, "sharing", kind.section or "", "layout")
     if gpu.mig is None:
         capable = [g.name for g in catalog.gpus() if g.mig is not None]
+        declare = (
+            " If it has MIG, declare its profiles: gpu.migProfiles." if not gpu.catalogued else ""
+        )
         return [
             error(
                 "mig.not-capable",
                 f"{gpu.name} does not support MIG",
                 f"MIG needs one of: {', '.join(capable)}. Use time-slicing, mps or fractional "
-                "on this GPU, or pick a MIG-capable instance type.",
+                f"on this GPU, or pick a MIG-capable instance type.{declare}",
                 (*pool.path, "sharing", "mode"),
             )
         ]
@@ -90,7 +146,7 @@ def _mig(pool: Pool) -> list[Diagnostic]:
                     anchor="key",
                 )
             )
-        elif count > prof.max_count:
+        elif count > prof.max_count and gpu.catalogued:
             out.append(
                 error(
                     "mig.too-many",
@@ -100,8 +156,8 @@ def _mig(pool: Pool) -> list[Diagnostic]:
                     (*layout_path, name),
                 )
             )
-    if out:
-        return out
+    if out or not gpu.catalogued:
+        return out  # a declared GPU's maxima and placements are unknown (its warning says so)
     slices = sum(geo.profile(n).compute_slices * c for n, c in pool.sharing.mig_layout)  # type: ignore[union-attr]
     if slices > geo.compute_slices:
         return [
@@ -184,7 +240,7 @@ def run(stack: Stack) -> list[Diagnostic]:
     for pool in stack.pools:
         names = _names(pool, stack)
         out += names
-        if names:
+        if any(d.is_error for d in names):
             continue
         out += _mig(pool)
         out += _memory_ratio(pool, stack)
