@@ -80,6 +80,8 @@ def _cmd_catalog(args: argparse.Namespace) -> int:
 
     if args.what == "gpus":
         sys.stdout.write(view.format_gpus(catalog.gpus(args.gpu), args.format))
+    elif args.what == "regions":
+        sys.stdout.write(view.format_regions(catalog.regions(args.cloud), args.format))
     else:
         found = catalog.instances(args.cloud, args.gpu)
         sys.stdout.write(view.format_instances(found, args.format))
@@ -322,8 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schema", help="print the stack JSON Schema")
     p.set_defaults(handler=_cmd_schema)
 
-    p = sub.add_parser("catalog", help="list known GPUs or instance types with prices")
-    p.add_argument("what", choices=("gpus", "instances"))
+    p = sub.add_parser("catalog", help="list known GPUs, instance types with prices, or regions")
+    p.add_argument("what", choices=("gpus", "instances", "regions"))
     p.add_argument("--cloud", choices=INSTANCE_CLOUDS, help="one cloud")
     p.add_argument("--gpu", metavar="MODEL", help="only this GPU model (aliases accepted)")
     _formats(p)

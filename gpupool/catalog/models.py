@@ -183,6 +183,8 @@ class Price:
         currency: Always ``"USD"``.
         on_demand_hourly: On-demand price per hour, or None when unknown.
         spot_hourly: A spot price sample per hour, or None when unknown or unsupported.
+        source: Where these numbers come from (file and commit, API, page).
+        as_of: When they were read or generated (ISO 8601 date).
 
     """
 
@@ -190,6 +192,8 @@ class Price:
     currency: str
     on_demand_hourly: float | None
     spot_hourly: float | None
+    source: str = ""
+    as_of: str = ""
 
 
 @dataclass(frozen=True)
@@ -208,6 +212,8 @@ class InstanceType:
         price: Hourly prices.
         gpu_fraction: Share of one GPU a fractional (vGPU) size gets, 1.0 otherwise.
         accelerator: The cloud's accelerator type for the GPUs (GCP guest accelerators), or None.
+        regions: The regions the type is offered in, where the catalog knows them; empty when
+            it does not (nothing is then checked).
 
     """
 
@@ -222,6 +228,7 @@ class InstanceType:
     price: Price
     gpu_fraction: float = 1.0
     accelerator: str | None = None
+    regions: tuple[str, ...] = ()
     gpu_memory_gib: float = 0.0  # memory of one whole GPU of model ``gpu``, set by the loader
 
     @property
@@ -246,6 +253,8 @@ class CloudFacts:
         spot_notice_seconds: Seconds between the interruption notice and the stop, or None.
         reference_region: Region the catalog's prices are for, or None.
         display_name: Human name for reports.
+        regions: The cloud's region names; empty where the catalog has no confirmed list
+            (then a stack's region is not checked).
 
     """
 
@@ -255,6 +264,7 @@ class CloudFacts:
     spot_notice_seconds: int | None
     reference_region: str | None
     display_name: str = ""
+    regions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,8 @@ from gpupool.catalog.models import (
 INSTANCE_CLOUDS: tuple[str, ...] = ("aws", "gcp", "azure", "volcengine")
 """Clouds with an ``instances-<cloud>.json`` file, in report order."""
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
 _FILES: tuple[str, ...] = ("gpus", *(f"instances-{c}" for c in INSTANCE_CLOUDS), "clouds")
 
 
@@ -283,9 +285,9 @@ def gpu_names() -> tuple[str, ...]:
 
 def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceType:
     """Build one instance type from its JSON row."""
-    derived = ("gpu_fraction", "accelerator", "gpu_memory_gib")  # optional, or set here
+    derived = ("gpu_fraction", "accelerator", "gpu_memory_gib", "regions")  # optional, or set here
     required = [n for n in _names(InstanceType) if n not in derived]
-    _keys(row, required, where, "gpu_fraction", "accelerator", "note")
+    _keys(row, required, where, "gpu_fraction", "accelerator", "regions", "note")
     if row["cloud"] != cloud_name:
         raise CatalogDataError(f"{where}: cloud {row['cloud']!r} in the {cloud_name} file")
     model = gpu(str(row["gpu"]))
@@ -306,7 +308,9 @@ def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceTy
     direct = link.get("gpudirect") or {}
     if direct:
         _keys(direct, ("protocol", "nics"), f"{where} gpudirect")
-    _keys(price, _names(Price), f"{where} price")
+    _keys(price, _names(Price), f"{where} price")  # every row names its source and date
+    if not str(price["source"]).strip() or not _DATE.fullmatch(str(price["as_of"])):
+        raise CatalogDataError(f"{where} price: needs a source and an as_of date (YYYY-MM-DD)")
     fraction = _positive(row.get("gpu_fraction", 1.0), where)
     if fraction > 1.0:
         raise CatalogDataError(f"{where}: gpu_fraction above 1")
@@ -333,7 +337,10 @@ def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceTy
             currency=str(price["currency"]),
             on_demand_hourly=_optional_positive(price["on_demand_hourly"], f"{where} price"),
             spot_hourly=_optional_positive(price["spot_hourly"], f"{where} price"),
+            source=str(price["source"]),
+            as_of=str(price["as_of"]),
         ),
+        regions=tuple(str(r) for r in row.get("regions", ())),
         gpu_fraction=fraction,
         accelerator=row.get("accelerator"),
     )
@@ -399,7 +406,9 @@ def _cloud_catalog() -> dict[str, CloudFacts]:
     facts: dict[str, CloudFacts] = {}
     for row in payload["clouds"]:
         where = f"clouds.json {row.get('name')}"
-        _keys(row, [n for n in _names(CloudFacts) if n != "display_name"], where, "display_name")
+        optional = ("display_name", "regions")
+        required = [n for n in _names(CloudFacts) if n not in optional]
+        _keys(row, required, where, *optional)
         notice = row["spot_notice_seconds"]
         facts[str(row["name"])] = CloudFacts(
             name=str(row["name"]),
@@ -408,6 +417,7 @@ def _cloud_catalog() -> dict[str, CloudFacts]:
             spot_notice_seconds=None if notice is None else _integer(notice, where),
             reference_region=row["reference_region"],
             display_name=str(row.get("display_name", row["name"])),
+            regions=tuple(str(r) for r in row.get("regions", ())),
         )
     return facts
 

@@ -1,9 +1,9 @@
-"""``gpupool catalog``: the known GPU models and instance types, filtered by cloud and GPU."""
+"""``gpupool catalog``: known GPU models, instance types and regions, by cloud and GPU."""
 
 from __future__ import annotations
 
 from gpupool import catalog
-from gpupool.catalog import GpuModel, InstanceType
+from gpupool.catalog import CloudFacts, GpuModel, InstanceType
 from gpupool.errors import InputError
 
 
@@ -37,3 +37,12 @@ def instances(cloud: str | None, gpu: str | None) -> tuple[InstanceType, ...]:
     if gpu and catalog.gpu(gpu) is None:
         raise _unknown(gpu)
     return tuple(catalog.instances(cloud, gpu))
+
+
+def regions(cloud: str | None) -> tuple[CloudFacts, ...]:
+    """Return the facts (with region lists) of ``cloud``, or of every cloud that provisions."""
+    return tuple(
+        c
+        for c in catalog.clouds()
+        if c.name == cloud or (cloud is None and c.name in catalog.INSTANCE_CLOUDS)
+    )

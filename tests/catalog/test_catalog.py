@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -387,3 +389,64 @@ def test_malformed_data_is_rejected() -> None:
         store._keys({"name": "x", "nmae": "y"}, ("name",), "test row")
     with pytest.raises(catalog.CatalogDataError, match="positive"):
         store._positive(0, "test row")
+
+
+# ---------------------------------------------------------------- prices and regions
+
+
+def test_every_price_row_names_its_source_and_date() -> None:
+    """Each instance row carries its own price source and as-of date; no price is $0."""
+    for entry in catalog.instances():
+        price = entry.price
+        assert price.source.strip(), entry.name
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", price.as_of), entry.name
+        for value in (price.on_demand_hourly, price.spot_hourly):
+            assert value is None or value > 0, entry.name
+
+
+def test_spot_prices_of_the_l4_g6_family_are_known() -> None:
+    """Every g6 size has a us-east-1 spot sample below its on-demand price."""
+    sizes = [e for e in catalog.instances(cloud="aws") if e.name.startswith("g6.")]
+    assert len(sizes) == 8
+    for entry in sizes:
+        od, spot = entry.price.on_demand_hourly, entry.price.spot_hourly
+        assert od is not None and spot is not None and spot < od, entry.name
+
+
+def test_gcp_a2_ultragpu_and_a3_have_prices() -> None:
+    """The GKE example's a2-ultragpu and a3 sizes are priced, on-demand and spot."""
+    for name in ("a2-ultragpu-1g", "a2-ultragpu-8g", "a3-highgpu-8g", "a3-megagpu-8g"):
+        entry = catalog.instance("gcp", name)
+        assert entry is not None and entry.price.on_demand_hourly and entry.price.spot_hourly
+
+
+def test_reference_regions_and_instance_regions_are_cloud_regions() -> None:
+    """Each cloud's reference region is one of its regions, as is every listed offer region."""
+    for facts in catalog.clouds():
+        if facts.regions:
+            assert facts.reference_region in facts.regions, facts.name
+            assert len(set(facts.regions)) == len(facts.regions), facts.name
+        for entry in catalog.instances(cloud=facts.name):
+            assert set(entry.regions) <= set(facts.regions), entry.name
+            if entry.regions:
+                assert entry.price.region in entry.regions, entry.name
+    assert not catalog.cloud("volcengine").regions  # no confirmed list
+
+
+def test_aws_regions_are_botocore_endpoint_regions() -> None:
+    """The AWS list is botocore's endpoints.json (aws, aws-cn, aws-us-gov partitions)."""
+    botocore = pytest.importorskip("botocore")
+    endpoints = json.loads(
+        (Path(botocore.__file__).parent / "data" / "endpoints.json").read_text(encoding="utf-8")
+    )
+    wanted = {
+        region
+        for partition in endpoints["partitions"]
+        if partition["partition"] in ("aws", "aws-cn", "aws-us-gov")
+        for region in partition["regions"]
+    }
+    # a newer botocore may know newer regions; every catalog region must be one it knows
+    assert set(catalog.cloud("aws").regions) <= wanted
+    assert {"us-east-1", "eu-west-1", "cn-north-1", "us-gov-west-1"} <= set(
+        catalog.cloud("aws").regions
+    )
