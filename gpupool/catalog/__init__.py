@@ -4,12 +4,15 @@ What it holds (JSON files in ``gpupool/catalog/data/``, each with its sources, a
 notes on where sources disagreed):
 
 - GPU models: memory, compute capability, NVLink, dense BF16/FP16 TFLOPS, the GPU Feature
-  Discovery product label, the GKE accelerator type, and for MIG-capable parts the full profile
-  table with per-profile limits and allowed placements;
-- instance types per cloud (AWS, GCP, Azure; Volcengine has none yet): GPU model and count,
-  vCPU, host RAM, NVLink/NVSwitch/EFA/InfiniBand, and hourly prices in a reference region;
-- cloud facts: whether node pools take spot capacity, whether they take a spot bid, and how
-  much notice an interruption gives.
+  Discovery product label, the GKE accelerator type, the PCI device ids mig-parted filters by,
+  and for MIG-capable parts the full profile table with per-profile limits and allowed
+  placements; ``declared_gpu`` builds the model of a GPU a stack declares that the catalog lacks;
+- instance types per cloud (AWS, GCP, Azure; Volcengine only where its specs have a source, with
+  a confidence grade): GPU model and count, vCPU, host RAM, NVLink/NVSwitch/EFA/InfiniBand, the
+  regions offering it where known, and hourly prices in a reference region, each row with its
+  own price source and as-of date;
+- cloud facts: the cloud's regions, whether node pools take spot capacity, whether they take a
+  spot bid, and how much notice an interruption gives.
 
 Typical use::
 

@@ -214,6 +214,9 @@ class InstanceType:
         accelerator: The cloud's accelerator type for the GPUs (GCP guest accelerators), or None.
         regions: The regions the type is offered in, where the catalog knows them; empty when
             it does not (nothing is then checked).
+        confidence: How strong the row's sources are where they are not the cloud's own
+            catalog (Volcengine: ``A`` its own docs or repositories, ``B`` ByteDance-affiliated
+            open source, ``C`` third-party observations); empty for the cloud's own data.
 
     """
 
@@ -229,6 +232,7 @@ class InstanceType:
     gpu_fraction: float = 1.0
     accelerator: str | None = None
     regions: tuple[str, ...] = ()
+    confidence: str = ""
     gpu_memory_gib: float = 0.0  # memory of one whole GPU of model ``gpu``, set by the loader
 
     @property

@@ -285,9 +285,9 @@ def gpu_names() -> tuple[str, ...]:
 
 def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceType:
     """Build one instance type from its JSON row."""
-    derived = ("gpu_fraction", "accelerator", "gpu_memory_gib", "regions")  # optional, or set here
-    required = [n for n in _names(InstanceType) if n not in derived]
-    _keys(row, required, where, "gpu_fraction", "accelerator", "regions", "note")
+    optional = ("gpu_fraction", "accelerator", "regions", "confidence")
+    required = [n for n in _names(InstanceType) if n not in (*optional, "gpu_memory_gib")]
+    _keys(row, required, where, *optional, "note")
     if row["cloud"] != cloud_name:
         raise CatalogDataError(f"{where}: cloud {row['cloud']!r} in the {cloud_name} file")
     model = gpu(str(row["gpu"]))
@@ -341,6 +341,7 @@ def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceTy
             as_of=str(price["as_of"]),
         ),
         regions=tuple(str(r) for r in row.get("regions", ())),
+        confidence=str(row.get("confidence", "")),
         gpu_fraction=fraction,
         accelerator=row.get("accelerator"),
     )

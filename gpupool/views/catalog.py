@@ -224,7 +224,7 @@ def format_instances(instances: Iterable[InstanceType], fmt: str) -> str:
             str(e.vcpus),
             _number(e.memory_gib, 1),
             _interconnect_cell(e),
-            e.price.region,
+            e.price.region or "-",
             _money(e.price.on_demand_hourly),
             _money(e.price.spot_hourly),
             _money(_per_gpu(e)),

@@ -54,7 +54,11 @@ def test_prices_positive_usd_and_spot_below_on_demand() -> None:
     for entry in ALL_INSTANCES:
         price = entry.price
         assert price.currency == "USD"
-        assert price.region == catalog.cloud(entry.cloud).reference_region
+        # a cloud without a reference region (Volcengine) has no prices to place anywhere
+        reference = catalog.cloud(entry.cloud).reference_region
+        assert price.region == (reference or ""), entry.name
+        if reference is None:
+            assert price.on_demand_hourly is None and price.spot_hourly is None, entry.name
         for value in (price.on_demand_hourly, price.spot_hourly):
             assert value is None or value > 0, entry.name
         if price.on_demand_hourly is not None and price.spot_hourly is not None:
@@ -450,3 +454,19 @@ def test_aws_regions_are_botocore_endpoint_regions() -> None:
     assert {"us-east-1", "eu-west-1", "cn-north-1", "us-gov-west-1"} <= set(
         catalog.cloud("aws").regions
     )
+
+
+def test_volcengine_rows_are_only_the_sourced_types() -> None:
+    """Only types whose GPUs, vCPUs and memory all have a source, each with its confidence."""
+    rows = {e.name: e for e in catalog.instances(cloud="volcengine")}
+    assert set(rows) == {"ecs.gni2.3xlarge", "ecs.ebmhpcpni3l.48xlarge"}
+    a10, h20 = rows["ecs.gni2.3xlarge"], rows["ecs.ebmhpcpni3l.48xlarge"]
+    assert (a10.gpu, a10.gpu_count, a10.vcpus, a10.memory_gib, a10.confidence) == (
+        "A10", 1, 14, 56, "C"
+    )
+    assert (h20.gpu, h20.gpu_count, h20.vcpus, h20.memory_gib, h20.confidence) == (
+        "H20", 8, 192, 2048, "B"
+    )
+    assert h20.total_gpu_memory_gib == 8 * 96  # H20-SXM5-96GB, bound to the type
+    for entry in rows.values():
+        assert entry.price.on_demand_hourly is None and entry.price.spot_hourly is None

@@ -24,9 +24,10 @@ def _names(pool: Pool, stack: Stack) -> list[Diagnostic]:
             error(
                 "catalog.volcengine-needs-gpu",
                 f"Declare the GPUs of '{pool.instance_type}'",
-                f"gpupool's catalog lists no {plugin.display} instance types ({plugin.display} "
-                "publishes no static catalog), so say what each node carries: gpu: {model: A10, "
-                "count: 1} and optionally host: {memoryGiB: 120}.",
+                f"gpupool's catalog does not list '{pool.instance_type}' ({plugin.display} "
+                "publishes no static catalog; the catalog lists only the types whose specs have "
+                f"a source: gpupool catalog instances --cloud {cloud}), so say what each node "
+                "carries: gpu: {model: A10, count: 1} and optionally host: {memoryGiB: 120}.",
                 pool.path,
                 anchor="parent",
             )
@@ -44,8 +45,29 @@ def _names(pool: Pool, stack: Stack) -> list[Diagnostic]:
             )
         ]
     if pool.gpu_model is not None:
-        return _declared(pool, stack)
+        return _declared(pool, stack) or _bound(pool)
     return []
+
+
+def _bound(pool: Pool) -> list[Diagnostic]:
+    """Check that GPUs declared on an instance type the catalog knows are the type's own."""
+    inst, declared = pool.instance, catalog.gpu(str(pool.gpu_model))
+    if inst is None or declared is None:
+        return []
+    if declared.name == inst.gpu and pool.declared_gpu_count in (None, inst.gpu_count):
+        return []
+    source = f" (confidence {inst.confidence})" if inst.confidence else ""
+    return [
+        error(
+            "catalog.declared-gpu-differs",
+            f"{inst.name} carries {inst.gpu_count} x {inst.gpu}",
+            f"GPU memory and count are bound to the instance type: the catalog{source} gives "
+            f"{inst.name} {inst.gpu_count} x {inst.gpu}, the pool declares "
+            f"{pool.declared_gpu_count} x {declared.name}. Declare what the type carries, drop "
+            "gpu (the catalog's is used), or pick another instance type.",
+            (*pool.path, "gpu"),
+        )
+    ]
 
 
 def _declared(pool: Pool, stack: Stack) -> list[Diagnostic]:
