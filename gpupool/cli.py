@@ -82,6 +82,8 @@ def _cmd_catalog(args: argparse.Namespace) -> int:
         sys.stdout.write(view.format_gpus(catalog.gpus(args.gpu), args.format))
     elif args.what == "regions":
         sys.stdout.write(view.format_regions(catalog.regions(args.cloud), args.format))
+    elif args.what == "refresh":
+        sys.stdout.write(view.format_refreshed(catalog.refresh(args.cloud, args.region)))
     else:
         found = catalog.instances(args.cloud, args.gpu)
         sys.stdout.write(view.format_instances(found, args.format))
@@ -324,10 +326,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schema", help="print the stack JSON Schema")
     p.set_defaults(handler=_cmd_schema)
 
-    p = sub.add_parser("catalog", help="list known GPUs, instance types with prices, or regions")
-    p.add_argument("what", choices=("gpus", "instances", "regions"))
+    p = sub.add_parser(
+        "catalog", help="list known GPUs, instance types with prices, or regions; refresh prices"
+    )
+    p.add_argument("what", choices=("gpus", "instances", "regions", "refresh"))
     p.add_argument("--cloud", choices=INSTANCE_CLOUDS, help="one cloud")
     p.add_argument("--gpu", metavar="MODEL", help="only this GPU model (aliases accepted)")
+    p.add_argument(
+        "--region", metavar="R", help="refresh: the region to price (default: the catalog's)"
+    )
     _formats(p)
     p.set_defaults(handler=_cmd_catalog)
 

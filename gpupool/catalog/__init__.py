@@ -23,7 +23,9 @@ Typical use::
     fit = catalog.fit_layout(model, {"3g.40gb": 2, "1g.10gb": 1})
     fit.ok, fit.detail  # False, "3g.40gb x2 uses all 8 memory slots; 1g.10gb x1 has no slot left."
 
-Files are read lazily on the first lookup and cached for the life of the process.
+Files are read lazily on the first lookup and cached for the life of the process. A local price
+overlay (``overlay_dir()``, written by ``gpupool catalog refresh``) replaces the bundled prices of
+the instance types it names, each row with its own source and as-of date.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from gpupool.catalog.models import (
 )
 from gpupool.catalog.store import (
     INSTANCE_CLOUDS,
+    OVERLAY_ENV,
     CatalogDataError,
     closest,
     cloud,
@@ -54,10 +57,13 @@ from gpupool.catalog.store import (
     gpus,
     instance,
     instances,
+    overlay,
+    overlay_dir,
 )
 
 __all__ = [
     "INSTANCE_CLOUDS",
+    "OVERLAY_ENV",
     "CatalogDataError",
     "CloudFacts",
     "Dataset",
@@ -83,4 +89,6 @@ __all__ = [
     "instance",
     "instances",
     "mig_resource_name",
+    "overlay",
+    "overlay_dir",
 ]

@@ -16,10 +16,12 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from gpupool.catalog.models import (
@@ -360,7 +362,76 @@ def _instance_catalog(cloud_name: str) -> tuple[InstanceType, ...]:
         if entry.name in built:
             raise CatalogDataError(f"{name}.json: {entry.name} listed twice")
         built[entry.name] = entry
+    loaded = _overlay(cloud_name)
+    if loaded is not None:
+        _, prices = loaded
+        for entry_name, price in prices.items():
+            if entry_name in built:
+                built[entry_name] = dataclasses.replace(built[entry_name], price=price)
     return tuple(built.values())
+
+
+OVERLAY_ENV = "GPUPOOL_CATALOG_OVERLAY"
+"""Environment variable naming the overlay directory (``gpupool catalog refresh`` writes it)."""
+
+
+def overlay_dir() -> Path:
+    """Return the directory of the local price overlay.
+
+    ``$GPUPOOL_CATALOG_OVERLAY`` when set, else ``$XDG_CACHE_HOME/gpupool/catalog``, else
+    ``~/.cache/gpupool/catalog``. ``gpupool catalog refresh`` writes ``instances-<cloud>.json``
+    there; every lookup of that cloud's instance types then takes its prices from it.
+    """
+    if os.environ.get(OVERLAY_ENV):
+        return Path(os.environ[OVERLAY_ENV])
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "gpupool" / "catalog"
+
+
+@cache
+def _overlay(cloud_name: str) -> tuple[Dataset, dict[str, Price]] | None:
+    """Read one cloud's overlay: its provenance and prices, or None when there is none."""
+    path = overlay_dir() / f"instances-{cloud_name}.json"
+    if not path.is_file():
+        return None
+    where = str(path)
+    try:
+        payload = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        problem = f"{where}: unreadable price overlay ({exc}); refresh it again"
+        raise CatalogDataError(problem) from exc
+    if not isinstance(payload, dict) or payload.get("cloud") != cloud_name:
+        raise CatalogDataError(f"{where}: not a {cloud_name} price overlay")
+    _keys(payload, ("source", "as_of", "cloud", "prices"), where, "notes")
+    prices: dict[str, Price] = {}
+    for row in payload["prices"]:
+        at = f"{where} {row.get('name') if isinstance(row, dict) else row!r}"
+        if not isinstance(row, dict):
+            raise CatalogDataError(f"{at}: expected an object")
+        _keys(row, ("name", "price"), at)
+        raw = row["price"]
+        _keys(raw, _names(Price), f"{at} price")
+        prices[str(row["name"])] = Price(
+            region=str(raw["region"]),
+            currency=str(raw["currency"]),
+            on_demand_hourly=_optional_positive(raw["on_demand_hourly"], f"{at} price"),
+            spot_hourly=_optional_positive(raw["spot_hourly"], f"{at} price"),
+            source=str(raw["source"]),
+            as_of=str(raw["as_of"]),
+        )
+    dataset = Dataset(
+        name=f"instances-{cloud_name} overlay",
+        source=tuple(str(s) for s in payload["source"]),
+        as_of=str(payload["as_of"]),
+        notes=(f"local overlay {where}", *(str(n) for n in payload.get("notes", ()))),
+    )
+    return dataset, prices
+
+
+def overlay(cloud: str) -> Dataset | None:
+    """Return the provenance of ``cloud``'s local price overlay, or None when there is none."""
+    loaded = _overlay(cloud) if cloud in INSTANCE_CLOUDS else None
+    return loaded[0] if loaded is not None else None
 
 
 def instance(cloud: str, name: str) -> InstanceType | None:

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 from gpupool.catalog.models import CloudFacts, Dataset, GpuModel, InstanceType
-from gpupool.catalog.store import dataset
+from gpupool.catalog.store import dataset, overlay
 from gpupool.formats import FORMAT_VERSION
 
 FORMATS = ("text", "json")
@@ -240,6 +240,11 @@ def format_instances(instances: Iterable[InstanceType], fmt: str) -> str:
         "--format json (price.source)."
     )
     lines.extend(_provenance_lines(sets[1:]))
+    for cloud in dict.fromkeys(e.cloud for e in entries):
+        local = overlay(cloud)
+        if local is not None:
+            refreshed = f"gpupool catalog refresh, {local.as_of}"
+            lines.append(f"Prices from the {local.notes[0]} ({refreshed}).")
     return "\n".join(lines) + "\n"
 
 
@@ -272,4 +277,18 @@ def format_regions(clouds: Iterable[CloudFacts], fmt: str) -> str:
         lines.append(f"{c.name} ({len(c.regions)}): {known}")
     lines.append("")
     lines.extend(_provenance_lines(sets))
+    return "\n".join(lines) + "\n"
+
+
+def format_refreshed(result: Any) -> str:
+    """Say what ``gpupool catalog refresh`` wrote (a ``usecases.catalog.Refreshed``)."""
+    lines = [
+        f"Wrote {len(result.priced)} price(s) for {result.region} as of {result.as_of} to "
+        f"{result.path}; validate and plan now use them."
+    ]
+    if result.missing:
+        lines.append(
+            f"No price from the API for {len(result.missing)}: {', '.join(result.missing)} "
+            "(the bundled prices stay)."
+        )
     return "\n".join(lines) + "\n"
