@@ -165,14 +165,21 @@ def _normalize(name: str) -> str:
 @cache
 def _gpu_index() -> dict[str, GpuModel]:
     """Every accepted spelling of every GPU model, normalized, to its model."""
+    return _unique(
+        (_normalize(key), key, model)
+        for model in _gpu_catalog()
+        for key in (model.name, *model.aliases, model.product_label, model.gke_accelerator)
+        if key
+    )
+
+
+def _unique(entries: Iterable[tuple[str, str, GpuModel]]) -> dict[str, GpuModel]:
+    """Index ``(key, as written, model)`` entries, refusing a key that names two models."""
     index: dict[str, GpuModel] = {}
-    for model in _gpu_catalog():
-        keys = (model.name, *model.aliases, model.product_label, model.gke_accelerator)
-        for key in filter(None, keys):
-            normal = _normalize(key)
-            other = index.setdefault(normal, model)
-            if other is not model:
-                raise CatalogDataError(f"gpus.json: {key!r} names {other.name} and {model.name}")
+    for key, written, model in entries:
+        other = index.setdefault(key, model)
+        if other is not model:
+            raise CatalogDataError(f"gpus.json: {written!r} names {other.name} and {model.name}")
     return index
 
 
@@ -192,13 +199,7 @@ def gpu(name: str) -> GpuModel | None:
 @cache
 def _pci_index() -> dict[str, GpuModel]:
     """Every PCI device id the catalog lists, upper-cased, to its model."""
-    index: dict[str, GpuModel] = {}
-    for model in _gpu_catalog():
-        for device in model.pci_device_ids:
-            other = index.setdefault(device, model)
-            if other is not model:
-                raise CatalogDataError(f"gpus.json: {device} names {other.name} and {model.name}")
-    return index
+    return _unique((d, d, m) for m in _gpu_catalog() for d in m.pci_device_ids)
 
 
 def gpu_by_pci_id(device_id: str) -> GpuModel | None:

@@ -150,7 +150,8 @@ def test_catalog_instances_names_the_overlay(tmp_path: Path) -> None:
     }), encoding="utf-8")  # fmt: skip
     env = {**os.environ, catalog.OVERLAY_ENV: str(overlay), "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-m", "gpupool", "catalog", "instances", "--cloud", "aws", "--gpu", "A10G"],
+        [sys.executable, "-m", "gpupool", "catalog", "instances", "--cloud", "aws",
+         "--gpu", "A10G"],
         capture_output=True, text=True, env=env, cwd=ROOT, timeout=120, check=True,
     )  # fmt: skip
     row = next(line for line in done.stdout.splitlines() if line.startswith("aws    g5.4xlarge"))
