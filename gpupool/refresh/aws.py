@@ -23,6 +23,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+CLOUD = __name__.rpartition(".")[2]
+"""The catalog cloud these prices are for (the module is named after it)."""
+
 PRICING_REGION = "us-east-1"
 """Where the Price List API is called (it also serves eu-central-1 and ap-south-1)."""
 

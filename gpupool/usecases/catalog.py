@@ -19,7 +19,7 @@ from gpupool.errors import InputError
 from gpupool.files import write_atomic
 from gpupool.refresh import aws
 
-REFRESHABLE = ("aws",)
+REFRESHABLE = (aws.CLOUD,)
 """Clouds ``gpupool catalog refresh`` reads prices for (from the vendor's own API)."""
 
 
