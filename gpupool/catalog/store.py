@@ -311,9 +311,6 @@ def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceTy
     direct = link.get("gpudirect") or {}
     if direct:
         _keys(direct, ("protocol", "nics"), f"{where} gpudirect")
-    _keys(price, _names(Price), f"{where} price")  # every row names its source and date
-    if not str(price["source"]).strip() or not _DATE.fullmatch(str(price["as_of"])):
-        raise CatalogDataError(f"{where} price: needs a source and an as_of date (YYYY-MM-DD)")
     fraction = _positive(row.get("gpu_fraction", 1.0), where)
     if fraction > 1.0:
         raise CatalogDataError(f"{where}: gpu_fraction above 1")
@@ -335,18 +332,26 @@ def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceTy
             gpudirect=str(direct["protocol"]) if direct else None,
             gpudirect_nics=_integer(direct["nics"], f"{where} gpudirect") if direct else 0,
         ),
-        price=Price(
-            region=str(price["region"]),
-            currency=str(price["currency"]),
-            on_demand_hourly=_optional_positive(price["on_demand_hourly"], f"{where} price"),
-            spot_hourly=_optional_positive(price["spot_hourly"], f"{where} price"),
-            source=str(price["source"]),
-            as_of=str(price["as_of"]),
-        ),
+        price=_price(price, f"{where} price"),
         regions=tuple(str(r) for r in row.get("regions", ())),
         confidence=str(row.get("confidence", "")),
         gpu_fraction=fraction,
         accelerator=row.get("accelerator"),
+    )
+
+
+def _price(raw: Mapping[str, Any], where: str) -> Price:
+    """Build one price row, which names its own source and as-of date."""
+    _keys(raw, _names(Price), where)
+    if not str(raw["source"]).strip() or not _DATE.fullmatch(str(raw["as_of"])):
+        raise CatalogDataError(f"{where}: needs a source and an as_of date (YYYY-MM-DD)")
+    return Price(
+        region=str(raw["region"]),
+        currency=str(raw["currency"]),
+        on_demand_hourly=_optional_positive(raw["on_demand_hourly"], where),
+        spot_hourly=_optional_positive(raw["spot_hourly"], where),
+        source=str(raw["source"]),
+        as_of=str(raw["as_of"]),
     )
 
 
@@ -410,16 +415,7 @@ def _overlay(cloud_name: str) -> tuple[Dataset, dict[str, Price]] | None:
         if not isinstance(row, dict):
             raise CatalogDataError(f"{at}: expected an object")
         _keys(row, ("name", "price"), at)
-        raw = row["price"]
-        _keys(raw, _names(Price), f"{at} price")
-        prices[str(row["name"])] = Price(
-            region=str(raw["region"]),
-            currency=str(raw["currency"]),
-            on_demand_hourly=_optional_positive(raw["on_demand_hourly"], f"{at} price"),
-            spot_hourly=_optional_positive(raw["spot_hourly"], f"{at} price"),
-            source=str(raw["source"]),
-            as_of=str(raw["as_of"]),
-        )
+        prices[str(row["name"])] = _price(row["price"], f"{at} price")
     dataset = Dataset(
         name=f"instances-{cloud_name} overlay",
         source=tuple(str(s) for s in payload["source"]),
