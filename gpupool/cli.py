@@ -151,6 +151,10 @@ def _cmd_catalog(args: argparse.Namespace) -> int:
 
     if args.what == "gpus":
         sys.stdout.write(view.format_gpus(catalog.gpus(args.gpu), args.format))
+    elif args.what == "regions":
+        sys.stdout.write(view.format_regions(catalog.regions(args.cloud), args.format))
+    elif args.what == "refresh":
+        sys.stdout.write(view.format_refreshed(catalog.refresh(args.cloud, args.region)))
     else:
         found = catalog.instances(args.cloud, args.gpu)
         sys.stdout.write(view.format_instances(found, args.format))
@@ -521,10 +525,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(handler=_cmd_schema)
 
-    p = command("catalog", "list known GPUs or instance types with prices")
-    p.add_argument("what", choices=("gpus", "instances"))
+    p = command("catalog", "list GPUs, instance types with prices, or regions; refresh prices")
+    p.add_argument("what", choices=("gpus", "instances", "regions", "refresh"))
     p.add_argument("--cloud", choices=INSTANCE_CLOUDS, help="one cloud")
     p.add_argument("--gpu", metavar="MODEL", help="only this GPU model (aliases accepted)")
+    p.add_argument(
+        "--region", metavar="R", help="refresh: the region to price (default: the catalog's)"
+    )
     _formats(p)
     p.set_defaults(handler=_cmd_catalog)
 

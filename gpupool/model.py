@@ -157,6 +157,8 @@ class Pool:
     node_names: tuple[str, ...]
     gpu_model: str | None  # declared model (cloud kubernetes); else from the instance type
     declared_gpu_count: int | None
+    declared_gpu_memory_gib: float | None  # a GPU the catalog lacks (cloud kubernetes)
+    declared_mig_profiles: tuple[str, ...]
     host_memory_gib: float | None
     workload: str
     nodes: NodeRange
@@ -184,7 +186,12 @@ class Pool:
     def gpu(self) -> GpuModel | None:
         """The GPU model each node carries, when known."""
         if self.gpu_model is not None:
-            return catalog.gpu(self.gpu_model)
+            known = catalog.gpu(self.gpu_model)
+            if known is None and self.declared_gpu_memory_gib is not None:
+                return catalog.declared_gpu(
+                    self.gpu_model, self.declared_gpu_memory_gib, self.declared_mig_profiles
+                )
+            return known
         inst = self.instance
         return catalog.gpu(inst.gpu) if inst is not None else None
 
@@ -289,6 +296,8 @@ def _pool(raw: Mapping[str, Any], index: int, cloud: str) -> Pool:
         node_names=node_names,
         gpu_model=gpu.get("model"),
         declared_gpu_count=gpu.get("count"),
+        declared_gpu_memory_gib=gpu.get("memoryGiB"),
+        declared_mig_profiles=tuple(gpu.get("migProfiles", ())),
         host_memory_gib=raw.get("host", {}).get("memoryGiB"),
         workload=raw.get("workload", "mixed"),
         nodes=nodes,

@@ -4,12 +4,15 @@ What it holds (JSON files in ``gpupool/catalog/data/``, each with its sources, a
 notes on where sources disagreed):
 
 - GPU models: memory, compute capability, NVLink, dense BF16/FP16 TFLOPS, the GPU Feature
-  Discovery product label, the GKE accelerator type, and for MIG-capable parts the full profile
-  table with per-profile limits and allowed placements;
-- instance types per cloud (AWS, GCP, Azure; Volcengine has none yet): GPU model and count,
-  vCPU, host RAM, NVLink/NVSwitch/EFA/InfiniBand, and hourly prices in a reference region;
-- cloud facts: whether node pools take spot capacity, whether they take a spot bid, and how
-  much notice an interruption gives.
+  Discovery product label, the GKE accelerator type, the PCI device ids mig-parted filters by,
+  and for MIG-capable parts the full profile table with per-profile limits and allowed
+  placements; ``declared_gpu`` builds the model of a GPU a stack declares that the catalog lacks;
+- instance types per cloud (AWS, GCP, Azure; Volcengine only where its specs have a source, with
+  a confidence grade): GPU model and count, vCPU, host RAM, NVLink/NVSwitch/EFA/InfiniBand, the
+  regions offering it where known, and hourly prices in a reference region, each row with its
+  own price source and as-of date;
+- cloud facts: the cloud's regions, whether node pools take spot capacity, whether they take a
+  spot bid, and how much notice an interruption gives.
 
 Typical use::
 
@@ -20,7 +23,9 @@ Typical use::
     fit = catalog.fit_layout(model, {"3g.40gb": 2, "1g.10gb": 1})
     fit.ok, fit.detail  # False, "3g.40gb x2 uses all 8 memory slots; 1g.10gb x1 has no slot left."
 
-Files are read lazily on the first lookup and cached for the life of the process.
+Files are read lazily on the first lookup and cached for the life of the process. A local price
+overlay (``overlay_dir()``, written by ``gpupool catalog refresh``) replaces the bundled prices of
+the instance types it names, each row with its own source and as-of date.
 """
 
 from __future__ import annotations
@@ -38,21 +43,27 @@ from gpupool.catalog.models import (
 )
 from gpupool.catalog.store import (
     INSTANCE_CLOUDS,
+    OVERLAY_ENV,
     CatalogDataError,
     closest,
     cloud,
     clouds,
     dataset,
     datasets,
+    declared_gpu,
     gpu,
+    gpu_by_pci_id,
     gpu_names,
     gpus,
     instance,
     instances,
+    overlay,
+    overlay_dir,
 )
 
 __all__ = [
     "INSTANCE_CLOUDS",
+    "OVERLAY_ENV",
     "CatalogDataError",
     "CloudFacts",
     "Dataset",
@@ -69,11 +80,15 @@ __all__ = [
     "clouds",
     "dataset",
     "datasets",
+    "declared_gpu",
     "fit_layout",
     "gpu",
+    "gpu_by_pci_id",
     "gpu_names",
     "gpus",
     "instance",
     "instances",
     "mig_resource_name",
+    "overlay",
+    "overlay_dir",
 ]

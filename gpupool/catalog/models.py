@@ -94,13 +94,18 @@ class GpuModel:
         name: Canonical name in NVIDIA product style, e.g. ``A100-SXM4-80GB``, ``L4``.
         aliases: Other names users and tools write (``A100-80GB``, ``nvidia-a100-80gb``).
         memory_gib: Nominal GPU memory in GiB.
-        compute_capability: CUDA compute capability as a string, e.g. ``"8.0"``.
+        compute_capability: CUDA compute capability as a string, e.g. ``"8.0"``; empty when
+            unknown (a declared GPU).
         nvlink: Whether the part has NVLink links (SXM, or a PCIe card with bridge connectors).
         bf16_tflops: Dense BF16 tensor TFLOPS; None when unsupported or unknown.
         fp16_tflops: Dense FP16 tensor TFLOPS; None when unknown.
         product_label: GPU Feature Discovery's ``nvidia.com/gpu.product`` value (best effort).
         gke_accelerator: GKE/Compute Engine accelerator type, or None when GCP has none.
         mig: MIG geometry, or None when the model does not support MIG.
+        pci_device_ids: PCI device ids (vendor 0x10DE) as mig-parted's ``device-filter`` writes
+            them without the vendor, e.g. ``0x2330``; empty where the catalog has none.
+        catalogued: False for a GPU a stack declares itself (``declared_gpu``): only its name,
+            memory and MIG profile names are known, so gpupool cannot check more.
 
     """
 
@@ -114,6 +119,8 @@ class GpuModel:
     product_label: str
     gke_accelerator: str | None
     mig: MigGeometry | None
+    pci_device_ids: tuple[str, ...] = ()
+    catalogued: bool = True
 
     @property
     def mig_capable(self) -> bool:
@@ -127,9 +134,12 @@ class GpuModel:
             version: A compute capability such as ``"7.5"``.
 
         Returns:
-            True when this model's compute capability is at least ``version``.
+            True when this model's compute capability is at least ``version``; False when it
+            is unknown (a declared GPU).
 
         """
+        if not self.compute_capability:
+            return False
         return _version_tuple(self.compute_capability) >= _version_tuple(version)
 
 
@@ -173,6 +183,8 @@ class Price:
         currency: Always ``"USD"``.
         on_demand_hourly: On-demand price per hour, or None when unknown.
         spot_hourly: A spot price sample per hour, or None when unknown or unsupported.
+        source: Where these numbers come from (file and commit, API, page).
+        as_of: When they were read or generated (ISO 8601 date).
 
     """
 
@@ -180,6 +192,8 @@ class Price:
     currency: str
     on_demand_hourly: float | None
     spot_hourly: float | None
+    source: str = ""
+    as_of: str = ""
 
 
 @dataclass(frozen=True)
@@ -198,6 +212,11 @@ class InstanceType:
         price: Hourly prices.
         gpu_fraction: Share of one GPU a fractional (vGPU) size gets, 1.0 otherwise.
         accelerator: The cloud's accelerator type for the GPUs (GCP guest accelerators), or None.
+        regions: The regions the type is offered in, where the catalog knows them; empty when
+            it does not (nothing is then checked).
+        confidence: How strong the row's sources are where they are not the cloud's own
+            catalog (Volcengine: ``A`` its own docs or repositories, ``B`` ByteDance-affiliated
+            open source, ``C`` third-party observations); empty for the cloud's own data.
 
     """
 
@@ -212,6 +231,8 @@ class InstanceType:
     price: Price
     gpu_fraction: float = 1.0
     accelerator: str | None = None
+    regions: tuple[str, ...] = ()
+    confidence: str = ""
     gpu_memory_gib: float = 0.0  # memory of one whole GPU of model ``gpu``, set by the loader
 
     @property
@@ -236,6 +257,8 @@ class CloudFacts:
         spot_notice_seconds: Seconds between the interruption notice and the stop, or None.
         reference_region: Region the catalog's prices are for, or None.
         display_name: Human name for reports.
+        regions: The cloud's region names; empty where the catalog has no confirmed list
+            (then a stack's region is not checked).
 
     """
 
@@ -245,6 +268,7 @@ class CloudFacts:
     spot_notice_seconds: int | None
     reference_region: str | None
     display_name: str = ""
+    regions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,12 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import os
+import re
 from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from gpupool.catalog.models import (
@@ -34,6 +37,8 @@ from gpupool.catalog.models import (
 
 INSTANCE_CLOUDS: tuple[str, ...] = ("aws", "gcp", "azure", "volcengine")
 """Clouds with an ``instances-<cloud>.json`` file, in report order."""
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 _FILES: tuple[str, ...] = ("gpus", *(f"instances-{c}" for c in INSTANCE_CLOUDS), "clouds")
 
@@ -128,7 +133,12 @@ def _gpu_catalog() -> tuple[GpuModel, ...]:
     models: list[GpuModel] = []
     for row in payload["gpus"]:
         where = f"gpus.json {row.get('name')}"
-        _keys(row, _names(GpuModel), where, "note")
+        optional = ("pci_device_ids", "catalogued")
+        required = [n for n in _names(GpuModel) if n not in optional]
+        _keys(row, required, where, "note", "pci_device_ids")
+        pci = tuple(str(d) for d in row.get("pci_device_ids", ()))
+        if any(not re.fullmatch(r"0x[0-9A-F]{4}", d) for d in pci):
+            raise CatalogDataError(f"{where}: PCI device ids are written 0x2330, got {pci}")
         models.append(
             GpuModel(
                 name=str(row["name"]),
@@ -141,6 +151,7 @@ def _gpu_catalog() -> tuple[GpuModel, ...]:
                 product_label=str(row["product_label"]),
                 gke_accelerator=row["gke_accelerator"],
                 mig=_mig(row["mig"], f"{where} mig"),
+                pci_device_ids=pci,
             )
         )
     return tuple(models)
@@ -154,14 +165,21 @@ def _normalize(name: str) -> str:
 @cache
 def _gpu_index() -> dict[str, GpuModel]:
     """Every accepted spelling of every GPU model, normalized, to its model."""
+    return _unique(
+        (_normalize(key), key, model)
+        for model in _gpu_catalog()
+        for key in (model.name, *model.aliases, model.product_label, model.gke_accelerator)
+        if key
+    )
+
+
+def _unique(entries: Iterable[tuple[str, str, GpuModel]]) -> dict[str, GpuModel]:
+    """Index ``(key, as written, model)`` entries, refusing a key that names two models."""
     index: dict[str, GpuModel] = {}
-    for model in _gpu_catalog():
-        keys = (model.name, *model.aliases, model.product_label, model.gke_accelerator)
-        for key in filter(None, keys):
-            normal = _normalize(key)
-            other = index.setdefault(normal, model)
-            if other is not model:
-                raise CatalogDataError(f"gpus.json: {key!r} names {other.name} and {model.name}")
+    for key, written, model in entries:
+        other = index.setdefault(key, model)
+        if other is not model:
+            raise CatalogDataError(f"gpus.json: {written!r} names {other.name} and {model.name}")
     return index
 
 
@@ -178,6 +196,86 @@ def gpu(name: str) -> GpuModel | None:
     return _gpu_index().get(_normalize(name))
 
 
+@cache
+def _pci_index() -> dict[str, GpuModel]:
+    """Every PCI device id the catalog lists, upper-cased, to its model."""
+    return _unique((d, d, m) for m in _gpu_catalog() for d in m.pci_device_ids)
+
+
+def gpu_by_pci_id(device_id: str) -> GpuModel | None:
+    """Return the GPU model with PCI device id ``device_id``, or None.
+
+    Args:
+        device_id: The id as mig-parted's ``device-filter`` writes it, with or without the
+            NVIDIA vendor suffix and in any case: ``0x233010DE``, ``0x2330``, ``2330``.
+
+    Returns:
+        The model, or None when the catalog lists no GPU with that id.
+
+    """
+    text = device_id.strip().upper().removeprefix("0X")
+    if len(text) == 8 and text.endswith("10DE"):
+        text = text[:4]
+    return _pci_index().get(f"0x{text}")
+
+
+_PROFILE_NAME = re.compile(r"(\d+)g\.(\d+)gb([+-][a-z.]+)?")
+
+
+def declared_gpu(name: str, memory_gib: float, mig_profiles: Iterable[str] = ()) -> GpuModel:
+    """Build the model of a GPU the catalog lacks, from what a stack declares of it.
+
+    Only the name, memory and MIG profile names are known: compute capability, TFLOPS and
+    interconnect are unknown, and a declared MIG profile has no known maximum or placements
+    (``max_count`` 0, no placements), so layouts on it can be checked only by profile name.
+
+    Args:
+        name: The model name the stack writes.
+        memory_gib: Memory of one GPU in GiB.
+        mig_profiles: MIG profile names (``1g.12gb``, ``3g.48gb+me``); none when the GPU has
+            no MIG.
+
+    Returns:
+        A ``GpuModel`` with ``catalogued`` false.
+
+    Raises:
+        ValueError: A profile name is not ``<g>g.<m>gb`` with an optional attribute.
+
+    """
+    profiles: list[MigProfile] = []
+    for profile in mig_profiles:
+        match = _PROFILE_NAME.fullmatch(profile.strip().lower())
+        if match is None:
+            raise ValueError(f"{profile!r} is not a MIG profile name such as 1g.12gb")
+        profiles.append(
+            MigProfile(
+                name=profile.strip(),
+                compute_slices=int(match.group(1)),
+                memory_slots=0,
+                memory_gib=float(match.group(2)),
+                max_count=0,
+                placements=(),
+            )
+        )
+    geometry = None
+    if profiles:
+        slices = max(p.compute_slices for p in profiles)
+        geometry = MigGeometry(compute_slices=slices, memory_slots=0, profiles=tuple(profiles))
+    return GpuModel(
+        name=name,
+        aliases=(),
+        memory_gib=float(memory_gib),
+        compute_capability="",
+        nvlink=False,
+        bf16_tflops=None,
+        fp16_tflops=None,
+        product_label=name,
+        gke_accelerator=None,
+        mig=geometry,
+        catalogued=False,
+    )
+
+
 def gpus() -> tuple[GpuModel, ...]:
     """Return every GPU model in the catalog, in catalog order."""
     return _gpu_catalog()
@@ -190,9 +288,9 @@ def gpu_names() -> tuple[str, ...]:
 
 def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceType:
     """Build one instance type from its JSON row."""
-    derived = ("gpu_fraction", "accelerator", "gpu_memory_gib")  # optional, or set here
-    required = [n for n in _names(InstanceType) if n not in derived]
-    _keys(row, required, where, "gpu_fraction", "accelerator", "note")
+    optional = ("gpu_fraction", "accelerator", "regions", "confidence")
+    required = [n for n in _names(InstanceType) if n not in (*optional, "gpu_memory_gib")]
+    _keys(row, required, where, *optional, "note")
     if row["cloud"] != cloud_name:
         raise CatalogDataError(f"{where}: cloud {row['cloud']!r} in the {cloud_name} file")
     model = gpu(str(row["gpu"]))
@@ -213,7 +311,6 @@ def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceTy
     direct = link.get("gpudirect") or {}
     if direct:
         _keys(direct, ("protocol", "nics"), f"{where} gpudirect")
-    _keys(price, _names(Price), f"{where} price")
     fraction = _positive(row.get("gpu_fraction", 1.0), where)
     if fraction > 1.0:
         raise CatalogDataError(f"{where}: gpu_fraction above 1")
@@ -235,14 +332,26 @@ def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceTy
             gpudirect=str(direct["protocol"]) if direct else None,
             gpudirect_nics=_integer(direct["nics"], f"{where} gpudirect") if direct else 0,
         ),
-        price=Price(
-            region=str(price["region"]),
-            currency=str(price["currency"]),
-            on_demand_hourly=_optional_positive(price["on_demand_hourly"], f"{where} price"),
-            spot_hourly=_optional_positive(price["spot_hourly"], f"{where} price"),
-        ),
+        price=_price(price, f"{where} price"),
+        regions=tuple(str(r) for r in row.get("regions", ())),
+        confidence=str(row.get("confidence", "")),
         gpu_fraction=fraction,
         accelerator=row.get("accelerator"),
+    )
+
+
+def _price(raw: Mapping[str, Any], where: str) -> Price:
+    """Build one price row, which names its own source and as-of date."""
+    _keys(raw, _names(Price), where)
+    if not str(raw["source"]).strip() or not _DATE.fullmatch(str(raw["as_of"])):
+        raise CatalogDataError(f"{where}: needs a source and an as_of date (YYYY-MM-DD)")
+    return Price(
+        region=str(raw["region"]),
+        currency=str(raw["currency"]),
+        on_demand_hourly=_optional_positive(raw["on_demand_hourly"], where),
+        spot_hourly=_optional_positive(raw["spot_hourly"], where),
+        source=str(raw["source"]),
+        as_of=str(raw["as_of"]),
     )
 
 
@@ -259,7 +368,67 @@ def _instance_catalog(cloud_name: str) -> tuple[InstanceType, ...]:
         if entry.name in built:
             raise CatalogDataError(f"{name}.json: {entry.name} listed twice")
         built[entry.name] = entry
+    loaded = _overlay(cloud_name)
+    if loaded is not None:
+        _, prices = loaded
+        for entry_name, price in prices.items():
+            if entry_name in built:
+                built[entry_name] = dataclasses.replace(built[entry_name], price=price)
     return tuple(built.values())
+
+
+OVERLAY_ENV = "GPUPOOL_CATALOG_OVERLAY"
+"""Environment variable naming the overlay directory (``gpupool catalog refresh`` writes it)."""
+
+
+def overlay_dir() -> Path:
+    """Return the directory of the local price overlay.
+
+    ``$GPUPOOL_CATALOG_OVERLAY`` when set, else ``$XDG_CACHE_HOME/gpupool/catalog``, else
+    ``~/.cache/gpupool/catalog``. ``gpupool catalog refresh`` writes ``instances-<cloud>.json``
+    there; every lookup of that cloud's instance types then takes its prices from it.
+    """
+    if os.environ.get(OVERLAY_ENV):
+        return Path(os.environ[OVERLAY_ENV])
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "gpupool" / "catalog"
+
+
+@cache
+def _overlay(cloud_name: str) -> tuple[Dataset, dict[str, Price]] | None:
+    """Read one cloud's overlay: its provenance and prices, or None when there is none."""
+    path = overlay_dir() / f"instances-{cloud_name}.json"
+    if not path.is_file():
+        return None
+    where = str(path)
+    try:
+        payload = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        problem = f"{where}: unreadable price overlay ({exc}); refresh it again"
+        raise CatalogDataError(problem) from exc
+    if not isinstance(payload, dict) or payload.get("cloud") != cloud_name:
+        raise CatalogDataError(f"{where}: not a {cloud_name} price overlay")
+    _keys(payload, ("source", "as_of", "cloud", "prices"), where, "notes")
+    prices: dict[str, Price] = {}
+    for row in payload["prices"]:
+        at = f"{where} {row.get('name') if isinstance(row, dict) else row!r}"
+        if not isinstance(row, dict):
+            raise CatalogDataError(f"{at}: expected an object")
+        _keys(row, ("name", "price"), at)
+        prices[str(row["name"])] = _price(row["price"], f"{at} price")
+    dataset = Dataset(
+        name=f"instances-{cloud_name} overlay",
+        source=tuple(str(s) for s in payload["source"]),
+        as_of=str(payload["as_of"]),
+        notes=(f"local overlay {where}", *(str(n) for n in payload.get("notes", ()))),
+    )
+    return dataset, prices
+
+
+def overlay(cloud: str) -> Dataset | None:
+    """Return the provenance of ``cloud``'s local price overlay, or None when there is none."""
+    loaded = _overlay(cloud) if cloud in INSTANCE_CLOUDS else None
+    return loaded[0] if loaded is not None else None
 
 
 def instance(cloud: str, name: str) -> InstanceType | None:
@@ -306,7 +475,9 @@ def _cloud_catalog() -> dict[str, CloudFacts]:
     facts: dict[str, CloudFacts] = {}
     for row in payload["clouds"]:
         where = f"clouds.json {row.get('name')}"
-        _keys(row, [n for n in _names(CloudFacts) if n != "display_name"], where, "display_name")
+        optional = ("display_name", "regions")
+        required = [n for n in _names(CloudFacts) if n not in optional]
+        _keys(row, required, where, *optional)
         notice = row["spot_notice_seconds"]
         facts[str(row["name"])] = CloudFacts(
             name=str(row["name"]),
@@ -315,6 +486,7 @@ def _cloud_catalog() -> dict[str, CloudFacts]:
             spot_notice_seconds=None if notice is None else _integer(notice, where),
             reference_region=row["reference_region"],
             display_name=str(row.get("display_name", row["name"])),
+            regions=tuple(str(r) for r in row.get("regions", ())),
         )
     return facts
 

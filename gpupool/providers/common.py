@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpupool import catalog
 from gpupool import facts as gpu_facts
 from gpupool.facts.groups import CapacityGroup
 from gpupool.graph import Resource
@@ -97,7 +96,7 @@ def facts(stack: Stack, pool: Pool, group: CapacityGroup | None) -> dict[str, An
     if inst is not None:
         memory = inst.total_gpu_memory_gib / max(inst.gpu_count, 1)
         od_price, spot_price = inst.price.on_demand_hourly, inst.price.spot_hourly
-        as_of = catalog.dataset(f"instances-{stack.provider.cloud}").as_of
+        as_of = inst.price.as_of
     capacity = group.capacity if group is not None else pool.capacity.type
     sharing = pool.sharing
     return {

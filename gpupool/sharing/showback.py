@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpupool import catalog, facts
+from gpupool import facts
 from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Pool, Stack, Tenant
@@ -85,15 +85,15 @@ def expression(tenant: Tenant, pool: Pool, resource: str, price: float) -> str:
 def rules(stack: Stack) -> list[dict[str, Any]]:
     """Return the recording rules: one per tenant, priced pool and resource, then the totals."""
     known = facts.of(stack)
-    as_of = None
-    if stack.cloud.provisions:
-        as_of = catalog.dataset(f"instances-{stack.provider.cloud}").as_of
     out: list[dict[str, Any]] = []
     for tenant in stack.tenants:
         for name in tenant.pools:
             pool = stack.pool(name)
             if pool is None:
                 continue
+            # each catalog row dates its own prices (a refreshed overlay row its refresh)
+            inst = pool.instance if stack.cloud.provisions else None
+            as_of = inst.price.as_of if inst is not None else None
             for resource, per_gpu in sorted(known.pool(pool).exposure.items()):
                 price = unit_price(stack, pool, per_gpu)
                 if price is None or as_of is None:

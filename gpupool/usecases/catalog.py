@@ -1,10 +1,26 @@
-"""``gpupool catalog``: the known GPU models and instance types, filtered by cloud and GPU."""
+"""``gpupool catalog``: known GPU models, instance types and regions; refreshing prices.
+
+``refresh`` reads the current prices of a cloud's catalog instance types from the vendor's own
+API (``gpupool.refresh``) and writes them to the catalog's local overlay
+(``gpupool.catalog.overlay_dir``), which every later lookup, validate and plan uses.
+"""
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
 from gpupool import catalog
-from gpupool.catalog import GpuModel, InstanceType
+from gpupool.catalog import CloudFacts, GpuModel, InstanceType
 from gpupool.errors import InputError
+from gpupool.files import write_atomic
+from gpupool.refresh import aws
+
+REFRESHABLE = (aws.CLOUD,)
+"""Clouds ``gpupool catalog refresh`` reads prices for (from the vendor's own API)."""
 
 
 def _unknown(gpu: str) -> InputError:
@@ -37,3 +53,123 @@ def instances(cloud: str | None, gpu: str | None) -> tuple[InstanceType, ...]:
     if gpu and catalog.gpu(gpu) is None:
         raise _unknown(gpu)
     return tuple(catalog.instances(cloud, gpu))
+
+
+def regions(cloud: str | None) -> tuple[CloudFacts, ...]:
+    """Return the facts (with region lists) of ``cloud``, or of every cloud that provisions."""
+    return tuple(
+        c
+        for c in catalog.clouds()
+        if c.name == cloud or (cloud is None and c.name in catalog.INSTANCE_CLOUDS)
+    )
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """What ``gpupool catalog refresh`` wrote.
+
+    Attributes:
+        path: The overlay file.
+        region: The region the prices are for.
+        as_of: The overlay's date.
+        priced: Instance types with a price from the API (on-demand or spot).
+        missing: Instance types the API gave no price for (the bundled prices stay).
+
+    """
+
+    path: Path
+    region: str
+    as_of: str
+    priced: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+def refresh(
+    cloud: str | None,
+    region: str | None = None,
+    clients: tuple[Any, Any] | None = None,
+    today: date | None = None,
+) -> Refreshed:
+    """Read current prices of the cloud's catalog instance types into the local overlay.
+
+    Args:
+        cloud: The cloud; only ``aws`` can be refreshed (None: the command left it out).
+        region: The region to price (default: the cloud's reference region).
+        clients: Ready ``(pricing, ec2)`` boto3 clients (tests pass stubbed ones); default:
+            clients from the environment's AWS credentials.
+        today: The overlay's as-of date (default: today, UTC).
+
+    Returns:
+        Where the overlay went and what it holds.
+
+    Raises:
+        InputError: the cloud cannot be refreshed, boto3 is missing, or AWS refused the calls.
+
+    """
+    if cloud is None:
+        raise InputError(f"gpupool catalog refresh needs --cloud ({', '.join(REFRESHABLE)})")
+    if cloud not in REFRESHABLE:
+        raise InputError(
+            f"gpupool catalog refresh reads {', '.join(REFRESHABLE)} only; {cloud} prices come "
+            "with gpupool's catalog"
+        )
+    where = region or catalog.cloud(cloud).reference_region or ""
+    names = [e.name for e in catalog.instances(cloud)]
+    try:
+        pricing, ec2 = clients if clients is not None else aws.clients(where)
+        found = aws.fetch(names, where, pricing, ec2)
+    except ModuleNotFoundError as exc:
+        hint = "pip install 'gpupool[aws-catalog]'"
+        raise InputError(f"{exc.name} is not installed: {hint}") from exc
+    except Exception as exc:  # botocore's errors: no credentials, access denied, throttling
+        raise InputError(f"AWS refused the price lookup: {exc}") from exc
+    as_of = (today or datetime.now(timezone.utc).date()).isoformat()
+    source = (
+        f"gpupool catalog refresh {as_of}: AWS Price List API get_products (on-demand, "
+        f"{where}); EC2 describe_spot_price_history (spot: newest price per zone, the highest)"
+    )
+    rows: list[dict[str, Any]] = []
+    missing: list[str] = []
+    for price in found:
+        base = catalog.instance(cloud, price.instance_type)
+        if base is None or (price.on_demand_hourly is None and price.spot_hourly is None):
+            missing.append(price.instance_type)
+            continue
+        # in the bundled price's own region a figure the API lacks keeps the bundled one
+        kept = base.price if base.price.region == where else None
+        on_demand = price.on_demand_hourly
+        spot = price.spot_hourly
+        note = []
+        if on_demand is None and kept is not None:
+            on_demand, note = kept.on_demand_hourly, [*note, "on-demand"]
+        if spot is None and kept is not None:
+            spot, note = kept.spot_hourly, [*note, "spot"]
+        suffix = f"; {' and '.join(note)} from the bundled catalog" if note else ""
+        rows.append(
+            {
+                "name": price.instance_type,
+                "price": {
+                    "region": where,
+                    "currency": "USD",
+                    "on_demand_hourly": on_demand,
+                    "spot_hourly": spot,
+                    "source": source + suffix,
+                    "as_of": as_of,
+                },
+            }
+        )
+    document = {
+        "source": [source],
+        "as_of": as_of,
+        "notes": [
+            "Written by gpupool catalog refresh; validate and plan take these prices in place of "
+            "the bundled catalog's for the instance types listed. Run it again to refresh, or "
+            "delete this file to go back to the bundled prices.",
+        ],
+        "cloud": cloud,
+        "prices": rows,
+    }
+    path = catalog.overlay_dir() / f"instances-{cloud}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, (json.dumps(document, indent=2) + "\n").encode("utf-8"))
+    return Refreshed(path, where, as_of, tuple(r["name"] for r in rows), tuple(missing))

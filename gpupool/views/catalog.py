@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
-from gpupool.catalog.models import Dataset, GpuModel, InstanceType
-from gpupool.catalog.store import dataset
+from gpupool.catalog.models import CloudFacts, Dataset, GpuModel, InstanceType
+from gpupool.catalog.store import dataset, overlay
 from gpupool.formats import FORMAT_VERSION
 
 FORMATS = ("text", "json")
@@ -212,7 +212,7 @@ def format_instances(instances: Iterable[InstanceType], fmt: str) -> str:
         return "No instance types match.\n"
     headers = (
         "CLOUD", "INSTANCE", "GPU", "GPUS", "GPU MEM GiB", "VCPU", "RAM GiB", "INTERCONNECT",
-        "REGION", "ON-DEMAND $/H", "SPOT $/H", "$/GPU-H",
+        "REGION", "ON-DEMAND $/H", "SPOT $/H", "$/GPU-H", "PRICES AS OF",
     )  # fmt: skip
     rows = [
         (
@@ -224,10 +224,11 @@ def format_instances(instances: Iterable[InstanceType], fmt: str) -> str:
             str(e.vcpus),
             _number(e.memory_gib, 1),
             _interconnect_cell(e),
-            e.price.region,
+            e.price.region or "-",
             _money(e.price.on_demand_hourly),
             _money(e.price.spot_hourly),
             _money(_per_gpu(e)),
+            e.price.as_of,
         )
         for e in entries
     ]
@@ -235,7 +236,59 @@ def format_instances(instances: Iterable[InstanceType], fmt: str) -> str:
     lines.append("")
     lines.append(
         f"{len(entries)} instance type(s). Prices are USD per hour in the row's region; "
-        "spot is a sampled price, not a quote; '-' = unknown."
+        "spot is a sampled price, not a quote; '-' = unknown. Each row's price source is in "
+        "--format json (price.source)."
     )
     lines.extend(_provenance_lines(sets[1:]))
+    for cloud in dict.fromkeys(e.cloud for e in entries):
+        local = overlay(cloud)
+        if local is not None:
+            refreshed = f"gpupool catalog refresh, {local.as_of}"
+            lines.append(f"Prices from the {local.notes[0]} ({refreshed}).")
+    return "\n".join(lines) + "\n"
+
+
+def format_regions(clouds: Iterable[CloudFacts], fmt: str) -> str:
+    """Format each cloud's region list as text (one line per cloud) or JSON.
+
+    Args:
+        clouds: The clouds to show.
+        fmt: ``"text"`` or ``"json"``.
+
+    Returns:
+        The formatted output, ending with a newline.
+
+    Raises:
+        ValueError: ``fmt`` is not a known format.
+
+    """
+    _check_format(fmt)
+    entries = list(clouds)
+    sets = _provenance(["clouds"])
+    if fmt == "json":
+        items = [
+            {"cloud": c.name, "regions": list(c.regions), "reference_region": c.reference_region}
+            for c in entries
+        ]
+        return _json("clouds", items, sets)
+    lines = []
+    for c in entries:
+        known = ", ".join(c.regions) if c.regions else "no confirmed list: regions are not checked"
+        lines.append(f"{c.name} ({len(c.regions)}): {known}")
+    lines.append("")
+    lines.extend(_provenance_lines(sets))
+    return "\n".join(lines) + "\n"
+
+
+def format_refreshed(result: Any) -> str:
+    """Say what ``gpupool catalog refresh`` wrote (a ``usecases.catalog.Refreshed``)."""
+    lines = [
+        f"Wrote {len(result.priced)} price(s) for {result.region} as of {result.as_of} to "
+        f"{result.path}; validate and plan now use them."
+    ]
+    if result.missing:
+        lines.append(
+            f"No price from the API for {len(result.missing)}: {', '.join(result.missing)} "
+            "(the bundled prices stay)."
+        )
     return "\n".join(lines) + "\n"

@@ -12,6 +12,7 @@ memory for A100-40GB 1g.10gb, the mock's size 2 wins), not read from the catalog
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 from functools import cache
@@ -245,7 +246,9 @@ def test_non_mig_and_unknown_tables() -> None:
     """A GPU without MIG, or without a known profile table, never reports a fit."""
     l4 = fit_layout(_model("L4"), {"1g.10gb": 1})
     assert not l4.ok and "does not support MIG" in l4.detail
-    rtx = _model("RTX-PRO-6000")
+    # every catalog MIG model now has a table; a model without one (a catalog file that names
+    # MIG but no profiles) is still refused rather than guessed at
+    rtx = dataclasses.replace(_model("RTX-PRO-6000"), mig=MigGeometry(4, 4, ()))
     assert rtx.mig_capable and rtx.mig is not None and not rtx.mig.profiles_known
     unknown = fit_layout(rtx, {"1g.24gb": 1})
     assert not unknown.ok and "no MIG profile table" in unknown.detail

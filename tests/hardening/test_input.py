@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -173,7 +174,9 @@ def _one_clear_outcome(result: dict[str, object]) -> None:
     if lines[0].startswith("error: "):
         assert len(lines) == 1, result
     else:
-        assert ": error: " in lines[0], result  # file:line:col: error: summary [code]
+        # file:line:col: severity: summary [code]; an info (advice) may come before the error
+        assert re.match(r".+:\d+:\d+: (error|warning|info): ", lines[0]), result
+        assert any(": error: " in line for line in lines), result
 
 
 def test_hostile_files_through_validate_plan_and_render(tmp_path: Path) -> None:

@@ -86,9 +86,10 @@ def test_fallback_pool_counts_and_prices_both_groups_full() -> None:
     assert pool.above_nodes_max
     assert pool.gpus.max == 30
     cost = next(p for p in result.cost.pools if p.pool == "batch-l4-spot")
-    od = stack.pool("batch-l4-spot").instance.price.on_demand_hourly
+    price = stack.pool("batch-l4-spot").instance.price
+    od, spot = price.on_demand_hourly, price.spot_hourly
     assert cost.on_demand_hourly.max == pytest.approx(30 * od)
-    assert cost.hourly.max is None  # 14 spot nodes at an unknown spot price: unknown, not 16 x od
+    assert cost.hourly.max == pytest.approx(14 * spot + 16 * od)  # both groups full
     assert cost.hourly.min == pytest.approx(2 * od)
     [note] = plan_text.ceiling_notes(result)
     assert note.startswith("batch-l4-spot: its node groups (spot up to 14 and on-demand up to 16)")

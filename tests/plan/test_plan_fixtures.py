@@ -212,18 +212,51 @@ def test_cost_matches_an_independent_calculation_from_the_catalog() -> None:
     assert cost["onDemandEquivalentHourly"]["max"] == pytest.approx(8 * g6 + 6 * g6e_od, abs=1e-3)
     assert cost["deltaMonthly"]["min"] == pytest.approx((hourly_min - base_min) * MONTH, abs=0.01)
     assert cost["deltaMonthly"]["max"] == pytest.approx((hourly_max - base_max) * MONTH, abs=0.01)
-    as_of = json.loads((CATALOG / "instances-aws.json").read_text(encoding="utf-8"))["as_of"]
-    assert cost["pricesAsOf"] == [as_of]
+    # each catalog row carries its own price date; the plan lists those of the rows it priced
+    dates = {aws[name]["price"]["as_of"] for name in ("g6.2xlarge", "g6e.2xlarge")}
+    assert cost["pricesAsOf"] == sorted(dates)
     assert cost["unpriced"] == []
 
 
-def test_unknown_spot_price_is_unknown_in_the_example() -> None:
-    """The AWS example's spot pool has no catalog spot price: its max is null, not 0."""
-    assert catalog_rows("aws")["g6.2xlarge"]["price"]["spot_hourly"] is None
+def test_spot_l4_pool_shows_its_saving_in_the_example() -> None:
+    """The AWS example's spot L4 pool (g6.2xlarge) is priced at spot: the saving is shown."""
+    spot = catalog_rows("aws")["g6.2xlarge"]["price"]["spot_hourly"]
+    od = catalog_rows("aws")["g6.2xlarge"]["price"]["on_demand_hourly"]
+    assert spot is not None and 0 < spot < od
     doc = plan_json.to_json(plan_files(EXAMPLES / "aws-inference-l4.yaml", None))
+    cost = doc["cost"]
+    assert cost["unpriced"] == []
+    assert cost["hourly"]["max"] < cost["onDemandEquivalentHourly"]["max"]
+
+
+def test_every_example_on_a_priced_cloud_prices_every_pool() -> None:
+    """Every example's pools are priced (the GKE a3/a2-ultragpu ones too), on-demand and spot.
+
+    Volcengine publishes no prices (its stack is unknown, not $0); on-prem nodes are not priced.
+    """
+    for path in sorted(EXAMPLES.glob("*.yaml")):
+        doc = plan_json.to_json(plan_files(path, None))
+        if "volcengine" in path.name:
+            assert doc["cost"]["unpriced"], path.name
+            continue
+        assert doc["cost"]["unpriced"] == [], path.name
+
+
+def test_unknown_spot_price_is_unknown_not_zero(tmp_path: Path) -> None:
+    """A spot pool on a size without a catalog spot price (g5.2xlarge): max is null, not 0."""
+    assert catalog_rows("aws")["g5.2xlarge"]["price"]["spot_hourly"] is None
+    stack = tmp_path / "spot.yaml"
+    stack.write_text(
+        "apiVersion: gpupool.io/v1\nkind: GpuPoolStack\nmetadata: {name: t}\n"
+        "provider:\n  cloud: aws\n  region: us-east-1\n  cluster: c\n"
+        '  settings: {subnetIds: [s-1], nodeRoleArn: "arn:aws:iam::123456789012:role/n"}\n'
+        "pools:\n  - name: a10\n    instanceType: g5.2xlarge\n    nodes: {min: 0, max: 4}\n"
+        "    capacity: {type: spot}\n    interruption: {checkpoint: recommended}\n",
+        encoding="utf-8",
+    )
+    doc = plan_json.to_json(plan_files(stack, None))
     assert doc["cost"]["hourly"]["max"] is None
-    assert doc["cost"]["hourly"]["min"] is not None  # no spot nodes at nodes.min
-    assert any("g6.2xlarge spot price" in u for u in doc["cost"]["unpriced"])
+    assert any("g5.2xlarge spot price" in u for u in doc["cost"]["unpriced"])
 
 
 # ----------------------------------------------------------------------------- capacity

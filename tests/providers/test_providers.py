@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gpupool import providers
+from gpupool import catalog, providers
 from gpupool.clouds.azure import agent_pool_name
 from gpupool.facts.groups import capacity_groups
 from gpupool.graph import Lookup, Ref, ResourceGraph, order
@@ -58,7 +58,10 @@ def test_aws_spot_pool_with_base_and_fallback_splits_in_two() -> None:
     assert spot.inputs["scaling_config"] == {"desired_size": 0, "max_size": 14, "min_size": 0}
     assert od.inputs["scaling_config"] == {"desired_size": 2, "max_size": 16, "min_size": 2}
     assert (spot.facts["capacity"], od.facts["capacity"]) == ("spot", "on-demand")
-    assert spot.facts["price_hourly"] is None  # the catalog has no spot sample for g6.2xlarge
+    # spot nodes at the catalog's spot sample, with that row's own price date
+    price = catalog.instance("aws", "g6.2xlarge").price  # type: ignore[union-attr]
+    assert spot.facts["price_hourly"] == price.spot_hourly < od.facts["price_hourly"]
+    assert spot.facts["price_as_of"] == price.as_of
     assert od.facts["price_hourly"] == od.facts["on_demand_price_hourly"] > 0
     assert od.facts["price_as_of"]
     assert od.name == "batch-l4-spot-od"

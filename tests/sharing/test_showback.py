@@ -125,7 +125,9 @@ def test_running_pods_of_a_tenant_on_its_pool_are_charged_once(tmp_path: Path) -
         *pod("search", "c", "n1", "Pending", {"main": 4}),
         *pod("ads", "d", "n2", "Running", {"main": 2}),
     ]
-    as_of = json.loads((CATALOG / "instances-aws.json").read_text(encoding="utf-8"))["as_of"]
+    rows = json.loads((CATALOG / "instances-aws.json").read_text(encoding="utf-8"))["instances"]
+    # the series carries the date of the priced catalog row (rows date their own prices)
+    as_of = next(r["price"]["as_of"] for r in rows if r["name"] == "g6.2xlarge")
     labels = {"stack": stack.name, "tenant": "search", "pool": "infer-l4",
               "resource": "nvidia.com/gpu", "prices_as_of": as_of}
     body = ",".join(f'{k}="{v}"' for k, v in labels.items())

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gpupool import catalog
-from gpupool.views.catalog import format_gpus, format_instances
+from gpupool.views.catalog import format_gpus, format_instances, format_regions
 
 
 def test_instances_text_answers_h100_on_aws() -> None:
@@ -18,8 +18,8 @@ def test_instances_text_answers_h100_on_aws() -> None:
     assert "ON-DEMAND $/H" in lines[0] and "SPOT $/H" in lines[0]
     row = next(line for line in lines if "p5.48xlarge" in line).split()
     assert row[:4] == ["aws", "p5.48xlarge", "H100-SXM5-80GB", "8"]
-    assert row[-3:] == ["55.04", "30.33", "6.88"]
-    assert "Data: instances-aws as of 2026-07-20; sources:" in text
+    assert row[-4:] == ["55.04", "30.33", "6.88", "2026-07-20"]  # the row's own price date
+    assert "Data: instances-aws as of 2026-12-01; sources:" in text
     assert text.endswith("\n")
 
 
@@ -37,7 +37,7 @@ def test_fractional_and_unknown_prices_in_text() -> None:
     text = format_instances([catalog.instance("azure", "Standard_NV6ads_A10_v5")], "text")
     row = text.splitlines()[1].split()
     assert row[3] == "1/6"
-    assert row[-3:] == ["-", "-", "-"]
+    assert row[-4:-1] == ["-", "-", "-"]  # unknown prices, never $0
 
 
 def test_instances_json_shape() -> None:
@@ -74,7 +74,7 @@ def test_gpus_text_lists_models_and_source() -> None:
     text = format_gpus(catalog.gpus(), "text")
     row = next(line for line in text.splitlines() if line.startswith("A100-SXM4-80GB")).split()
     assert row[1:3] == ["80", "8.0"]
-    assert "7 profiles" in text and "unknown profiles" in text
+    assert "7 profiles" in text and "11 profiles (4 slices)" in text  # RTX PRO 6000
     assert "Data: gpus as of" in text
 
 
@@ -84,3 +84,14 @@ def test_empty_and_bad_format() -> None:
     assert json.loads(format_instances([], "json"))["instances"] == []
     with pytest.raises(ValueError, match="unknown format"):
         format_gpus(catalog.gpus(), "yaml")
+
+
+def test_regions_text_and_json() -> None:
+    """Each cloud's regions on one line; a cloud without a list says it is not checked."""
+    text = format_regions(catalog.clouds(), "text")
+    aws = next(line for line in text.splitlines() if line.startswith("aws ("))
+    assert "us-east-1" in aws and "us-central1" not in aws
+    assert "volcengine (0): no confirmed list: regions are not checked" in text
+    doc = json.loads(format_regions([catalog.cloud("gcp")], "json"))
+    assert "us-central1" in doc["clouds"][0]["regions"]
+    assert doc["datasets"][0]["name"] == "clouds"

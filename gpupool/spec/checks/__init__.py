@@ -16,6 +16,7 @@ from gpupool.spec.checks import (
     clouds,
     gpus,
     monitoring,
+    regions,
     rendering,
     sharing,
     spot,
@@ -25,7 +26,9 @@ from gpupool.spec.checks import (
 )
 from gpupool.spec.diagnostics import Diagnostic
 
-_FAMILIES = (gpus, sharing, spot, capacity, tenancy, rendering, monitoring, clouds, advice, state)
+_FAMILIES = (
+    regions, gpus, sharing, spot, capacity, tenancy, rendering, monitoring, clouds, advice, state
+)
 
 
 def run(stack: Stack, raw: Mapping[str, Any]) -> list[Diagnostic]:

@@ -1,8 +1,8 @@
 """Rules that need GPU facts.
 
-Catalog names, MIG geometry and placement, host memory below its workload's band
-(``gpupool.spec.checks.advice`` owns the bands and the same-GPU suggestion) and interconnect for
-compact placement.
+Catalog names (and GPUs an existing-cluster pool declares that the catalog lacks), MIG geometry
+and placement, host memory below its workload's band (``gpupool.spec.checks.advice`` owns the
+bands and the same-GPU suggestion) and interconnect for compact placement.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ def _names(pool: Pool, stack: Stack) -> list[Diagnostic]:
             error(
                 "catalog.volcengine-needs-gpu",
                 f"Declare the GPUs of '{pool.instance_type}'",
-                f"gpupool's catalog lists no {plugin.display} instance types ({plugin.display} "
-                "publishes no static catalog), so say what each node carries: gpu: {model: A10, "
-                "count: 1} and optionally host: {memoryGiB: 120}.",
+                f"gpupool's catalog does not list '{pool.instance_type}' ({plugin.display} "
+                "publishes no static catalog; the catalog lists only the types whose specs have "
+                f"a source: gpupool catalog instances --cloud {cloud}), so say what each node "
+                "carries: gpu: {model: A10, count: 1} and optionally host: {memoryGiB: 120}.",
                 pool.path,
                 anchor="parent",
             )
@@ -43,18 +44,92 @@ def _names(pool: Pool, stack: Stack) -> list[Diagnostic]:
                 (*pool.path, "instanceType"),
             )
         ]
-    if pool.gpu_model is not None and catalog.gpu(pool.gpu_model) is None:
-        known = [g.name for g in catalog.gpus()]
-        close = catalog.closest(pool.gpu_model, known)
+    if pool.gpu_model is not None:
+        return _declared(pool, stack) or _bound(pool)
+    return []
+
+
+def _bound(pool: Pool) -> list[Diagnostic]:
+    """Check that GPUs declared on an instance type the catalog knows are the type's own."""
+    inst, declared = pool.instance, catalog.gpu(str(pool.gpu_model))
+    if inst is None or declared is None:
+        return []
+    if declared.name == inst.gpu and pool.declared_gpu_count in (None, inst.gpu_count):
+        return []
+    source = f" (confidence {inst.confidence})" if inst.confidence else ""
+    return [
+        error(
+            "catalog.declared-gpu-differs",
+            f"{inst.name} carries {inst.gpu_count} x {inst.gpu}",
+            f"GPU memory and count are bound to the instance type: the catalog{source} gives "
+            f"{inst.name} {inst.gpu_count} x {inst.gpu}, the pool declares "
+            f"{pool.declared_gpu_count} x {declared.name}. Declare what the type carries, drop "
+            "gpu (the catalog's is used), or pick another instance type.",
+            (*pool.path, "gpu"),
+        )
+    ]
+
+
+def _declared(pool: Pool, stack: Stack) -> list[Diagnostic]:
+    """Check a declared GPU model: a catalog one, or (existing clusters) one with its memory."""
+    model = str(pool.gpu_model)
+    known = catalog.gpu(model)
+    extras = [
+        k
+        for k, v in (
+            ("memoryGiB", pool.declared_gpu_memory_gib),
+            ("migProfiles", pool.declared_mig_profiles),
+        )
+        if v
+    ]
+    if known is not None:
+        if not extras:
+            return []
         return [
             error(
-                "catalog.unknown-gpu",
-                f"Unknown GPU model '{pool.gpu_model}'",
-                f"Closest: {', '.join(close)}. See: gpupool catalog gpus.",
+                "catalog.gpu-already-known",
+                f"The catalog knows {known.name}",
+                f"gpupool takes {known.name}'s memory ({known.memory_gib:g} GiB) and MIG "
+                f"profiles from its catalog; remove gpu.{' and gpu.'.join(extras)}.",
+                (*pool.path, "gpu", extras[0]),
+                anchor="key",
+            )
+        ]
+    close = ", ".join(catalog.closest(model, [g.name for g in catalog.gpus()]))
+    existing = not stack.cloud.provisions
+    if existing and pool.declared_gpu_memory_gib is not None:
+        mig = (
+            " MIG layouts are checked against the declared profiles by name only (no maxima "
+            "or placements)."
+            if pool.declared_mig_profiles
+            else ""
+        )
+        return [
+            warning(
+                "catalog.uncatalogued-gpu",
+                f"GPU '{model}' is not in the catalog, so gpupool checks only what is declared",
+                f"gpupool takes {pool.declared_gpu_memory_gib:g} GiB per GPU as declared; its "
+                "compute capability, TFLOPS and interconnect are unknown, so client limits and "
+                f"the plan's TFLOPS go unchecked.{mig} If it is a catalog GPU under another "
+                f"name, use that name (closest: {close}).",
                 (*pool.path, "gpu", "model"),
             )
         ]
-    return []
+    how = (
+        " To use a GPU the catalog lacks, declare its memory: gpu: {model, count, memoryGiB} "
+        "(and migProfiles if it has MIG)."
+        if existing
+        else f" On {stack.cloud.display} the GPU must be a catalog GPU; declaring one the "
+        "catalog lacks is for existing clusters (cloud kubernetes)."
+    )
+    return [
+        error(
+            "catalog.unknown-gpu",
+            f"Unknown GPU model '{model}'",
+            f"Closest: {close}. See: gpupool catalog gpus.{how}",
+            (*pool.path, "gpu", "model"),
+        )
+    ]
 
 
 def _mig(pool: Pool) -> list[Diagnostic]:
@@ -65,12 +140,15 @@ def _mig(pool: Pool) -> list[Diagnostic]:
     layout_path = (*pool.path, "sharing", kind.section or "", "layout")
     if gpu.mig is None:
         capable = [g.name for g in catalog.gpus() if g.mig is not None]
+        declare = (
+            " If it has MIG, declare its profiles: gpu.migProfiles." if not gpu.catalogued else ""
+        )
         return [
             error(
                 "mig.not-capable",
                 f"{gpu.name} does not support MIG",
                 f"MIG needs one of: {', '.join(capable)}. Use time-slicing, mps or fractional "
-                "on this GPU, or pick a MIG-capable instance type.",
+                f"on this GPU, or pick a MIG-capable instance type.{declare}",
                 (*pool.path, "sharing", "mode"),
             )
         ]
@@ -90,7 +168,7 @@ def _mig(pool: Pool) -> list[Diagnostic]:
                     anchor="key",
                 )
             )
-        elif count > prof.max_count:
+        elif count > prof.max_count and gpu.catalogued:
             out.append(
                 error(
                     "mig.too-many",
@@ -100,8 +178,8 @@ def _mig(pool: Pool) -> list[Diagnostic]:
                     (*layout_path, name),
                 )
             )
-    if out:
-        return out
+    if out or not gpu.catalogued:
+        return out  # a declared GPU's maxima and placements are unknown (its warning says so)
     slices = sum(geo.profile(n).compute_slices * c for n, c in pool.sharing.mig_layout)  # type: ignore[union-attr]
     if slices > geo.compute_slices:
         return [
@@ -184,7 +262,7 @@ def run(stack: Stack) -> list[Diagnostic]:
     for pool in stack.pools:
         names = _names(pool, stack)
         out += names
-        if names:
+        if any(d.is_error for d in names):
             continue
         out += _mig(pool)
         out += _memory_ratio(pool, stack)

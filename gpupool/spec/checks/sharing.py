@@ -34,7 +34,7 @@ def _replicas(pool: Pool) -> list[Diagnostic]:
         gpu = pool.gpu
         cap = limit.clients
         why = ""
-        if gpu is not None and not gpu.cc_at_least(limit.older_below):
+        if gpu is not None and gpu.compute_capability and not gpu.cc_at_least(limit.older_below):
             cap, why = (
                 limit.older_clients,
                 f" ({gpu.name} has compute capability {gpu.compute_capability}, below "

@@ -17,12 +17,14 @@ def _pool(pool: Pool, stack: Stack) -> list[Diagnostic]:
     facts = catalog.cloud(stack.provider.cloud)
     cap = (*pool.path, "capacity")
     if not facts.spot_node_pools:
+        sdk = stack.cloud.sdk
         return [
             error(
                 "spot.unsupported",
                 f"{facts.name} node pools have no spot capacity",
-                f"{facts.name} offers spot only for single instances, not for managed node "
-                "pools; use capacity.type on-demand.",
+                f"The node pool resource of {sdk.distribution} {sdk.version}, which gpupool "
+                f"renders {stack.cloud.display} with, takes no spot setting (see the catalog's "
+                "cloud notes); use capacity.type on-demand.",
                 (*cap, "type"),
             )
         ]
