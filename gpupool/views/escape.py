@@ -1,11 +1,11 @@
-"""Escaping: user values shown on a terminal, in a CI log, in JSON and in markdown as plain text.
+r"""Escaping: user values shown on a terminal, in a CI log, in JSON and in markdown as plain text.
 
 A stack file, a node report or a cluster can hold any character. This module owns how such text
 is made inert before gpupool prints it:
 
 - ``controls``: control characters (C0 but newline and tab, DEL, C1), Unicode line and paragraph
   separators and bidirectional overrides (the "Trojan Source" characters) become visible escapes
-  (``\\x1b``, ``\\u202e``; in JSON the JSON escape ``\\u001b``), so no value can move the
+  (``\x1b``, ``\u202e``; in JSON the JSON escape ``\u001b``), so no value can move the
   cursor, ring a bell, retitle a terminal or reorder a line;
 - ``workflow_commands``: a line that GitHub Actions would run as a workflow command
   (``::error::``, ``::add-mask::`` after leading white space, and the legacy ``##[`` anywhere in
