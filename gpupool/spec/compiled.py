@@ -54,14 +54,14 @@ def _no(_: Any) -> bool:
 
 
 def is_integer(x: Any) -> bool:
-    """Draft-07's integer: a number whose fraction is zero (``1.0`` too); never a bool."""
+    """Tell whether ``x`` is a draft-07 integer: a number whose fraction is zero, not a bool."""
     if isinstance(x, bool):
         return False
     return isinstance(x, int) or (isinstance(x, float) and x.is_integer())
 
 
 def is_number(x: Any) -> bool:
-    """A finite number: NaN and infinities are not JSON numbers, and pass every bound."""
+    """Tell whether ``x`` is a finite number (NaN and infinities are not JSON numbers)."""
     if isinstance(x, bool) or not isinstance(x, numbers.Number):
         return False
     return not isinstance(x, float) or math.isfinite(x)
