@@ -15,7 +15,8 @@ is made inert before gpupool prints it:
 - ``one_line``: a value that must stay on its line (a key, a file name, a region) with its
   newlines, carriage returns and tabs escaped too;
 - ``markdown`` and ``code``: a value as inline markdown text or as a code span that cannot open
-  HTML, a comment, a link, an image, emphasis, a heading or a table cell.
+  HTML, a comment, a link (autolinks of ``https://`` and ``www.`` included; GitHub's cmark-gfm
+  still links an e-mail address), an image, emphasis, a heading, an emoji or a table cell.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2
 _LINE_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _COMMAND = re.compile(r"^([ \t\f\v]*):(?=:)", re.MULTILINE)
 _LEGACY_COMMAND = "##["
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!:])")
+_WWW = re.compile(r"(?i)\b(www)\.")
 _MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
@@ -65,16 +67,24 @@ def one_line(text: str) -> str:
     return _LINE_BREAKS.sub(_visible, text)
 
 
-def markdown(text: str) -> str:
-    """Return a value as literal inline markdown (GitHub Flavored Markdown) on one line."""
-    text = one_line(text)
+def _shortened(text: str, most: int | None) -> str:
+    return text if most is None or len(text) <= most else text[:most] + "…"
+
+
+def markdown(text: str, most: int | None = None) -> str:
+    """Return a value as literal inline markdown (GitHub Flavored Markdown) on one line.
+
+    ``most`` cuts the value to that many characters first (marked with an ellipsis), so one
+    value cannot fill a comment with a size limit.
+    """
+    text = one_line(_shortened(text, most))
     text = "".join(_MD_ENTITIES.get(ch, ch) for ch in text)
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    return _WWW.sub(r"\1\\.", _MD_SPECIAL.sub(r"\\\1", text))
 
 
-def code(text: str) -> str:
+def code(text: str, most: int | None = None) -> str:
     """Return a value as one code span: literal inside, whatever backticks it holds."""
-    text = one_line(text)
+    text = one_line(_shortened(text, most))
     longest = max((len(run) for run in re.findall("`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
