@@ -36,7 +36,9 @@ from gpupool.views.plan_text import (
 MARKDOWN_LIMIT = 65_000
 """Most characters of a comment (GitHub refuses comments over 65,536)."""
 MAX_VALUE = 300
-"""Most characters of one value (a region, a reason) before it is cut."""
+"""Most characters of one value (a name, a region, a table cell) before it is cut."""
+MAX_NOTE = 2_000
+"""Most characters of one note or reason (gpupool's sentence with values in it)."""
 
 
 def marker(stack: str) -> str:
@@ -62,6 +64,11 @@ def text(value: str) -> str:
     return escape.markdown(value, MAX_VALUE)
 
 
+def note(line: str) -> str:
+    """Return one of gpupool's notes or reasons, which quote values, as literal markdown."""
+    return escape.markdown(line, MAX_NOTE)
+
+
 def code(value: str) -> str:
     """Return a value as a literal code span of bounded length."""
     return escape.code(value, MAX_VALUE)
@@ -79,7 +86,7 @@ def _md_head(result: PlanResult) -> list[str]:
              + (f"; {text(result.base.note)}." if result.base.note else "."), ""]  # fmt: skip
     risky = [c for c in result.changes if c.action in ("replace", "delete")]
     for c in risky[:10]:
-        why = text("; ".join(c.reasons) or c.action)
+        why = note("; ".join(c.reasons) or c.action)
         lines.append(f"> :warning: {code(c.address)} {WILL[c.action]}: {why}<br>")
     if len(risky) > 10:
         lines.append(f"> :warning: and {len(risky) - 10} more replacements or deletions")
@@ -95,7 +102,7 @@ def _md_head(result: PlanResult) -> list[str]:
     ]  # fmt: skip
     lines += [*([""] if risky else []), "#### Cost (USD a month)", ""]
     lines += _md_table(["", "at nodes.min", "at nodes.max"], rows, right=2, values=False)
-    return [*lines, "", "<br>".join(f"<sub>{text(n)}</sub>" for n in price_notes(result)), ""]
+    return [*lines, "", "<br>".join(f"<sub>{note(n)}</sub>" for n in price_notes(result)), ""]
 
 
 def pie_slices(result: PlanResult) -> tuple[str, list[tuple[str, float]]]:
