@@ -189,7 +189,7 @@ def _md_blocks(result: PlanResult) -> list[_Block]:
         blocks.append((["#### Cost per tenant (USD a month)", "", *pie(result), *costs[:2]],
                        costs[2:], ["", f"<sub>{TENANT_COST_NOTE}</sub>", ""], "tenant rows"))
     if result.advice:
-        items = [f"- {line}" for line in advice_lines(result)]
+        items = [f"- {note(line)}" for line in advice_lines(result)]
         blocks.append((["#### Advice (USD a month at nodes.min to nodes.max)", ""], items, [""],
                        "advice items"))
     changed = [c for c in result.changes if c.action != "no-op"]

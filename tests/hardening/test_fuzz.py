@@ -486,7 +486,7 @@ def through_the_cli(text: str) -> None:
             assert not RAW_CONTROL.search(shown), f"{argv[0]} printed a control character"
 
 
-@pytest.mark.slow  # about 12 s; plain `pytest` runs it (-m "not slow" skips it)
+@pytest.mark.slow  # about a minute; plain `pytest` runs it (-m "not slow" skips it)
 def test_mutated_examples_survive_the_whole_pipeline() -> None:
     """Mutated examples yield diagnostics or a rendered program and a plan, never an exception.
 
