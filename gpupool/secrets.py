@@ -59,7 +59,7 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
     for secret in values:
         if len(secret) >= MIN_SECRET:
             text = text.replace(secret, _MASK)
-            quoted = json.dumps(secret)[1:-1]  # as a JSON document writes it
+            quoted = json.dumps(secret, ensure_ascii=False)[1:-1]  # as gpupool writes JSON
             if quoted != secret:
                 text = text.replace(quoted, _MASK)
         elif len(secret) >= MIN_WORD_SECRET and not _NEVER_SHORT.fullmatch(secret):

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from gpupool.cli import run
+from gpupool.secrets import scrub, secret_values
 from tests import fake_pulumi
 from tests.paths import EXAMPLES
 
@@ -245,8 +246,6 @@ def test_the_passphrase_file_and_exec_env_values_are_secrets(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """PULUMI_CONFIG_PASSPHRASE_FILE's content and kubeconfig exec env values are scrubbed."""
-    from gpupool.secrets import scrub, secret_values
-
     passphrase = f"FAKESECRET-file-{secrets.token_hex(8)}"
     phrase_file = tmp_path / "passphrase.txt"
     phrase_file.write_text(passphrase + "\n", encoding="utf-8")
@@ -280,8 +279,6 @@ def test_short_secrets_are_scrubbed_where_they_stand_alone(
     secret: str, text: str, expected: str
 ) -> None:
     """README "Secrets": what is scrubbed by length."""
-    from gpupool.secrets import scrub
-
     assert scrub(text, [secret]) == expected
 
 
@@ -293,8 +290,6 @@ def test_an_alias_built_kubeconfig_is_walked_once(
     PyYAML shares an aliased node, so the document holds a few dozen objects; a walk that
     follows every path through them never ends. The walk visits each object once.
     """
-    from gpupool.secrets import secret_values
-
     lines = ["apiVersion: v1", "kind: Config", "x0: &x0 [{token: FAKESECRET-alias-token}]"]
     for i in range(1, 10):
         lines.append(f"x{i}: &x{i} [" + ", ".join([f"*x{i - 1}"] * 10) + "]")
