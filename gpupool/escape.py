@@ -16,7 +16,7 @@ is made inert before gpupool prints it:
   newlines, carriage returns and tabs escaped too;
 - ``markdown`` and ``code``: a value as inline markdown text or as a code span that cannot open
   HTML, a comment, a link (autolinks of ``https://`` and ``www.`` included; GitHub's cmark-gfm
-  still links an e-mail address), an image, emphasis, a heading, an emoji or a table cell.
+  still links an e-mail address), an image, emphasis, a heading or a table cell.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2
 _LINE_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _COMMAND = re.compile(r"^([ \t\f\v]*):(?=:)", re.MULTILINE)
 _LEGACY_COMMAND = "##["
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!:])")
-_WWW = re.compile(r"(?i)\b(www)\.")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!])")
+_AUTOLINK = re.compile(r"(?i)\b(www)\.|:(?=//)")
 _MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
@@ -79,7 +79,8 @@ def markdown(text: str, most: int | None = None) -> str:
     """
     text = one_line(_shortened(text, most))
     text = "".join(_MD_ENTITIES.get(ch, ch) for ch in text)
-    return _WWW.sub(r"\1\\.", _MD_SPECIAL.sub(r"\\\1", text))
+    escaped = _MD_SPECIAL.sub(r"\\\1", text)
+    return _AUTOLINK.sub(lambda m: f"{m.group(1)}\\." if m.group(1) else "\\:", escaped)
 
 
 def code(text: str, most: int | None = None) -> str:
