@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gpupool.errors import GpupoolError
+from gpupool.files import read_regular
 from gpupool.spec import load
 
 POOL_LABEL = "gpupool.io/pool"
@@ -149,11 +150,8 @@ def _check_kubeconfigs(files: str) -> None:
     for name in files.split(os.pathsep):
         path = Path(name).expanduser()
         try:
-            if not name or not path.is_file():
-                continue
-            with path.open("rb") as handle:
-                raw = handle.read(load.MAX_BYTES + 1)
-        except OSError:
+            raw = read_regular(path, load.MAX_BYTES) if name else b""
+        except OSError:  # missing, not a regular file, too large: the client says so
             continue
         text = raw.decode("utf-8", errors="replace")
         _doc, diags = load.parse(text, str(path))

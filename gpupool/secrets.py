@@ -35,6 +35,8 @@ from typing import Any
 
 import yaml
 
+from gpupool.files import read_regular
+
 __all__ = ["MIN_SECRET", "MIN_WORD_SECRET", "scrub", "secret_values"]
 
 #: A value this long is scrubbed wherever it appears.
@@ -92,13 +94,8 @@ def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
 def _read(path: Path) -> str | None:
     """Return a small regular file's text; None for anything else or on any failure."""
     try:
-        if not path.is_file() or path.stat().st_size > _MAX_FILE:
-            return None
-        with path.open("rb") as handle:  # a bounded read: the size may change after stat
-            data = handle.read(_MAX_FILE + 1)
-    except OSError:
-        return None
-    if len(data) > _MAX_FILE:
+        data = read_regular(path, _MAX_FILE)
+    except OSError:  # missing, a FIFO or device, a folder, or too large
         return None
     return data.decode("utf-8", errors="replace")
 
