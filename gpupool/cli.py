@@ -5,8 +5,9 @@ errors on stderr; with ``--format json`` exactly one JSON document on stdout, th
 when the command fails), the one filter everything written passes first (``_safe``: secrets
 scrubbed, control characters and workflow commands escaped), whether a stream gets colour (a
 terminal, no ``NO_COLOR``, no ``--no-color``), the terminal prompts of ``up`` and ``destroy``,
-shell completion scripts and the exit codes (docs/commands.md, Exit codes). Each command calls its use case (``gpupool.usecases``)
-and hands the result to its view (``gpupool.views``); nothing else happens here. Each command's
+shell completion scripts and the exit codes (docs/commands.md, Exit codes). Each command calls
+its use case (``gpupool.usecases``) and hands the result to its view (``gpupool.views``); nothing
+else happens here. Each command's
 machinery, and the completion library, is imported only when that command runs, so
 ``gpupool --help`` stays fast.
 
