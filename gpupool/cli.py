@@ -2,10 +2,12 @@
 
 This module owns argument parsing, where output goes (results on stdout; diagnostics, progress and
 errors on stderr; with ``--format json`` exactly one JSON document on stdout, the error document
-when the command fails), whether a stream gets colour (a terminal, no ``NO_COLOR``, no
-``--no-color``), the terminal prompts of ``up`` and ``destroy``, shell completion scripts and the
-exit codes (docs/commands.md, Exit codes). Each command calls its use case (``gpupool.usecases``)
-and hands the result to its view (``gpupool.views``); nothing else happens here. Each command's
+when the command fails), the one filter everything written passes first (``_safe``: secrets
+scrubbed, control characters and workflow commands escaped), whether a stream gets colour (a
+terminal, no ``NO_COLOR``, no ``--no-color``), the terminal prompts of ``up`` and ``destroy``,
+shell completion scripts and the exit codes (docs/commands.md, Exit codes). Each command calls
+its use case (``gpupool.usecases``) and hands the result to its view (``gpupool.views``); nothing
+else happens here. Each command's
 machinery, and the completion library, is imported only when that command runs, so
 ``gpupool --help`` stays fast.
 
@@ -69,11 +71,14 @@ class _Console:
         if self.colour_out and plan:
             from gpupool.views import colour
 
-            text = colour.plan(text)
+            text = colour.plan(_safe(text))
+        else:
+            text = _safe(text, _Run.fmt)
         sys.stdout.write(text)
 
     def err(self, text: str) -> None:
         """Write diagnostics, notes or progress on stderr."""
+        text = _safe(text)
         if self.colour_err and text:
             from gpupool.views import colour
 
@@ -125,7 +130,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     out = view.render(results, args.format)
     if args.format == "text":
         _console(args).err(out.notes)
-    sys.stdout.write(out.result)
+    _out(out.result)
     return EXIT_OK if all(r.valid for r in results) else EXIT_ERROR
 
 
@@ -134,14 +139,17 @@ def _cmd_init(args: argparse.Namespace) -> int:
     from gpupool.views import init as view
 
     starter = init.init(Path(args.file), args.cloud, args.gpu)
-    sys.stdout.write(view.written(starter, args.file))
+    _out(view.written(starter, args.file))
     return EXIT_OK
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
     from gpupool.usecases.schema import schema_reference, schema_text
 
-    sys.stdout.write(schema_reference() if args.markdown else schema_text())
+    if args.markdown:
+        _out(schema_reference(), "markdown")
+    else:
+        _out(schema_text(), "json")
     return EXIT_OK
 
 
@@ -150,14 +158,14 @@ def _cmd_catalog(args: argparse.Namespace) -> int:
     from gpupool.views import catalog as view
 
     if args.what == "gpus":
-        sys.stdout.write(view.format_gpus(catalog.gpus(args.gpu), args.format))
+        _out(view.format_gpus(catalog.gpus(args.gpu), args.format))
     elif args.what == "regions":
-        sys.stdout.write(view.format_regions(catalog.regions(args.cloud), args.format))
+        _out(view.format_regions(catalog.regions(args.cloud), args.format))
     elif args.what == "refresh":
-        sys.stdout.write(view.format_refreshed(catalog.refresh(args.cloud, args.region)))
+        _out(view.format_refreshed(catalog.refresh(args.cloud, args.region)))
     else:
         found = catalog.instances(args.cloud, args.gpu)
-        sys.stdout.write(view.format_instances(found, args.format))
+        _out(view.format_instances(found, args.format))
     return EXIT_OK
 
 
@@ -165,7 +173,7 @@ def _cmd_node_inspect(args: argparse.Namespace) -> int:
     from gpupool.usecases import node
     from gpupool.views import node as view
 
-    sys.stdout.write(view.render(node.inspect(), args.format))
+    _out(view.render(node.inspect(), args.format))
     return EXIT_OK
 
 
@@ -249,7 +257,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
     stack = _stack(args)
     result = render.render(Path(args.file), stack, args.out)
-    sys.stdout.write(view.summary(result, args.format))
+    _out(view.summary(result, args.format))
     return EXIT_OK
 
 
@@ -327,9 +335,9 @@ def _cmd_up(args: argparse.Namespace) -> int:
     result = engine.up(Path(args.file), stack, _progress(console), refresh=args.refresh,
                        approve=approve)
     if args.format == "json":  # result None: no changes, and nobody asked to apply anyway
-        sys.stdout.write(engine_view.format_json("up", stack.name, result, shown[0]))
+        _out(engine_view.format_json("up", stack.name, result, shown[0]))
     elif result is not None:
-        sys.stdout.write(engine_view.summary("Apply", result))
+        _out(engine_view.summary("Apply", result))
     return EXIT_OK
 
 
@@ -353,9 +361,9 @@ def _cmd_destroy(args: argparse.Namespace) -> int:
     if result is None:  # approve says yes or raises, so this cannot be
         raise _CancelledError("Destroy cancelled.")
     if args.format == "json":
-        sys.stdout.write(view.format_json("destroy", stack.name, result))
+        _out(view.format_json("destroy", stack.name, result))
     else:
-        sys.stdout.write(view.summary("Destroy", result))
+        _out(view.summary("Destroy", result))
     return EXIT_OK
 
 
@@ -373,7 +381,7 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     console = _console(args)
     reports = Path(args.node_reports) if args.node_reports else None
     result = drift.drift(Path(args.file), stack, reports, require, _progress(console))
-    sys.stdout.write(view.render(result, args.format))
+    _out(view.render(result, args.format))
     if result.status == "drift":
         return EXIT_CHANGES
     if result.status == "unknown":
@@ -576,20 +584,20 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     debug = os.environ.get("GPUPOOL_DEBUG") == "1"
     fmt = _format_in(words)
+    _Run.fmt, _Run.secrets = fmt, None  # read again: this run may see other variables and files
     no_color = "--no-color" in words
     console = _Console(_wants_colour(sys.stdout, no_color), _wants_colour(err, no_color))
 
     def fail(exc: BaseException, message: str, code: int, kind: str = "") -> int:
         """Say what went wrong: one line on stderr, and the error document for JSON."""
-        text = _redacted(message)
+        text = _safe(message)
         err.write(_colour_messages(text) if console.colour_err else text)
         if fmt == "json":
             from gpupool.views.errors import error_document
 
             line = text.strip().removeprefix("error: ").splitlines()[0]
             diagnostics, differences = _error_lists(exc)
-            sys.stdout.write(error_document(kind or _kind(exc), line, code, diagnostics,
-                                            differences))
+            _out(error_document(kind or _kind(exc), line, code, diagnostics, differences), "json")
         return code
 
     try:
@@ -621,7 +629,7 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
             import traceback
 
             # the chain holds the engine's raw output, which may echo a credential
-            err.write(_redacted("".join(traceback.format_exception(exc))))
+            err.write(_safe("".join(traceback.format_exception(exc))))
         if isinstance(exc, GpupoolError):
             return fail(exc, f"error: {exc}\n", exc.exit_code)
         return fail(
@@ -651,12 +659,33 @@ def _colour_messages(text: str) -> str:
     return colour.messages(text)
 
 
-def _redacted(text: str) -> str:
-    """Return ``text`` without credentials (secret-looking variables, kubeconfig tokens)."""
-    from gpupool.engine.failures import scrub
-    from gpupool.engine.pulumi import secret_values
+class _Run:
+    """The ``--format`` and the secret values of the current run (read once, on first use)."""
 
-    return scrub(text, secret_values())
+    fmt: str = "text"
+    secrets: list[str] | None = None
+
+
+def _safe(text: str, fmt: str = "text") -> str:
+    """Return ``text`` as it may be written: without secrets, with control characters escaped.
+
+    Every byte gpupool writes passes here (before any colour): results in every format,
+    diagnostics, progress, prompts and errors. JSON keeps its escapes (a JSON escape for each
+    control character json leaves raw); text and markdown also lose what GitHub Actions would
+    run as a workflow command.
+    """
+    from gpupool.escape import controls, terminal
+    from gpupool.secrets import scrub, secret_values
+
+    if _Run.secrets is None:
+        _Run.secrets = secret_values()
+    text = scrub(text, _Run.secrets)
+    return controls(text, json=True) if fmt == "json" else terminal(text)
+
+
+def _out(text: str, fmt: str | None = None) -> None:
+    """Write a command's result on stdout (see ``_safe``); JSON under ``--format json``."""
+    sys.stdout.write(_safe(text, fmt or _Run.fmt))
 
 
 def main() -> None:

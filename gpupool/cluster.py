@@ -4,7 +4,9 @@ Owns: the only import of the official ``kubernetes`` client (imported lazily ins
 so ``import gpupool.cluster`` works without it), listing every node with its labels,
 annotations, allocatable and capacity, readiness and cordon state, turning client failures
 (no kubeconfig, unknown context, unreachable server, rejected credentials) into one
-:class:`ClusterUnavailableError` sentence, and parsing Kubernetes resource quantities.
+:class:`ClusterUnavailableError` sentence, refusing a kubeconfig whose aliases expand past the
+stack-file loader's limits before the client (which would never finish) reads it, and parsing
+Kubernetes resource quantities.
 
 Does not own: deciding which nodes belong to a pool (the caller filters on the
 ``gpupool.io/pool`` label), what the GPU Feature Discovery labels mean for a pool, or drift
@@ -18,10 +20,13 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from gpupool.errors import GpupoolError
+from gpupool.files import read_regular
+from gpupool.spec import load
 
 POOL_LABEL = "gpupool.io/pool"
 """The node label that names the gpupool pool a node belongs to."""
@@ -115,6 +120,7 @@ def _import_kubernetes() -> Any:
 def _core_api(k8s: Any, context: str | None) -> Any:
     config_error = k8s.config.ConfigException
     kubeconfig = os.environ.get("KUBECONFIG") or None
+    _check_kubeconfigs(kubeconfig or str(Path("~/.kube/config").expanduser()))
     try:
         api_client = k8s.config.new_client_from_config(config_file=kubeconfig, context=context)
     except config_error as exc:
@@ -130,6 +136,31 @@ def _core_api(k8s: Any, context: str | None) -> Any:
                 "cluster: point KUBECONFIG at a kubeconfig file or create ~/.kube/config."
             ) from exc
     return k8s.client.CoreV1Api(api_client)
+
+
+def _check_kubeconfigs(files: str) -> None:
+    """Refuse a kubeconfig the client would take forever over, before the client reads it.
+
+    The client names every merged entry after its whole content (kubernetes-client/python
+    ``config/kube_config.py``, ``KubeConfigMerger._merge``), so an alias-built file of a few
+    hundred bytes that expands to 10**9 values never finishes loading. Each file is read (at
+    most ``load.MAX_BYTES``) with gpupool's own loader, which stops at its expansion and
+    nesting limits; anything else wrong with a file is left for the client to report.
+    """
+    for name in files.split(os.pathsep):
+        path = Path(name).expanduser()
+        try:
+            raw = read_regular(path, load.MAX_BYTES) if name else b""
+        except OSError:  # missing, not a regular file, too large: the client says so
+            continue
+        text = raw.decode("utf-8", errors="replace")
+        _doc, diags = load.parse(text, str(path))
+        for d in diags:
+            if d.code in ("yaml.too-large", "yaml.too-deep"):
+                why = d.detail.split("; ")[0]
+                raise ClusterUnavailableError(
+                    f"The kubeconfig {path} cannot be used: {why[:1].lower()}{why[1:]}."
+                )
 
 
 def _in_cluster_client(k8s: Any) -> Any | None:

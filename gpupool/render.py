@@ -28,6 +28,7 @@ Nothing secret is written: kubeconfigs and credentials are read by the program w
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import keyword
 import math
@@ -100,6 +101,8 @@ _OWN_FILE = re.compile(
     r"|(?:manifests|snippets)/[^/\\\0]+\.yaml"
 )
 _TMP_PREFIX = ".gpupool-tmp."  # then "<pid>.<serial>": see files.write_atomic
+#: Bytes one path component may hold (NAME_MAX of Linux file systems; APFS and NTFS: 255 chars).
+_NAME_MAX = 255
 
 
 @dataclass(frozen=True)
@@ -358,6 +361,21 @@ def _needs(graph: ResourceGraph) -> list[str]:
     return list(out)
 
 
+def _component(address: str, suffix: str) -> str:
+    """Return the file name (without ``suffix``) of a resource's file: one short component.
+
+    A path component holds at most ``_NAME_MAX`` bytes (NAME_MAX on Linux file systems; APFS
+    and NTFS take 255 characters). A longer address (a node of 253 characters, Kubernetes'
+    limit, in a pool) keeps its start and ends in a digest of the whole address, so two long
+    addresses stay two files.
+    """
+    name = re.sub(r"[^0-9A-Za-z_.-]+", "_", address)
+    if len(name) + len(suffix) <= _NAME_MAX:
+        return name
+    digest = hashlib.sha256(address.encode("utf-8")).hexdigest()[:16]
+    return f"{name[: _NAME_MAX - len(suffix) - len(digest) - 1]}-{digest}"
+
+
 def _files(stack: Stack, graph: ResourceGraph) -> dict[str, str]:
     """Return every file of the rendered directory, keyed by relative POSIX path."""
     main, packages = _program(graph, stack)
@@ -376,7 +394,7 @@ def _files(stack: Stack, graph: ResourceGraph) -> dict[str, str]:
         ),
     }
     for res in (r for r in graph.resources if r.manifest is not None):
-        name = re.sub(r"[^0-9A-Za-z_.-]+", "_", res.address)
+        name = _component(res.address, ".yaml")
         try:
             text = yaml.safe_dump(res.manifest, sort_keys=True, allow_unicode=True, width=1000)
         except yaml.YAMLError as exc:

@@ -43,9 +43,9 @@ from gpupool.engine.results import (
     ResourceStep,
     count_changes,
 )
+from gpupool.secrets import scrub
 
 __all__ = [
-    "MIN_SECRET",
     "EngineDiagnostic",
     "EventCollector",
     "clean_message",
@@ -54,9 +54,6 @@ __all__ = [
 ]
 
 _COLOR_TAG = re.compile(r"<\{%[^%]*%\}>")
-#: Shorter values are not scrubbed: replacing "test" would mangle names like "gpupool-test",
-#: and the CLI never echoes passphrases or keys anyway (scrubbing is a second line of defence).
-MIN_SECRET = 8
 _SEVERITIES = {"info#err": "info", "debug": "debug"}
 #: Operations whose steps are planned, not performed: every planned step is listed.
 _PLANNING = frozenset({"preview", "refresh-preview"})
@@ -111,7 +108,7 @@ class EventCollector:
         kind: The ``EngineResult.kind`` being produced.
         on_event: Optional progress callback.
         clock: Monotonic clock (injectable for tests).
-        secrets: Values to scrub from messages (see ``failures.scrub``).
+        secrets: Values to scrub from messages (see ``gpupool.secrets.scrub``).
 
     """
 
@@ -123,7 +120,7 @@ class EventCollector:
         secrets: Iterable[str] = (),
     ) -> None:
         self.kind = kind
-        self._secrets = sorted({s for s in secrets if len(s) >= MIN_SECRET}, key=len, reverse=True)
+        self._secrets = tuple(secrets)
         self._on_event = on_event
         self._clock = clock
         self._start = clock()
@@ -255,9 +252,7 @@ class EventCollector:
         return (same_op or candidates or [None])[0]
 
     def _scrub(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        return text
+        return scrub(text, self._secrets)
 
     def _last_error_for(self, urn: str) -> str:
         for diag in reversed(self.diagnostics):

@@ -24,7 +24,6 @@ from typing import TypeVar
 
 from gpupool import clouds
 from gpupool.engine.collector import (
-    MIN_SECRET,
     EngineDiagnostic,
     EventCollector,
     clean_message,
@@ -38,6 +37,7 @@ from gpupool.errors import (
     ProgramError,
     StackLockedError,
 )
+from gpupool.secrets import scrub
 
 __all__ = [
     "CommandOutput",
@@ -46,7 +46,6 @@ __all__ = [
     "not_installed",
     "one_line",
     "parse_command_error",
-    "scrub",
 ]
 
 E = TypeVar("E", bound=EngineError)
@@ -120,14 +119,6 @@ def parse_command_error(text: str) -> CommandOutput:
         return CommandOutput(None, "", text)
     stdout, _, stderr = text[match.end():].rpartition("\n stderr: ")
     return CommandOutput(int(match.group(1)), stdout, stderr)
-
-
-def scrub(text: str, secrets: Iterable[str]) -> str:
-    """Replace every secret value found in ``text`` with ``***``."""
-    for secret in sorted(set(secrets), key=len, reverse=True):
-        if len(secret) >= MIN_SECRET:
-            text = text.replace(secret, "***")
-    return text
 
 
 def not_installed(

@@ -45,6 +45,7 @@ from gpupool.engine.failures import (
 )
 from gpupool.engine.results import EngineResult, EngineTarget, ProgressEvent
 from gpupool.errors import CredentialsError, EngineError, EngineNotInstalledError
+from gpupool.secrets import secret_values
 
 __all__ = [
     "MINIMUM_CLI_VERSION",
@@ -53,7 +54,6 @@ __all__ = [
     "export_state",
     "preview",
     "refresh_preview",
-    "secret_values",
     "up",
 ]
 
@@ -65,12 +65,7 @@ OnEvent = Callable[[ProgressEvent], None]
 _Operation = Callable[[Any, Callable[[Any], None]], tuple[str, Mapping[str, object], Any]]
 
 _SKIP_VERSION_CHECK = "PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK"
-_SECRET_KEY = re.compile(r"PASSPHRASE|SECRET|TOKEN|PASSWORD|CREDENTIAL|PRIVATE|ACCESS_KEY|_KEY$")
 _SECRET_SIG = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
-# kubeconfig user fields that hold credentials (token, password, client-key-data, id-token,
-# refresh-token, client-secret, access-token ...)
-_KUBE_SECRET_KEY = re.compile(r"token|password|secret|key-data", re.IGNORECASE)
-_MAX_KUBECONFIG = 4 * 1024 * 1024
 _PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml", "Pulumi.json")
 
 
@@ -342,51 +337,6 @@ def _backend_ready(backend_url: str, work_dir: Path, *, create: bool) -> bool:
         raise engine_error(EngineError, f"Cannot create the state backend directory {path}: "
                            f"{exc.strerror}.") from exc
     return True
-
-
-def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
-    """Values to keep out of every message: secret-looking variables and kubeconfig credentials.
-
-    Args:
-        env: variables set on top of ``os.environ`` (an engine target's environment).
-
-    Returns:
-        The values of variables whose names look secret (``*_SECRET*``, ``*TOKEN*``,
-        ``*PASSPHRASE*``, ...) and the credentials (tokens, passwords, client keys) of the
-        kubeconfig files ``KUBECONFIG`` names (default ``~/.kube/config``).
-
-    """
-    merged = {**os.environ, **(env or {})}
-    values = [value for key, value in merged.items() if value and _SECRET_KEY.search(key.upper())]
-    files = merged.get("KUBECONFIG") or str(Path("~/.kube/config").expanduser())
-    for name in files.split(os.pathsep):
-        values += _kubeconfig_secrets(Path(name))
-    return values
-
-
-def _kubeconfig_secrets(path: Path) -> list[str]:
-    """Return the credential values of one kubeconfig file (none when it cannot be read)."""
-    import yaml
-
-    try:
-        if not path.is_file() or path.stat().st_size > _MAX_KUBECONFIG:
-            return []
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return []
-    found: list[str] = []
-    todo = [data.get("users")] if isinstance(data, dict) else []
-    while todo:
-        item = todo.pop()
-        if isinstance(item, list):
-            todo.extend(item)
-        elif isinstance(item, dict):
-            for key, value in item.items():
-                if isinstance(value, str) and _KUBE_SECRET_KEY.search(str(key)):
-                    found.append(value)
-                else:
-                    todo.append(value)
-    return found
 
 
 def _redact(value: Any) -> Any:

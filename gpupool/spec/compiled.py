@@ -7,7 +7,10 @@ answer one question, "would ``jsonschema`` report no error here?", without impor
 walked twice and ``gpupool validate`` starts without loading ``jsonschema``.
 
 Every keyword is checked exactly as ``jsonschema``'s Draft7Validator checks it (same type rules,
-same ``equal`` for ``enum``/``const``/``uniqueItems``, ``re.search`` for ``pattern``). The check
+same ``equal`` for ``enum``/``const``/``uniqueItems``, ``re.search`` for ``pattern``), with one
+type rule stricter on both sides: NaN and infinities are not numbers (``is_number``;
+``spec.schema`` gives ``jsonschema`` the same rule), since every comparison with NaN is false and
+so NaN would pass every ``minimum`` and ``maximum``. The check
 may say "invalid" where ``jsonschema`` would not (the caller then asks ``jsonschema``, so nothing
 changes), never the reverse: a schema keyword this module does not know makes ``compile_schema``
 return None, and the caller always uses ``jsonschema``.
@@ -15,6 +18,7 @@ return None, and the caller always uses ``jsonschema``.
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -49,22 +53,26 @@ def _no(_: Any) -> bool:
     return False
 
 
-def _is_integer(x: Any) -> bool:
+def is_integer(x: Any) -> bool:
+    """Tell whether ``x`` is a draft-07 integer: a number whose fraction is zero, not a bool."""
     if isinstance(x, bool):
         return False
     return isinstance(x, int) or (isinstance(x, float) and x.is_integer())
 
 
-def _is_number(x: Any) -> bool:
-    return not isinstance(x, bool) and isinstance(x, numbers.Number)
+def is_number(x: Any) -> bool:
+    """Tell whether ``x`` is a finite number (NaN and infinities are not JSON numbers)."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Number):
+        return False
+    return not isinstance(x, float) or math.isfinite(x)
 
 
 _TYPES: dict[str, Check] = {
     "array": lambda x: isinstance(x, list),
     "boolean": lambda x: isinstance(x, bool),
-    "integer": _is_integer,
+    "integer": is_integer,
     "null": lambda x: x is None,
-    "number": _is_number,
+    "number": is_number,
     "object": lambda x: isinstance(x, dict),
     "string": lambda x: isinstance(x, str),
 }
@@ -312,13 +320,12 @@ def _number(schema: dict[str, Any]) -> Check:
     above = schema.get("exclusiveMinimum")
     below = schema.get("exclusiveMaximum")
     for bound in (low, high, above, below):
-        if bound is not None and not _is_number(bound):
+        if bound is not None and not is_number(bound):
             raise _Unsupported(f"bound {bound!r}")
 
     def check(x: Any) -> bool:
-        if not _is_number(x):
-            return True
-        # the same comparisons jsonschema makes, so NaN passes or fails alike
+        if not is_number(x):
+            return True  # the type check refuses NaN and infinities
         if low is not None and x < low:
             return False
         if high is not None and x > high:

@@ -1,8 +1,10 @@
 """Diagnostics: every problem found in a stack file, as a value.
 
 A diagnostic is found first (with a JSON path into the document) and placed later (the source map
-turns the path into ``file:line:col``). This module owns the value types and their ordering; it
-imports nothing else from gpupool.
+turns the path into ``file:line:col``). This module owns the value types, their ordering and
+their text form (one line per diagnostic and per line of detail: the file name, a key or a value
+quoted in a message keeps its newlines and control characters escaped, ``gpupool.escape``). Of
+gpupool it imports only that leaf.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
+
+from gpupool.escape import one_line
 
 Path = tuple[str | int, ...]
 
@@ -162,9 +166,9 @@ def format_text(d: Diagnostic) -> str:
     """Render one diagnostic the way compilers do: ``file:line:col: severity: summary [code]``."""
     where = ""
     if d.range is not None:
-        where = f"{d.range.filename}:{d.range.start.line}:{d.range.start.column}: "
-    head = f"{where}{d.severity.value}: {d.summary} [{d.code}]"
+        where = f"{one_line(d.range.filename)}:{d.range.start.line}:{d.range.start.column}: "
+    head = f"{where}{d.severity.value}: {one_line(d.summary)} [{d.code}]"
     if d.detail:
-        body = "\n".join("  " + line for line in d.detail.splitlines())
+        body = "\n".join("  " + one_line(line) for line in d.detail.splitlines())
         return f"{head}\n{body}"
     return head

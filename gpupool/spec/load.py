@@ -12,6 +12,7 @@ anchored 1 MiB string aliased a thousand times is a small file and a gigabyte of
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 from dataclasses import dataclass, field
@@ -180,16 +181,48 @@ class _Composer:
                 )
                 value = ev.value
             else:
-                try:
-                    value = ctor(_CONSTRUCTOR, yaml.ScalarNode(tag, ev.value, style=ev.style))
-                except (yaml.YAMLError, ValueError, OverflowError) as exc:
-                    self.diags.append(
-                        error("yaml.bad-scalar", "Value cannot be read", str(exc), range=where)
-                    )
-                    value = ev.value
+                value = self.construct(ctor, tag, ev, where)
         if ev.anchor:
             self.anchors[ev.anchor] = (value, 1, len(ev.value))
         self.add(value, where)
+
+    def construct(self, ctor: Any, tag: str, ev: yaml.ScalarEvent, where: Range) -> Any:
+        """Build one tagged scalar; a value its tag cannot read is a diagnostic, never a crash.
+
+        PyYAML's constructors fail in their own ways on a bad explicit tag (``!!bool perhaps``
+        raises KeyError, ``!!timestamp not-a-date`` AttributeError or TypeError), and a float
+        can be NaN or infinite (``.nan``, ``.inf``, ``1.0e+400``), which JSON, and so the
+        schema, has no room for.
+        """
+        short = tag.replace("tag:yaml.org,2002:", "!!")
+        try:
+            value = ctor(_CONSTRUCTOR, yaml.ScalarNode(tag, ev.value, style=ev.style))
+        except (yaml.YAMLError, ValueError, OverflowError, KeyError, AttributeError,
+                TypeError, IndexError) as exc:
+            known = isinstance(exc, (yaml.YAMLError, ValueError, OverflowError))
+            reason = f" ({exc})" if known and str(exc) else ""
+            self.diags.append(
+                error(
+                    "yaml.bad-scalar",
+                    "Value cannot be read",
+                    f"{ev.value!r} is not a valid {short} value{reason}; write the value "
+                    "without the tag, or one the tag accepts.",
+                    range=where,
+                )
+            )
+            return ev.value
+        if isinstance(value, float) and not math.isfinite(value):
+            self.diags.append(
+                error(
+                    "yaml.not-finite",
+                    "Number is not finite",
+                    f"{ev.value!r} is {value!r}: NaN and infinities are YAML floats but not "
+                    "numbers a stack file can hold (JSON has neither); write a finite number.",
+                    range=where,
+                )
+            )
+            return ev.value
+        return value
 
     def start(self, ev: yaml.CollectionStartEvent) -> None:
         where = self.range(ev.start_mark, ev.end_mark)

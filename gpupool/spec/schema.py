@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any
 
 from gpupool.resources import schema_path
-from gpupool.spec.compiled import compile_schema
+from gpupool.spec.compiled import compile_schema, is_integer, is_number
 from gpupool.spec.diagnostics import Diagnostic, Path, error
 
 _TYPE_WORDS = {
@@ -59,7 +59,11 @@ def _validator() -> Any:
     import jsonschema  # imported lazily: only validation needs it
 
     cls = jsonschema.validators.validator_for(schema())
-    return cls(schema())
+    # the compiled check's rule: NaN and infinities are not numbers (spec.compiled)
+    checker = cls.TYPE_CHECKER.redefine_many(
+        {"number": lambda _, x: is_number(x), "integer": lambda _, x: is_integer(x)}
+    )
+    return jsonschema.validators.extend(cls, type_checker=checker)(schema())
 
 
 def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:

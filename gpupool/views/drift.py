@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gpupool import escape
 from gpupool.drift.items import DriftItem, DriftReport
 from gpupool.formats import FORMAT_VERSION
 
 SOURCES = ("cloud", "cluster", "node")
+_MAX_VALUE = 300  # characters of one value in markdown before it is cut
 
 
 def item_to_json(item: DriftItem) -> dict[str, Any]:
@@ -61,7 +63,7 @@ def format_text(report: DriftReport) -> str:
     """Render the report for a terminal or a CI log."""
     lines = []
     for s in report.sources:
-        state = "checked" if s.checked else f"skipped: {s.reason}"
+        state = "checked" if s.checked else f"skipped: {escape.one_line(s.reason)}"
         lines.append(f"source {s.name}: {state}")
     lines.append("")
     if report.status == "unknown":
@@ -77,9 +79,9 @@ def format_text(report: DriftReport) -> str:
         lines.append(f"{source}:")
         for i in items:
             mark = "!" if i.kind == "fault" else "~"
-            lines.append(f"  {mark} {i.address}: {i.summary}")
-            lines.append(f"      declared: {_value(i.declared)}")
-            lines.append(f"      observed: {_value(i.observed)}")
+            lines.append(f"  {mark} {escape.one_line(i.address)}: {escape.one_line(i.summary)}")
+            lines.append(f"      declared: {escape.one_line(_value(i.declared))}")
+            lines.append(f"      observed: {escape.one_line(_value(i.observed))}")
     faults = sum(1 for i in report.items if i.kind == "fault")
     lines.append("")
     lines.append(
@@ -95,7 +97,13 @@ def format_json(report: DriftReport) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Return a value (a reason, an address, a label) as literal markdown text."""
+    return escape.markdown(text, _MAX_VALUE)
+
+
+def _code_cell(text: str) -> str:
+    """Return a value as a code span in a table cell (a ``|`` would end the cell)."""
+    return escape.code(text, _MAX_VALUE).replace("|", "\\|")
 
 
 def format_markdown(report: DriftReport) -> str:
@@ -107,7 +115,7 @@ def format_markdown(report: DriftReport) -> str:
     }[report.status]
     out = [
         f"<!-- gpupool-drift: {report.stack} -->",
-        f"### gpupool drift: `{report.stack}`: {head}",
+        f"### gpupool drift: {escape.code(report.stack)}: {head}",
     ]
     out.append("")
     out.append(
@@ -121,7 +129,8 @@ def format_markdown(report: DriftReport) -> str:
         out += ["", "| source | what | finding | declared | observed |", "|---|---|---|---|---|"]
         for i in report.items:
             out.append(
-                f"| {i.source}{' (fault)' if i.kind == 'fault' else ''} | `{_cell(i.address)}` | "
+                f"| {i.source}{' (fault)' if i.kind == 'fault' else ''} | "
+                f"{_code_cell(i.address)} | "
                 f"{_cell(i.summary)} | {_cell(_value(i.declared))} | {_cell(_value(i.observed))} |"
             )
     return "\n".join(out) + "\n"

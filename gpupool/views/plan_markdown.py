@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from gpupool import escape
 from gpupool.plan import HOURS_PER_MONTH, PlanResult
 from gpupool.views.plan_text import (
     CAPACITY_HEAD,
@@ -34,6 +35,10 @@ from gpupool.views.plan_text import (
 
 MARKDOWN_LIMIT = 65_000
 """Most characters of a comment (GitHub refuses comments over 65,536)."""
+MAX_VALUE = 300
+"""Most characters of one value (a name, a region, a table cell) before it is cut."""
+MAX_NOTE = 2_000
+"""Most characters of one note or reason (gpupool's sentence with values in it)."""
 
 
 def marker(stack: str) -> str:
@@ -41,11 +46,32 @@ def marker(stack: str) -> str:
     return f"<!-- gpupool-plan: {stack} -->"
 
 
-def _md_table(head: Sequence[str], rows: Iterable[Sequence[str]], right: int = 0) -> list[str]:
-    """Return a GitHub table whose last ``right`` columns are right-aligned."""
+def _md_table(
+    head: Sequence[str], rows: Iterable[Sequence[str]], right: int = 0, *, values: bool = True
+) -> list[str]:
+    """Return a GitHub table whose last ``right`` columns are right-aligned.
+
+    ``values``: the cells are values (escaped as literal text); otherwise gpupool's own markdown.
+    """
     align = ["---"] * (len(head) - right) + ["---:"] * right
     out = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
-    return out + ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+    cell = (lambda c: text(c)) if values else (lambda c: c.replace("|", "\\|"))
+    return out + ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
+
+
+def text(value: str) -> str:
+    """Return a value (a name, a region, a reason) as literal markdown of bounded length."""
+    return escape.markdown(value, MAX_VALUE)
+
+
+def note(line: str) -> str:
+    """Return one of gpupool's notes or reasons, which quote values, as literal markdown."""
+    return escape.markdown(line, MAX_NOTE)
+
+
+def code(value: str) -> str:
+    """Return a value as a literal code span of bounded length."""
+    return escape.code(value, MAX_VALUE)
 
 
 def _md_head(result: PlanResult) -> list[str]:
@@ -55,13 +81,13 @@ def _md_head(result: PlanResult) -> list[str]:
         counts += f" {s.replace} replacement{'s' * (s.replace != 1)}." if s.replace else ""
     else:
         counts = "**No changes.** The GPU pools match the base."
-    lines = [marker(result.stack), f"### gpupool plan: `{result.stack}`", "", counts, "",
-             f"Base: {describe_base(result.base)}"
-             + (f"; {result.base.note}." if result.base.note else "."), ""]  # fmt: skip
+    lines = [marker(result.stack), f"### gpupool plan: {code(result.stack)}", "", counts, "",
+             f"Base: {text(describe_base(result.base))}"
+             + (f"; {text(result.base.note)}." if result.base.note else "."), ""]  # fmt: skip
     risky = [c for c in result.changes if c.action in ("replace", "delete")]
     for c in risky[:10]:
-        why = "; ".join(c.reasons) or c.action
-        lines.append(f"> :warning: `{c.address}` {WILL[c.action]}: {why}<br>")
+        why = note("; ".join(c.reasons) or c.action)
+        lines.append(f"> :warning: {code(c.address)} {WILL[c.action]}: {why}<br>")
     if len(risky) > 10:
         lines.append(f"> :warning: and {len(risky) - 10} more replacements or deletions")
     month = HOURS_PER_MONTH
@@ -75,8 +101,8 @@ def _md_head(result: PlanResult) -> list[str]:
          monthly(cost.on_demand_hourly.scaled(month).max)],
     ]  # fmt: skip
     lines += [*([""] if risky else []), "#### Cost (USD a month)", ""]
-    lines += _md_table(["", "at nodes.min", "at nodes.max"], rows, right=2)
-    return [*lines, "", "<br>".join(f"<sub>{n}</sub>" for n in price_notes(result)), ""]
+    lines += _md_table(["", "at nodes.min", "at nodes.max"], rows, right=2, values=False)
+    return [*lines, "", "<br>".join(f"<sub>{note(n)}</sub>" for n in price_notes(result)), ""]
 
 
 def pie_slices(result: PlanResult) -> tuple[str, list[tuple[str, float]]]:
@@ -163,7 +189,7 @@ def _md_blocks(result: PlanResult) -> list[_Block]:
         blocks.append((["#### Cost per tenant (USD a month)", "", *pie(result), *costs[:2]],
                        costs[2:], ["", f"<sub>{TENANT_COST_NOTE}</sub>", ""], "tenant rows"))
     if result.advice:
-        items = [f"- {line}" for line in advice_lines(result)]
+        items = [f"- {note(line)}" for line in advice_lines(result)]
         blocks.append((["#### Advice (USD a month at nodes.min to nodes.max)", ""], items, [""],
                        "advice items"))
     changed = [c for c in result.changes if c.action != "no-op"]
@@ -191,9 +217,9 @@ def format_markdown(result: PlanResult, limit: int = MARKDOWN_LIMIT) -> str:
 
     """
     blocks = _md_blocks(result)
-    text = "\n".join(line for b, rows, a, _ in blocks for line in (*b, *rows, *a)) + "\n"
-    if len(text) <= limit:
-        return text
+    whole = "\n".join(line for b, rows, a, _ in blocks for line in (*b, *rows, *a)) + "\n"
+    if len(whole) <= limit:
+        return whole
     fixed = sum(len(line) + 1 for b, _, a, _ in blocks for line in (*b, *a))
     budget = limit - fixed - 120 * len(blocks) - 400
     out: list[str] = []
@@ -208,9 +234,30 @@ def format_markdown(result: PlanResult, limit: int = MARKDOWN_LIMIT) -> str:
         elif cut:
             out += ["", f"_... and {cut:,} more {what} (cut)._"]
         out += after
-    out.append(
+    out.append(_truncated(limit, cut_total))
+    cut = "\n".join(out) + "\n"
+    if len(cut) <= limit:
+        return cut
+    return _head_only(blocks[0][0], limit)
+
+
+def _truncated(limit: int, lines: int | None) -> str:
+    left = f"{lines:,} lines were left out" if lines is not None else "only its summary is kept"
+    return (
         f"> :scissors: **Truncated**: this comment was cut to stay under {limit:,} characters "
-        f"(GitHub's limit is 65,536); {cut_total:,} lines were left out. Run `gpupool plan` on "
-        "the stack file for the full plan."
+        f"(GitHub's limit is 65,536); {left}. Run `gpupool plan` on the stack file for the full "
+        "plan."
     )
-    return "\n".join(out) + "\n"
+
+
+def _head_only(head: Sequence[str], limit: int) -> str:
+    """Return the summary's leading whole lines that fit under ``limit``, and the notice.
+
+    The cap holds for the whole body whatever is long: the summary itself (many long reasons
+    or notes) when cutting tables and changes was not enough. Whole lines only, so no HTML tag,
+    fence or fold is left open.
+    """
+    notice = _truncated(limit, None)
+    budget = limit - len(notice) - 2
+    taken, _ = _take(head, budget)
+    return "\n".join([*taken, notice])[: limit - 1] + "\n"

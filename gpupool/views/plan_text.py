@@ -17,6 +17,7 @@ import difflib
 from collections.abc import Callable, Iterable, Sequence
 
 from gpupool import modes
+from gpupool.escape import one_line
 from gpupool.plan import (
     HOURS_PER_MONTH,
     MISSING,
@@ -130,10 +131,10 @@ def gib(v: float | None) -> str:
 
 def header(result: PlanResult) -> list[str]:
     """Return the lines naming the stack and the base."""
-    where = f"{result.cloud}, {result.region}" if result.region else result.cloud
-    base = f"Base: {describe_base(result.base)}"
+    where = f"{result.cloud}, {one_line(result.region)}" if result.region else result.cloud
+    base = f"Base: {one_line(describe_base(result.base))}"
     if result.base.note:
-        base += f"; {result.base.note}"
+        base += f"; {one_line(result.base.note)}"
     return [f"gpupool plan: stack {result.stack} ({where})", base]
 
 
@@ -337,7 +338,7 @@ def price_notes(result: PlanResult) -> list[str]:
     if cost.base_prices_as_of and cost.base_prices_as_of != cost.prices_as_of:
         out.append(f"The base is priced as recorded, as of {', '.join(cost.base_prices_as_of)}.")
     if result.region and cost.price_region and result.region != cost.price_region:
-        out.append(f"The stack runs in {result.region}; prices there may differ.")
+        out.append(f"The stack runs in {one_line(result.region)}; prices there may differ.")
     saving = (cost.on_demand_hourly - cost.hourly).scaled(HOURS_PER_MONTH)
     if saving.max:
         out.append(f"Spot saves {money(saving, monthly)} a month against all on-demand.")

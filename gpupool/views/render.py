@@ -6,6 +6,7 @@ import json
 import shlex
 from pathlib import Path
 
+from gpupool.escape import one_line
 from gpupool.formats import FORMAT_VERSION
 from gpupool.render import RenderResult
 
@@ -31,4 +32,5 @@ def summary(result: RenderResult, fmt: str, cwd: Path | None = None) -> str:
             "next": next_step,
         }
         return json.dumps(doc, indent=2) + "\n"
-    return f"Rendered {len(result.files)} files to {shown}\nNext: {next_step}\n"
+    return (f"Rendered {len(result.files)} files to {one_line(str(shown))}\n"
+            f"Next: {one_line(next_step)}\n")

@@ -12,6 +12,7 @@ import dataclasses
 import json
 from collections.abc import Sequence
 
+from gpupool.escape import one_line
 from gpupool.formats import FORMAT_VERSION
 from gpupool.spec import diagnostics
 from gpupool.spec.validate import ValidateResult
@@ -36,9 +37,10 @@ def render(results: Sequence[ValidateResult], fmt: str) -> Output:
         counts = [f"{n} {word}{'s' * (n != 1)}" for n, word in (
             (len(r.diagnostics) - errors - advice, "warning"), (advice, "advice item")) if n]
         if r.valid:
-            lines.append(f"{r.filename}: valid" + (f" ({', '.join(counts)})" if counts else ""))
+            lines.append(f"{one_line(r.filename)}: valid"
+                         + (f" ({', '.join(counts)})" if counts else ""))
         else:
-            lines.append(f"{r.filename}: invalid: {errors} error{'s' * (errors != 1)}"
+            lines.append(f"{one_line(r.filename)}: invalid: {errors} error{'s' * (errors != 1)}"
                          + "".join(f", {c}" for c in counts))
     return Output("\n".join(lines) + "\n", diag_text)
 

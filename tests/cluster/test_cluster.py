@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import re
 import subprocess
 import sys
@@ -420,3 +421,26 @@ def test_parse_quantity(text: str, value: float) -> None:
 def test_parse_quantity_rejects_garbage(text: str) -> None:
     with pytest.raises(ValueError, match="not a Kubernetes quantity"):
         parse_quantity(text)
+
+
+def test_an_alias_built_kubeconfig_is_refused_before_the_client_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nine levels of ten aliases: a few hundred bytes, 10**9 values once expanded.
+
+    The Kubernetes client names every merged entry after its whole content
+    (kubernetes-client/python ``config/kube_config.py``, ``KubeConfigMerger._merge``:
+    ``'{}/{}'.format(path, new_item)``), which never ends for such a file; gpupool reads the
+    file with its own bounded loader first.
+    """
+    lines = ["apiVersion: v1", "kind: Config", "current-context: c", "x0: &x0 [1]"]
+    for i in range(1, 10):
+        lines.append(f"x{i}: &x{i} [" + ", ".join([f"*x{i - 1}"] * 10) + "]")
+    lines += ["users: [{name: u, user: {token: t}}]",
+              "contexts: [{name: c, context: {cluster: c, user: u}}]",
+              "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1', x: *x9}}]"]
+    kubeconfig = tmp_path / "config"
+    kubeconfig.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setenv("KUBECONFIG", f"{tmp_path / 'missing'}{os.pathsep}{kubeconfig}")
+    with pytest.raises(ClusterUnavailableError, match=r"expands to more than"):
+        read_gpu_nodes()

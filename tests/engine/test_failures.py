@@ -14,10 +14,10 @@ from gpupool.engine.failures import (
     classify,
     one_line,
     parse_command_error,
-    scrub,
 )
 from gpupool.engine.results import EngineResult, ResourceStep, UpdateFailedError
 from gpupool.errors import CredentialsError, EngineError, ProgramError, StackLockedError
+from gpupool.secrets import scrub
 
 URN = "urn:pulumi:dev::proj::"
 NG = URN + "aws:eks/nodeGroup:NodeGroup::pool-a"
@@ -213,7 +213,9 @@ def test_secret_values_are_scrubbed_from_message_and_detail() -> None:
                      EventCollector("up"), secrets=[key, "short"])
     assert key not in str(error) and key not in error.detail  # type: ignore[attr-defined]
     assert "***" in str(error)
-    assert scrub("a short word", ["short"]) == "a short word"  # too short to scrub safely
+    # 4 to 7 characters: only where the value stands alone (gpupool.secrets, README "Secrets")
+    assert scrub("a short word", ["short"]) == "a *** word"
+    assert scrub("a shorter word", ["short"]) == "a shorter word"
 
 
 def test_progress_and_failures_are_scrubbed_too() -> None:

@@ -8,6 +8,14 @@ file: validate, build the model and the resource graph, round-trip the graph thr
 record format, render the Pulumi program into a temporary directory (without running it), and
 plan it against an empty base and against the unmutated example, in every report format.
 
+Hostile mutations add what a red-team pass found: NaN, infinities and 1e308 at any number,
+explicit YAML tags with values their constructors refuse (``!!bool perhaps``), a trailing
+newline after a name, and terminal escapes, GitHub Actions workflow commands and markdown in
+keys and free text. A stack with any of the first three (or an unknown key) must be invalid;
+each hostile case also goes through ``validate``, ``plan``, ``render`` and ``drift`` on the
+command line, which must never print "internal error", a raw control character or a line
+GitHub Actions would run as a workflow command.
+
 Any exception other than a diagnostic is a failure. A ``GpupoolError`` from a later stage on a
 stack the validator accepted is a failure too: it means a validation rule is missing.
 
@@ -17,9 +25,13 @@ e.g. ``GPUPOOL_FUZZ_EXAMPLES=20000 python -m pytest tests/hardening/test_fuzz.py
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import json
+import math
 import os
+import re
 import tempfile
 from collections import Counter
 from functools import cache
@@ -31,7 +43,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpupool import assemble, catalog, plan, render
+from gpupool import assemble, catalog, cli, plan, render
 from gpupool.graph import ResourceGraph
 from gpupool.plan import Base
 from gpupool.spec.validate import validate_text
@@ -61,6 +73,7 @@ ENUMS: dict[str, tuple[Any, ...]] = {
 }
 REQUIRED = {"apiVersion", "kind", "metadata", "provider", "cloud", "pools", "name"}
 STATS: Counter[str] = Counter()
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 @cache
@@ -328,17 +341,82 @@ def change_tenant(doc: dict[str, Any], data: st.DataObject) -> None:
             tenant[key] = {field: data.draw(st.sampled_from([0, 0.25, 0.5, 1, 2, 3.5, 8, 64]))}
 
 
+# -- hostile mutations: values that must end in a diagnostic, never in a crash or a render --
+
+#: Text put into the dumped YAML in place of a marker string (explicit tags cannot be dumped).
+SUBSTITUTE: dict[str, str] = {}
+#: Set by a mutation that must make the stack invalid.
+MUST_FAIL: list[str] = []
+BAD_TAGS = ("!!bool perhaps", "!!timestamp not-a-date", "!!int twelve", "!!float one",
+            "!!binary 'not base64 %'", "!!timestamp 2024-13-45")  # fmt: skip
+CONTROL_TEXT = st.sampled_from([
+    "\x1b[2J\x1b]0;owned\x07", "x\n::error title=t::forged", "\u202egnp.exe", "a\x00b",
+    "\x9b31m", "y\r\n::add-mask::secret", "##[group]z", "<!-- ![i](https://e.example/i.png)",
+])  # fmt: skip
+#: Fields whose pattern must refuse a trailing newline.
+PATTERNED = ("name", "namespace", "version")
+
+
+def hostile_number(doc: dict[str, Any], data: st.DataObject) -> None:
+    """NaN, +-inf or 1e308 at any number (``.nan``, ``.inf``, ``-.inf``, ``1.0e+308``)."""
+    spots = [p for p, v in leaves(doc) if isinstance(v, (int, float))
+             and not isinstance(v, bool) and p]  # fmt: skip
+    if spots:
+        path = data.draw(st.sampled_from(spots))
+        put(doc, path, data.draw(st.sampled_from([math.nan, math.inf, -math.inf, 1e308])))
+        MUST_FAIL.append(f"{path}: not a finite number in range")
+
+
+def explicit_tag(doc: dict[str, Any], data: st.DataObject) -> None:
+    """An explicit YAML tag whose value its constructor refuses, at any scalar."""
+    spots = [p for p, v in leaves(doc) if p and not isinstance(v, (dict, list))]
+    if spots:
+        marker = f"__tag_{len(SUBSTITUTE)}__"
+        put(doc, data.draw(st.sampled_from(spots)), marker)
+        SUBSTITUTE[marker] = data.draw(st.sampled_from(BAD_TAGS))
+        MUST_FAIL.append("a value its tag cannot read")
+
+
+def trailing_newline(doc: dict[str, Any], data: st.DataObject) -> None:
+    """One trailing newline after a name, a namespace or a version (patterns match it all)."""
+    spots = [p for p, v in leaves(doc) if p and p[-1] in PATTERNED and isinstance(v, str)]
+    if spots:
+        path = data.draw(st.sampled_from(spots))
+        put(doc, path, get(doc, path) + "\n")
+        MUST_FAIL.append(f"{path}: a trailing newline")
+
+
+def control_characters(doc: dict[str, Any], data: st.DataObject) -> None:
+    """Terminal escapes, workflow commands and markdown in free text, a key or a label."""
+    where = data.draw(st.sampled_from(["region", "key", "pool-key", "cluster"]))
+    text = data.draw(CONTROL_TEXT)
+    if where == "key":
+        doc[text] = 1
+        MUST_FAIL.append("an unknown key")
+    elif where == "pool-key" and doc.get("pools"):
+        pool = data.draw(st.sampled_from([p for p in doc["pools"] if isinstance(p, dict)] or [{}]))
+        pool[text] = "x"
+        MUST_FAIL.append("an unknown key")
+    elif where in doc["provider"]:
+        doc["provider"][where] = doc["provider"][where] + text
+
+
+HOSTILE = (hostile_number, explicit_tag, trailing_newline, control_characters)
 MUTATIONS = (
     set_number, swap_enum, drop_optional, duplicate_pool, duplicate_tenant, remove_entry,
     change_hardware, change_sharing, change_capacity, change_tenant, rename, free_text,
-    change_cluster,
+    change_cluster, hostile_number, explicit_tag, trailing_newline, control_characters,
 )  # fmt: skip
 
 
-def pipeline(name: str, text: str, base_graph: ResourceGraph) -> None:
+def pipeline(
+    name: str, text: str, base_graph: ResourceGraph, must_fail: tuple[str, ...] = ()
+) -> None:
     """Run every stage gpupool runs on a file; raise on anything but diagnostics."""
     STATS["cases"] += 1
     result = validate_text(text, name)
+    if must_fail:
+        assert result.stack is None, f"valid despite {must_fail}"
     if result.stack is None:
         assert not result.valid
         return
@@ -375,13 +453,40 @@ def pipeline(name: str, text: str, base_graph: ResourceGraph) -> None:
 def _fuzz(example: Path, mutations: list[Any], data: st.DataObject) -> None:
     source, base_graph = original(example)
     doc = copy.deepcopy(source)
-    for mutate in mutations:
+    SUBSTITUTE.clear()
+    MUST_FAIL.clear()
+    # hostile values last, so that no later mutation drops or overwrites them
+    for mutate in sorted(mutations, key=lambda m: m in HOSTILE):
         mutate(doc, data)
     text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
-    pipeline(example.name, text, base_graph)
+    for marker, tagged in SUBSTITUTE.items():
+        text = text.replace(marker, tagged)
+    pipeline(example.name, text, base_graph, tuple(MUST_FAIL))
+    if any(m in HOSTILE for m in mutations):
+        STATS["hostile"] += 1
+        through_the_cli(text)
 
 
-@pytest.mark.slow  # about 12 s; plain `pytest` runs it (-m "not slow" skips it)
+def through_the_cli(text: str) -> None:
+    """validate, plan, render and drift as a user runs them: no internal error, inert output."""
+    with tempfile.TemporaryDirectory() as tmp:
+        stack = Path(tmp) / "stack.yaml"
+        stack.write_text(text, encoding="utf-8")
+        for argv in (["validate", str(stack)], ["plan", "--format", "markdown", str(stack)],
+                     ["render", "--out", str(Path(tmp) / "out"), str(stack)],
+                     ["drift", "--format", "markdown", str(stack)]):  # fmt: skip
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = cli.run(argv)
+            shown = out.getvalue() + err.getvalue()
+            assert "internal error" not in shown, f"{argv[0]}: {shown[-2000:]}"
+            assert code in (0, 1, 2), argv
+            for line in shown.splitlines():
+                assert not line.lstrip().startswith("::") and "##[" not in line, line
+            assert not RAW_CONTROL.search(shown), f"{argv[0]} printed a control character"
+
+
+@pytest.mark.slow  # about a minute; plain `pytest` runs it (-m "not slow" skips it)
 def test_mutated_examples_survive_the_whole_pipeline() -> None:
     """Mutated examples yield diagnostics or a rendered program and a plan, never an exception.
 

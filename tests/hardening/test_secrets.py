@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from gpupool.cli import run
+from gpupool.secrets import scrub, secret_values
 from tests import fake_pulumi
 from tests.paths import EXAMPLES
 
@@ -188,3 +189,113 @@ def test_no_secret_in_any_output_or_file(
     assert len(errors) >= 9  # the failures really failed, and said so
     world.outputs.append(("(log records)", caplog.text))
     _assert_nothing_leaked(world)
+
+
+# -- every output path goes through one scrubber (issue: hostile input, secrets) -------------
+
+#: The kubernetes client (kubernetes-client/python ``config/kube_config.py``,
+#: ``KubeConfigMerger._merge``) names each merged user ``'<path>/<the whole entry as a dict>'``,
+#: so a ``ConfigException`` about a missing key (an OIDC provider without ``id-token``) quotes
+#: the entry, secrets and all.
+_OIDC_KUBECONFIG = """\
+apiVersion: v1
+kind: Config
+current-context: lab-admin
+clusters: [{{name: c, cluster: {{server: 'https://127.0.0.1:9'}}}}]
+users:
+- name: u
+  user:
+    auth-provider:
+      name: oidc
+      config: {{client-id: x, client-secret: {secret}, refresh-token: {refresh},
+               idp-issuer-url: 'https://127.0.0.1:1'}}
+    exec:
+      command: get-token
+      apiVersion: client.authentication.k8s.io/v1
+      env: [{{name: API_KEY_FOR_PLUGIN, value: {env_value}}}]
+contexts: [{{name: lab-admin, context: {{cluster: c, user: u}}}}]
+"""
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
+def test_a_rejected_kubeconfig_in_the_drift_report_is_scrubbed(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    """The cluster source's skip reason quotes the kubeconfig entry; no format may show it."""
+    values = {
+        "client-secret": f"FAKESECRET-oidc-{secrets.token_hex(8)}",
+        "refresh-token": f"FAKESECRET-refresh-{secrets.token_hex(8)}",
+        "exec env value": f"FAKESECRET-env-{secrets.token_hex(8)}",
+    }
+    kube = tmp_path / "kubeconfig"
+    kube.write_text(_OIDC_KUBECONFIG.format(
+        secret=values["client-secret"], refresh=values["refresh-token"],
+        env_value=values["exec env value"]), encoding="utf-8")
+    monkeypatch.setenv("KUBECONFIG", str(kube))
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))  # no Pulumi CLI: the cloud is skipped
+    code = run(["drift", "--format", fmt, str(EXAMPLES / "onprem-hami.yaml")])
+    out = capfd.readouterr()
+    text = out.out + out.err
+    assert code == 1
+    assert "cluster" in text and "id-token" in text  # the client's message is still there
+    leaked = [name for name, value in values.items() if value in text]
+    assert not leaked, f"{leaked} in the {fmt} drift report:\n{text}"
+
+
+def test_the_passphrase_file_and_exec_env_values_are_secrets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PULUMI_CONFIG_PASSPHRASE_FILE's content and kubeconfig exec env values are scrubbed."""
+    passphrase = f"FAKESECRET-file-{secrets.token_hex(8)}"
+    phrase_file = tmp_path / "passphrase.txt"
+    phrase_file.write_text(passphrase + "\n", encoding="utf-8")
+    env_value = f"FAKESECRET-env-{secrets.token_hex(8)}"
+    kube = tmp_path / "kubeconfig"
+    kube.write_text(_OIDC_KUBECONFIG.format(secret="s", refresh="r", env_value=env_value),
+                    encoding="utf-8")
+    monkeypatch.setenv("KUBECONFIG", str(kube))
+    monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE_FILE", str(phrase_file))
+    found = secret_values()
+    text = scrub(f"engine said {passphrase} and {env_value}.", found)
+    assert text == "engine said *** and ***."
+
+
+@pytest.mark.parametrize(
+    ("secret", "text", "expected"),
+    [
+        # 8 characters or more: every occurrence, inside words too
+        ("hunter2hunter2", "x-hunter2hunter2-y", "x-***-y"),
+        # 4 to 7: where the value stands alone, not inside a longer name
+        ("s3cr3t", "passphrase s3cr3t was refused", "passphrase *** was refused"),
+        ("s3cr3t", "stack gpupool-s3cr3t-lab", "stack gpupool-s3cr3t-lab"),
+        # numbers and JSON literals are never scrubbed: they would erase counts and break JSON
+        ("1234", '{"count": 1234}', '{"count": 1234}'),
+        ("true", '{"drifted": true}', '{"drifted": true}'),
+        # under 4 characters: never (it would erase ordinary words)
+        ("abc", "abc def", "abc def"),
+    ],
+)
+def test_short_secrets_are_scrubbed_where_they_stand_alone(
+    secret: str, text: str, expected: str
+) -> None:
+    """README "Secrets": what is scrubbed by length."""
+    assert scrub(text, [secret]) == expected
+
+
+def test_an_alias_built_kubeconfig_is_walked_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nine levels of ten aliases (10**9 paths, a few hundred bytes) are read in one pass.
+
+    PyYAML shares an aliased node, so the document holds a few dozen objects; a walk that
+    follows every path through them never ends. The walk visits each object once.
+    """
+    lines = ["apiVersion: v1", "kind: Config", "x0: &x0 [{token: FAKESECRET-alias-token}]"]
+    for i in range(1, 10):
+        lines.append(f"x{i}: &x{i} [" + ", ".join([f"*x{i - 1}"] * 10) + "]")
+    lines.append("users: [{name: u, user: *x9}]")
+    kube = tmp_path / "kubeconfig"
+    kube.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert len(kube.read_bytes()) < 700
+    monkeypatch.setenv("KUBECONFIG", str(kube))
+    assert secret_values().count("FAKESECRET-alias-token") == 1

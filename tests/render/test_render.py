@@ -344,3 +344,35 @@ def test_cli_render(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         assert cli.run(["render"]) == 64
     finally:
         os.chdir(cwd)
+
+
+def test_the_longest_names_render_within_what_a_file_system_takes(tmp_path: Path) -> None:
+    """A 253-character node name (Kubernetes' limit, RFC 1123 subdomain) in a 40-character pool.
+
+    The manifest of each node is a file named after its address, longer than the 255 bytes a
+    path component may have (NAME_MAX on Linux; APFS and NTFS take 255 characters): it gets a
+    shortened name with a digest of the whole address, so two long names stay two files.
+    """
+    pool = "p" * 40
+    first, second = "n" * 252 + "a", "n" * 252 + "b"
+    text = (EXAMPLES / "onprem-hami.yaml").read_text("utf-8")
+    text = text.replace("nodeNames: [dgx-01, dgx-02]", f"nodeNames: [{first}, {second}]")
+    text = text.replace("- name: dgx\n", f"- name: {pool}\n")
+    text = text.replace("pools: [dgx]", f"pools: [{pool}]")
+    text = text.replace("value: dgx,", f"value: {pool},")
+    stack = load_stack(_write(tmp_path / "long.yaml", text))
+    out = tmp_path / "out"
+    graph = assemble.build(stack)
+    render.render(stack, graph, out)
+    assert max(len(p.name.encode()) for p in out.rglob("*")) <= 255
+    manifests = list((out / "manifests").iterdir())
+    assert len(manifests) == sum(1 for r in graph.resources if r.manifest is not None)
+    nodes = [p for p in manifests if p.name.startswith(f"pool.{pool}.node.")]
+    assert len(nodes) == 2
+    assert {first, second} == {n for n in (first, second) for p in nodes
+                               if f"name: {n}" in p.read_text("utf-8")}
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path

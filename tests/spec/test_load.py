@@ -148,3 +148,35 @@ def test_deep_nesting_is_too_deep_whatever_libyaml_refuses_first(
     assert codes("a: " + "[" * 10_000 + "]" * 10_000) == ["yaml.too-deep"]
     # a real syntax error is still one, found again by the pure-Python parser
     assert codes("a: [\n") == ["yaml.syntax"]
+
+
+@pytest.mark.parametrize(
+    ("tag", "value"),
+    [
+        # PyYAML's SafeConstructor (lib/yaml/constructor.py) raises KeyError for a bool it does
+        # not know and AttributeError/TypeError for a timestamp its pattern does not match
+        ("bool", "perhaps"),
+        ("timestamp", "not-a-date"),
+        ("timestamp", "2024-13-45"),
+        ("int", "twelve"),
+        ("float", "one point five"),
+        ("binary", "not base64 %%%"),
+    ],
+)
+def test_an_explicit_tag_with_a_bad_value_is_a_diagnostic_on_its_line(
+    tag: str, value: str
+) -> None:
+    """``!!bool perhaps`` is an ordinary diagnostic where it stands, never an internal error."""
+    text = f"apiVersion: gpupool.io/v1\nkind: GpuPoolStack\nx: 1\nbad: !!{tag} {value}\n"
+    _doc, diags = load.parse(text, "f.yaml")
+    assert [(d.code, d.range.start.line) for d in diags] == [("yaml.bad-scalar", 4)]
+    assert value in diags[0].detail and f"!!{tag}" in diags[0].detail
+
+
+@pytest.mark.parametrize(
+    "value", [".nan", ".NaN", ".inf", "-.inf", "+.Inf", "1.0e+400", "-1.5e+999"]
+)
+def test_nan_and_infinities_are_refused_where_they_stand(value: str) -> None:
+    """JSON, and so the stack schema, has no NaN or infinity; YAML has (``.nan``, ``.inf``)."""
+    _doc, diags = load.parse(f"a: 1\nb: [2, {value}]\n", "f.yaml")
+    assert [(d.code, d.range.start.line) for d in diags] == [("yaml.not-finite", 2)]

@@ -113,3 +113,33 @@ def test_mutated_examples_never_raise(example: Path, path: list[int], value: Any
     """Examples with one value replaced anywhere still validate without raising."""
     data = yaml.safe_load(example.read_text(encoding="utf-8"))
     check(yaml.safe_dump(_mutate(data, path, value), allow_unicode=True))
+
+
+HOSTILE_SCALARS = st.sampled_from([
+    "!!bool perhaps", "!!timestamp not-a-date", "!!timestamp 2024-13-45", "!!int twelve",
+    "!!float one", "!!binary 'not base64 %'", ".nan", ".inf", "-.inf", "1.0e+400", "1.0e+308",
+    '"lab\\n"', '"\\x1b[2J\\x07"', '"x\\n::error::forged"', '"\\u202e"',
+])  # fmt: skip
+MUST_FAIL = ("!!", ".nan", ".inf", "-.inf", "1.0e+400")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(EXAMPLES), st.integers(0, 10_000), HOSTILE_SCALARS)
+def test_hostile_scalars_in_examples_never_raise(example: Path, line: int, value: str) -> None:
+    """An explicit tag, NaN, an infinity, a newline or a control character at any value.
+
+    Tags and non-finite numbers always make the file invalid (``yaml.bad-scalar``,
+    ``yaml.not-finite``); nothing ever raises.
+    """
+    lines = example.read_text(encoding="utf-8").splitlines()
+    spots = [i for i, text in enumerate(lines)
+             if ": " in text and not text.lstrip().startswith(("#", "-")) and
+             not text.rstrip().endswith(":") and "{" not in text and "[" not in text]
+    i = spots[line % len(spots)]
+    key = lines[i].split(": ", 1)[0]
+    lines[i] = f"{key}: {value}"
+    text = "\n".join(lines) + "\n"
+    check(text)
+    if value.startswith(MUST_FAIL):
+        codes = {d.code for d in validate_text(text, "f.yaml").diagnostics}
+        assert codes & {"yaml.bad-scalar", "yaml.not-finite"}, codes
