@@ -109,8 +109,9 @@ def pie_slices(result: PlanResult) -> tuple[str, list[tuple[str, float]]]:
     """Return the end the pie shows and its slices: each tenant's guarantee, then the remainder.
 
     The slices are monthly amounts at nodes.max (at nodes.min when the top end has an unknown
-    price), rounded to the cent, the remainder being the pools' total at that end (rounded) less
-    the tenants' slices, so they add up to it to the cent. Slices of $0 are
+    price), rounded to the cent, the remainder being the pools' total at that end (each pool
+    rounded to the cent, as the JSON document prints it) less the tenants' slices, so they add up
+    to it to the cent. Slices of $0 are
     left out (Mermaid draws nothing for them). Empty when neither end is known.
     """
     tc = result.tenant_cost
@@ -122,7 +123,7 @@ def pie_slices(result: PlanResult) -> tuple[str, list[tuple[str, float]]]:
         if any(v is None for _, v in amounts) or any(v is None for v in pools):
             continue
         slices = [(name, round(v or 0.0, 2)) for name, v in amounts]
-        total = round(sum(v or 0.0 for v in pools), 2)
+        total = round(sum(round(v or 0.0, 2) for v in pools), 2)  # each pool as JSON prints it
         slices.append(("unallocated", round(total - sum(v for _, v in slices), 2)))
         return f"nodes.{end}", [(name, v) for name, v in slices if v]
     return "", []

@@ -1,6 +1,7 @@
 """Output that a terminal, a CI log or a pull request would turn into something else.
 
-Hostile values go into a stack file where the schema lets any text through (the region, a key,
+Hostile values go into a stack file where the schema lets any text through (the region of a
+cloud whose regions gpupool does not list, a key,
 the file's own name): terminal escapes (ESC, BEL, C1 controls), bidirectional overrides, newlines
 followed by GitHub Actions workflow commands (``::error::``, ``::add-mask::``, the legacy
 ``##[``; actions/runner ``src/Runner.Common/ActionCommand.cs`` parses a command where a line,
@@ -13,6 +14,7 @@ value as literal text, and the comment must stay under its cap.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -27,6 +29,9 @@ from tests.paths import EXAMPLES
 from tests.stacks import load_stack
 
 EXAMPLE = EXAMPLES / "aws-inference-l4.yaml"
+# Volcengine's regions are not listed (no confirmed source), so its region is the free-text field
+# a hostile value still reaches the plan through; AWS, GCP and Azure regions must be known ones.
+REGION_FREE = EXAMPLES / "volcengine-a10.yaml"
 HOSTILE = (
     "us-east-1\x1b]0;owned\x07\x1b[2J\x9b31m\u202e\n::add-mask::us\n  ::error title=x::forged"
     "\n##[error]legacy <!-- gpupool-plan: other --> **No changes.** ![x](https://e.example/i.png)"
@@ -36,7 +41,9 @@ RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u
 
 
 def _stack(tmp_path: Path, region: str, name: str = "stack.yaml") -> Path:
-    text = EXAMPLE.read_text("utf-8").replace("region: us-east-1", f"region: {json.dumps(region)}")
+    text = REGION_FREE.read_text("utf-8")
+    assert "region: cn-beijing" in text
+    text = text.replace("region: cn-beijing", f"region: {json.dumps(region)}")
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return path
@@ -106,18 +113,37 @@ def _assert_literal(markdown: str, ours: int) -> None:
     assert "&lt;!-- gpupool-plan: other --&gt;" in html or "other" not in markdown
 
 
+def _planned(region: str) -> PlanResult:
+    """The AWS example's plan, its region replaced by ``region``.
+
+    AWS regions are validated against the catalog's list now, so a hostile one stops at
+    validation; the view must still keep any region it is given literal and within the cap.
+    """
+    stack = load_stack(EXAMPLE)
+    return dataclasses.replace(plan(EXAMPLE, stack, None), region=region)
+
+
 @pytest.mark.cloud_sdks  # cmarkgfm is a dev-only dependency
-def test_markdown_keeps_a_hostile_region_literal(
-    tmp_path: Path, capfd: pytest.CaptureFixture[str]
-) -> None:
+def test_markdown_keeps_a_hostile_region_literal() -> None:
     """No second marker, no forged verdict, no image, link, HTML or comment from a value.
 
     Rendered with cmark-gfm, GitHub's own fork of cmark (github/cmark-gfm), as a comment is.
     """
-    stack = _stack(tmp_path, HOSTILE)
-    _code, out, _ = _cli(capfd, "plan", "--format", "markdown", str(stack))
+    out = format_markdown(_planned(HOSTILE))
     _assert_literal(out, ours=1)
     assert "forged" in _html(out)  # the value is still there, as text
+
+
+def test_an_unknown_hostile_region_stops_at_validation(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    text = EXAMPLE.read_text("utf-8").replace("region: us-east-1",
+                                              f"region: {json.dumps(HOSTILE)}")
+    path = tmp_path / "stack.yaml"
+    path.write_text(text, encoding="utf-8")
+    code, out, err = _cli(capfd, "plan", "--format", "markdown", str(path))
+    assert code == 1 and "[catalog.unknown-region]" in err
+    _assert_inert(out + err, "plan of an unknown region")
 
 
 @pytest.mark.cloud_sdks
@@ -132,23 +158,17 @@ def test_drift_markdown_escapes_skip_reasons(
     _assert_literal(out, ours=0)
 
 
-def test_the_comment_cap_holds_for_any_value(
-    tmp_path: Path, capfd: pytest.CaptureFixture[str]
-) -> None:
+def test_the_comment_cap_holds_for_any_value() -> None:
     """A 70,000-character region made a 71,489-character comment although the cap is 65,000."""
-    stack = _stack(tmp_path, "r" * 70_000)
-    code, out, err = _cli(capfd, "plan", "--format", "markdown", str(stack))
-    assert code == 0, err
+    out = format_markdown(_planned("r" * 70_000))
     assert len(out) <= MARKDOWN_LIMIT
     assert out.startswith(marker("inference-prod"))
 
 
-def test_the_cap_holds_however_small(tmp_path: Path) -> None:
+def test_the_cap_holds_however_small() -> None:
     """The cap is on the whole body, whatever part of it is long."""
-    path = _stack(tmp_path, "r" * 20_000)
-    stack = load_stack(path)
-    result: PlanResult = plan(path, stack, None)
+    result = _planned("r" * 20_000)
     for limit in (2_000, 5_000, 20_000):
         text = format_markdown(result, limit)
         assert len(text) <= limit
-        assert text.startswith(marker(stack.name))
+        assert text.startswith(marker(result.stack))
