@@ -57,4 +57,3 @@ def unit_test(
     path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     done = _run(["test", "rules", path.name], tmp_path)
     return "" if done.returncode == 0 else done.stdout + done.stderr
-

@@ -1,9 +1,11 @@
-"""GPU memory alerts and what they need of the cluster (``gpupool/sharing/alerts.py``).
+"""The GPU alert set and what it needs of the cluster (``gpupool/sharing/alerts.py``).
 
-The rule, the DCGM ServiceMonitor settings in the GPU Operator's values, the ``needs`` the rule
-carries, and where those needs surface: the plan's create reasons and the rendered README (with
-the per-cloud autoscaler line beside them). The validate warnings are pinned by the fixtures
-``tests/fixtures/valid/monitoring-*.yaml`` (``tests/spec/test_validate.py``).
+The rule's shape, labels and annotations, the DCGM ServiceMonitor settings in the GPU
+Operator's values, the ``needs`` the rule carries, and where those needs surface: the plan's
+create reasons and the rendered README (with the per-cloud autoscaler line beside them). The
+validate warnings are pinned by the fixtures ``tests/fixtures/valid/monitoring-*.yaml``
+(``tests/spec/test_validate.py``); what the rules compute is checked by Prometheus's own
+promtool in ``test_alerts_promtool.py``.
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ from gpupool import assemble, render
 from gpupool.graph import ResourceGraph
 from gpupool.model import Stack
 from gpupool.plan import Base, make_plan
-from gpupool.sharing import alerts
+from gpupool.sharing import alerts, promql
 from tests.manifests import validate_manifests, validate_values
 from tests.stacks import load_stack, load_stack_text
 
-RULE = "k8s.prometheusrule.gpu-operator.gpupool-gpu-memory"
+RULE = "k8s.prometheusrule.gpu-operator.gpupool-gpu-alerts"
 STATED = "monitoring-prometheus-stated"  # labels {release: kube-prometheus-stack, role: ...}
 UNSTATED = "monitoring-prometheus-unstated"  # alerts, no cluster.monitoring.prometheus
 
@@ -86,15 +88,72 @@ def test_rule_validates_against_the_prometheusrule_schema(name: str) -> None:
     assert validate_manifests([_rule(_graph(load_stack(name)))]) == []
 
 
+def _alerts(graph: ResourceGraph) -> list[dict[str, Any]]:
+    return [r for r in _rule(graph)["spec"]["groups"][0]["rules"] if "alert" in r]
+
+
 def test_pool_join_uses_the_label_kube_state_metrics_exports() -> None:
     # kube-state-metrics docs/metrics/cluster/node-metrics.md: kube_node_labels carries
     # label_<NODE_LABEL> with the key sanitized to [a-zA-Z0-9_], only for the keys allowed by
     # --metric-labels-allowlist (docs/developer/cli-arguments.md).
-    assert alerts.KSM_POOL_LABEL == "label_gpupool_io_pool"
-    assert alerts.KSM_ALLOWLIST == "--metric-labels-allowlist=nodes=[gpupool.io/pool]"
-    expr = _rule(_graph(load_stack(STATED)))["spec"]["groups"][0]["rules"][0]["expr"]
-    assert 'kube_node_labels{label_gpupool_io_pool="l4"}' in expr
-    assert "group_left (label_gpupool_io_pool)" in expr
+    assert promql.KSM_POOL_LABEL == "label_gpupool_io_pool"
+    assert promql.KSM_ALLOWLIST == "--metric-labels-allowlist=nodes=[gpupool.io/pool]"
+    rules = [r for r in _alerts(_graph(load_stack(STATED))) if r["labels"].get("pool") == "l4"]
+    assert rules
+    for rule in rules:
+        # `and` is a set operation: duplicate kube-state-metrics series cannot break it
+        assert rule["expr"].endswith(' and on (node) kube_node_labels{label_gpupool_io_pool="l4"}')
+        assert "group_left" not in rule["expr"]
+
+
+def test_every_pool_gets_the_whole_set_and_the_stack_one_pending_alert() -> None:
+    stack = load_stack("aws-inference-l4")
+    rules = _alerts(_graph(stack))
+    names = [s.name for s in alerts.POOL_ALERTS]
+    for pool in stack.pools:
+        assert [r["alert"] for r in rules if r["labels"].get("pool") == pool.name] == names
+    (pending,) = [r for r in rules if "pool" not in r["labels"]]
+    assert pending["alert"] == alerts.POD_PENDING
+    assert len(rules) == len(names) * len(stack.pools) + 1
+    for rule in rules:
+        assert rule["labels"]["severity"] in {"warning", "critical"}
+        assert rule["labels"]["stack"] == stack.name
+        assert set(rule["annotations"]) == {"summary", "description", "runbook"}
+        assert all(rule["annotations"].values())
+
+
+def test_thresholds_and_durations_come_from_the_stack() -> None:
+    stack = _stack(
+        "{alerts: {gpuMemoryPercent: 80, gpuMemoryMinutes: 7, gpuMemoryFullWithinMinutes: 20, "
+        "throttlePercent: 30, throttleMinutes: 12, exporterDownMinutes: 9, idleHours: 6, "
+        "podPendingMinutes: 25}, prometheus: {labels: {}}}"
+    )
+    by_name = {r["alert"]: r for r in _alerts(_graph(stack))}
+    assert by_name["GpupoolGpuMemoryHigh"]["expr"].endswith("> 80")
+    assert by_name["GpupoolGpuMemoryHigh"]["for"] == "7m"
+    # the prediction looks ahead the lead asked for plus its own `for` and one evaluation step
+    assert ", 1380) >=" in by_name["GpupoolGpuMemoryFullSoon"]["expr"]  # (20 + 2 + 1) * 60
+    assert by_name["GpupoolGpuThermalThrottling"]["expr"].endswith("/ 1e7 > 30")
+    assert by_name["GpupoolGpuPowerThrottling"]["for"] == "12m"
+    assert by_name["GpupoolDcgmExporterDown"]["for"] == "9m"
+    assert by_name["GpupoolGpuIdle"]["for"] == "6h"
+    assert by_name[alerts.POD_PENDING]["for"] == "25m"
+    assert "for" not in by_name["GpupoolGpuXidError"]
+    assert by_name["GpupoolGpuIdle"]["annotations"]["summary"] == "GPU idle for 6 hours on pool l4"
+
+
+def test_defaults_are_the_documented_ones() -> None:
+    by_name = {r["alert"]: r for r in _alerts(_graph(_stack("{alerts: {}}")))}
+    assert by_name["GpupoolGpuMemoryHigh"]["expr"].endswith("> 90")
+    assert by_name["GpupoolGpuMemoryHigh"]["for"] == "5m"
+    assert ", 1080) >=" in by_name["GpupoolGpuMemoryFullSoon"]["expr"]  # (15 + 2 + 1) * 60
+    assert by_name["GpupoolGpuIdle"]["for"] == "4h"
+    assert by_name[alerts.POD_PENDING]["for"] == "15m"
+    assert by_name["GpupoolDcgmExporterDown"]["for"] == "10m"
+
+
+def test_no_rule_without_alerts() -> None:
+    assert _graph(_stack("{dcgmExporter: true}")).get(RULE) is None
 
 
 # --------------------------------------------------------------------------- DCGM ServiceMonitor
@@ -158,9 +217,28 @@ def test_needs_name_every_prerequisite_when_stated() -> None:
     )
     assert "ruleNamespaceSelector takes namespace gpu-operator" in needs[1]
     assert "serviceMonitorSelector matches the ServiceMonitor's labels" in needs[2]
-    assert "`--metric-labels-allowlist=nodes=[gpupool.io/pool]`" in needs[3]
-    assert needs[3].endswith("or the alerts of l4 never fire")
-    assert len(needs) == 4
+    # kube-state-metrics docs/metrics/cluster/node-metrics.md and workload/pod-metrics.md: these
+    # series are exported by default
+    assert needs[3].startswith("Prometheus scraping kube-state-metrics")
+    # dcgm-exporter etc/dcp-metrics-included.csv (the list the GPU Operator's exporter reads)
+    # keeps these fields commented out
+    for metric in alerts.CUSTOM_METRICS:
+        assert metric in needs[4]
+    assert needs[4].endswith(
+        "or GpupoolGpuEccDoubleBit, GpupoolGpuRowRemapPending, GpupoolGpuThermalThrottling, "
+        "GpupoolGpuPowerThrottling never fire"
+    )
+    assert "`--metric-labels-allowlist=nodes=[gpupool.io/pool]`" in needs[5]
+    assert needs[5].endswith("or the alerts of l4 never fire")
+    assert len(needs) == 6
+
+
+def test_needs_say_when_pools_share_one_set() -> None:
+    needs = alerts.needs(load_stack("monitoring-pool-label-unexported"))
+    assert needs[-1].startswith(
+        'nothing else, but the alerts of l4, l40s fire as one set (pool "l4,l40s")'
+    )
+    assert not any("never fire" in n and "allowlist" in n for n in needs)
 
 
 def test_needs_when_unstated_point_at_the_setting() -> None:
@@ -169,7 +247,7 @@ def test_needs_when_unstated_point_at_the_setting() -> None:
     assert "cluster.monitoring.prometheus.labels" in needs[1]
     assert "ServiceMonitor is left at the chart's default" in needs[2]
     # node names known: no kube-state-metrics join, so no need for its allowlist
-    assert not any("kube-state-metrics" in n for n in needs)
+    assert not any("allowlist" in n for n in needs)
 
 
 def test_no_needs_without_alerts() -> None:
