@@ -94,12 +94,22 @@ class Alerts:
 
 
 @dataclass(frozen=True)
+class Dashboard:
+    """The Grafana dashboard rendered with the alert set (``cluster.monitoring.dashboard``)."""
+
+    enabled: bool = True
+    # kube-prometheus-stack's Grafana sidecar loads ConfigMaps labelled grafana_dashboard: "1"
+    labels: Mapping[str, str] = field(default_factory=lambda: {"grafana_dashboard": "1"})
+
+
+@dataclass(frozen=True)
 class Monitoring:
     """DCGM exporter, alerts, and the Prometheus Operator the cluster runs, if the stack says so."""
 
     dcgm_exporter: bool
     alerts: Alerts | None  # None: no alert set rendered
     prometheus: Prometheus | None  # None: the stack does not say the Prometheus Operator runs
+    dashboard: Dashboard = field(default_factory=Dashboard)
 
     @property
     def gpu_memory_alert_percent(self) -> int | None:
@@ -379,6 +389,15 @@ def _alerts(raw: Mapping[str, Any] | None) -> Alerts | None:
     return Alerts(**{field: raw[key] for key, field in _ALERT_KEYS.items() if key in raw})
 
 
+def _dashboard(raw: Mapping[str, Any]) -> Dashboard:
+    """Build ``cluster.monitoring.dashboard`` (defaults when absent)."""
+    default = Dashboard()
+    return Dashboard(
+        enabled=bool(raw.get("enabled", True)),
+        labels=dict(raw.get("labels", default.labels)),
+    )
+
+
 def _prometheus(raw: Mapping[str, Any] | None) -> Prometheus | None:
     """Build ``cluster.monitoring.prometheus``; None when the block is absent."""
     if raw is None:
@@ -433,6 +452,7 @@ def build(data: Mapping[str, Any], source: str = "") -> Stack:
                 dcgm_exporter=bool(mon.get("dcgmExporter", True)),
                 alerts=_alerts(mon.get("alerts")),
                 prometheus=_prometheus(mon.get("prometheus")),
+                dashboard=_dashboard(mon.get("dashboard", {})),
             ),
             admission=Admission(action=clus.get("admission", {}).get("action", "deny")),
             kubernetes_version=clus.get("kubernetesVersion"),

@@ -4,10 +4,10 @@ This module owns ``k8s.prometheusrule.gpu-operator.gpupool-gpu-alerts``, rendere
 ``cluster.monitoring.alerts`` is present (every threshold has a default), and the DCGM
 exporter's ServiceMonitor settings in the GPU Operator's values (``service_monitor_values``).
 
-The rule has one group. It first records each DCGM metric it reads with a ``node`` label
-(``promql.record_rule``), then, per pool scope (``promql.scopes``), these alerts, each with
-``severity``, ``pool``, ``stack`` labels and ``summary``, ``description``, ``runbook``
-annotations:
+The rule has one group. It first records each DCGM metric it and the dashboard
+(``sharing/dashboard.py``) read, with a ``node`` label (``promql.record_rule``); then, per pool
+scope (``promql.scopes``), these alerts, each with ``severity``, ``pool``, ``stack`` labels and
+``summary``, ``description``, ``runbook`` annotations:
 
 - GpupoolGpuMemoryHigh: framebuffer use above ``gpuMemoryPercent`` for ``gpuMemoryMinutes``
   (FB_USED, FB_FREE);
@@ -47,7 +47,7 @@ from typing import Any
 from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Alerts, Stack
-from gpupool.sharing import promql
+from gpupool.sharing import dashboard, promql
 from gpupool.sharing.objects import k8s_object
 from gpupool.sharing.promql import Scope
 
@@ -290,14 +290,9 @@ def pool_rules(stack: Stack, scope: Scope, a: Alerts) -> list[dict[str, Any]]:
 
 def pending_rule(stack: Stack, a: Alerts) -> dict[str, Any]:
     """Return the stack's alert on pods that request GPUs and stay Pending."""
-    phase = 'max by (namespace, pod) (kube_pod_status_phase{phase="Pending"}) > 0'
-    requests = (
-        "max by (namespace, pod) "
-        f"(kube_pod_container_resource_requests{{{promql.GPU_RESOURCES}}}) > 0"
-    )
     return _rule(
         POD_PENDING,
-        f"{phase} and on (namespace, pod) {requests}",
+        promql.pending_gpu_pods(),
         a.pod_pending_minutes,
         {"severity": "warning", "stack": stack.name},
         (
@@ -315,7 +310,7 @@ def rules(stack: Stack) -> list[dict[str, Any]]:
     a = stack.cluster.monitoring.alerts
     if a is None:
         return []
-    metrics = sorted({m for spec in POOL_ALERTS for m in spec.metrics})
+    metrics = sorted({m for spec in POOL_ALERTS for m in spec.metrics} | set(dashboard.METRICS))
     out: list[dict[str, Any]] = [promql.record_rule(stack, m) for m in metrics]
     for scope in promql.scopes(stack):
         out += pool_rules(stack, scope, a)

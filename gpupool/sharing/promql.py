@@ -56,6 +56,15 @@ def record_rule(stack: Stack, metric: str) -> dict[str, object]:
     return {"record": recorded(metric), "expr": expr, "labels": {STACK_LABEL: stack.name}}
 
 
+def pending_gpu_pods() -> str:
+    """Return the pods that request GPUs and are Pending, once each (``namespace``, ``pod``)."""
+    phase = 'max by (namespace, pod) (kube_pod_status_phase{phase="Pending"}) > 0'
+    requests = (
+        f"max by (namespace, pod) (kube_pod_container_resource_requests{{{GPU_RESOURCES}}}) > 0"
+    )
+    return f"{phase} and on (namespace, pod) {requests}"
+
+
 def _regex(names: tuple[str, ...]) -> str:
     # Node names are DNS subdomains: only "." is special in a regex. PromQL strings take
     # backslash escapes, so the regex's "\." is written "\\." inside the quotes.

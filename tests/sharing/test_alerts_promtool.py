@@ -93,10 +93,11 @@ def test_every_dcgm_metric_is_exported_by_default_or_documented_as_custom() -> N
         assert (metric in default) != (metric in alerts.CUSTOM_METRICS), metric
     # the custom ones really are absent from the default list, and commented out or unknown there
     assert not set(alerts.CUSTOM_METRICS) & default
-    # what the alert set reads by default
+    # what the alert set and the dashboard read from the default list
     assert used - set(alerts.CUSTOM_METRICS) == {
         "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_XID_ERRORS",
         "DCGM_FI_DEV_ROW_REMAP_FAILURE", "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_GPU_UTIL",
+        "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
     }  # fmt: skip
 
 
