@@ -19,7 +19,7 @@ from gpupool import assemble, render
 from gpupool.graph import ResourceGraph
 from gpupool.model import Stack
 from gpupool.plan import Base, make_plan
-from gpupool.sharing import alerts, promql
+from gpupool.sharing import alerts, dashboard, promql
 from tests.manifests import validate_manifests, validate_values
 from tests.stacks import load_stack, load_stack_text
 
@@ -292,7 +292,8 @@ def test_readme_lists_what_the_alerts_need(tmp_path: Path) -> None:
     for need in alerts.needs(stack):
         assert f"- {need}" in section
     assert "{release: kube-prometheus-stack, role: alert-rules}" in section
-    assert section.rstrip().endswith("never fire.")
+    # the dashboard's need comes last: it is rendered after the rule
+    assert section.rstrip().endswith(f"- {dashboard.needs(stack)}.")
 
 
 def test_readme_without_alerts_says_so(tmp_path: Path) -> None:
@@ -321,3 +322,39 @@ def test_readme_without_alerts_says_so(tmp_path: Path) -> None:
 def test_readme_says_what_scales_the_pools_per_cloud(name: str, says: str, tmp_path: Path) -> None:
     section = _readme(load_stack(name), tmp_path)
     assert says in " ".join(section.split())
+
+
+# --------------------------------------------------------------------------- HAMi's own metrics
+
+
+def _hami_values(stack: Stack) -> dict[str, Any]:
+    release = _graph(stack).get("helm.hami")
+    assert release is not None
+    return dict(release.inputs["values"])
+
+
+def test_hami_metrics_scraped_when_prometheus_is_stated() -> None:
+    # HAMi v2.10.0 charts/hami/templates/scheduler/servicemonitor.yaml and
+    # device-plugin/servicemonitor.yaml: with prometheus.enabled (and the ServiceMonitor kind
+    # known to the cluster) the chart creates a ServiceMonitor for the scheduler's `monitor` port
+    # and the device plugin's `monitorport`, labelled with global.labels, which the chart puts on
+    # object metadata only (daemonsetnvidia.yaml, scheduler/deployment.yaml), never on selectors.
+    values = _hami_values(load_stack("onprem-hami"))
+    assert values["prometheus"] == {"enabled": True}
+    assert values["global"] == {"labels": {"release": "kube-prometheus-stack"}}
+    assert validate_values("hami", values) == []
+
+
+def test_hami_metrics_left_off_without_prometheus_or_service_monitors() -> None:
+    text = Path(load_stack("onprem-hami").source).read_text(encoding="utf-8")
+    for prometheus in ("", ", serviceMonitor: false"):
+        edited = text.replace(
+            "prometheus: {labels: {release: kube-prometheus-stack}}",
+            "prometheus: {labels: {release: kube-prometheus-stack}" + prometheus + "}",
+        )
+        if not prometheus:
+            edited = edited.replace(
+                "    prometheus: {labels: {release: kube-prometheus-stack}}\n", ""
+            )
+        values = _hami_values(load_stack_text(edited))
+        assert "prometheus" not in values and "global" not in values
