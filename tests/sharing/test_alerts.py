@@ -21,7 +21,7 @@ from gpupool.model import Stack
 from gpupool.plan import Base, make_plan
 from gpupool.sharing import alerts, dashboard, promql
 from tests.manifests import validate_manifests, validate_values
-from tests.stacks import load_stack, load_stack_text
+from tests.stacks import load_stack, load_stack_text, monitoring_stack
 
 RULE = "k8s.prometheusrule.gpu-operator.gpupool-gpu-alerts"
 STATED = "monitoring-prometheus-stated"  # labels {release: kube-prometheus-stack, role: ...}
@@ -44,18 +44,6 @@ def _dcgm(graph: ResourceGraph) -> dict[str, Any]:
     return dict(release.inputs["values"]["dcgmExporter"])
 
 
-def _stack(monitoring: str) -> Stack:
-    """An AWS stack of one L4 pool with the given ``cluster.monitoring`` flow map."""
-    return load_stack_text(
-        "apiVersion: gpupool.io/v1\nkind: GpuPoolStack\nmetadata: {name: mon}\n"
-        "provider: {cloud: aws, region: us-east-1, cluster: ml, settings: {subnetIds: "
-        '[subnet-0a1b2c3d4e5f60718], nodeRoleArn: "arn:aws:iam::123456789012:role/gpu"}}\n'
-        f"cluster: {{monitoring: {monitoring}}}\n"
-        "pools:\n"
-        "  - {name: l4, instanceType: g6.2xlarge, workload: inference, nodes: {min: 1, max: 2}}\n"
-    )
-
-
 # --------------------------------------------------------------------------- the rule's labels
 
 
@@ -74,7 +62,7 @@ def test_rule_carries_the_labels_prometheus_selects_by() -> None:
 def test_rule_without_stated_labels_carries_only_the_common_ones() -> None:
     for stack in (
         load_stack(UNSTATED),
-        _stack("{alerts: {gpuMemoryPercent: 90}, prometheus: {labels: {}}}"),
+        monitoring_stack("{alerts: {gpuMemoryPercent: 90}, prometheus: {labels: {}}}"),
     ):
         labels = _rule(_graph(stack))["metadata"]["labels"]
         assert set(labels) == {"app.kubernetes.io/managed-by", "gpupool.io/stack"}
@@ -123,7 +111,7 @@ def test_every_pool_gets_the_whole_set_and_the_stack_one_pending_alert() -> None
 
 
 def test_thresholds_and_durations_come_from_the_stack() -> None:
-    stack = _stack(
+    stack = monitoring_stack(
         "{alerts: {gpuMemoryPercent: 80, gpuMemoryMinutes: 7, gpuMemoryFullWithinMinutes: 20, "
         "throttlePercent: 30, throttleMinutes: 12, exporterDownMinutes: 9, idleHours: 6, "
         "podPendingMinutes: 25}, prometheus: {labels: {}}}"
@@ -143,7 +131,7 @@ def test_thresholds_and_durations_come_from_the_stack() -> None:
 
 
 def test_defaults_are_the_documented_ones() -> None:
-    by_name = {r["alert"]: r for r in _alerts(_graph(_stack("{alerts: {}}")))}
+    by_name = {r["alert"]: r for r in _alerts(_graph(monitoring_stack("{alerts: {}}")))}
     assert by_name["GpupoolGpuMemoryHigh"]["expr"].endswith("> 90")
     assert by_name["GpupoolGpuMemoryHigh"]["for"] == "5m"
     assert ", 1080) >=" in by_name["GpupoolGpuMemoryFullSoon"]["expr"]  # (15 + 2 + 1) * 60
@@ -153,7 +141,7 @@ def test_defaults_are_the_documented_ones() -> None:
 
 
 def test_no_rule_without_alerts() -> None:
-    assert _graph(_stack("{dcgmExporter: true}")).get(RULE) is None
+    assert _graph(monitoring_stack("{dcgmExporter: true}")).get(RULE) is None
 
 
 # --------------------------------------------------------------------------- DCGM ServiceMonitor
@@ -178,7 +166,7 @@ def test_service_monitor_on_with_the_stated_labels() -> None:
 
 
 def test_service_monitor_off_when_asked() -> None:
-    stack = _stack(
+    stack = monitoring_stack(
         "{alerts: {gpuMemoryPercent: 90}, prometheus: {labels: {release: kps}, "
         "serviceMonitor: false, kubeStateMetricsPoolLabel: true}}"
     )
@@ -186,7 +174,7 @@ def test_service_monitor_off_when_asked() -> None:
 
 
 def test_service_monitor_without_labels_when_prometheus_selects_all() -> None:
-    stack = _stack("{prometheus: {labels: {}}}")
+    stack = monitoring_stack("{prometheus: {labels: {}}}")
     assert _dcgm(_graph(stack)) == {"enabled": True, "serviceMonitor": {"enabled": True}}
 
 
@@ -199,7 +187,7 @@ def test_service_monitor_left_to_the_chart_when_prometheus_unstated() -> None:
 
 
 def test_no_service_monitor_without_the_exporter() -> None:
-    stack = _stack("{dcgmExporter: false, prometheus: {labels: {release: kps}}}")
+    stack = monitoring_stack("{dcgmExporter: false, prometheus: {labels: {release: kps}}}")
     assert _dcgm(_graph(stack)) == {"enabled": False}
 
 
@@ -251,7 +239,7 @@ def test_needs_when_unstated_point_at_the_setting() -> None:
 
 
 def test_no_needs_without_alerts() -> None:
-    stack = _stack("{prometheus: {labels: {release: kps}}}")
+    stack = monitoring_stack("{prometheus: {labels: {release: kps}}}")
     assert alerts.needs(stack) == []
     assert _graph(stack).get(RULE) is None
 
@@ -297,7 +285,7 @@ def test_readme_lists_what_the_alerts_need(tmp_path: Path) -> None:
 
 
 def test_readme_without_alerts_says_so(tmp_path: Path) -> None:
-    section = _readme(_stack("{dcgmExporter: true}"), tmp_path)
+    section = _readme(monitoring_stack("{dcgmExporter: true}"), tmp_path)
     assert "this stack asks for no alert" in section
     assert "PrometheusRule" not in section
 

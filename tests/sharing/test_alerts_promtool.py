@@ -206,6 +206,20 @@ def _minutes(rule: dict[str, Any]) -> int:
 Scenario = Callable[[Stack, list[Target], dict[str, dict[str, Any]]], Iterator[Case]]
 
 
+def _one_metric_case(
+    title: str, stack: Stack, targets: list[Target], alert: str, metric: str, values: str,
+    at: int, fires: bool,
+) -> Case:  # fmt: skip
+    """One DCGM metric with ``values`` on every scope's GPU; ``alert`` fires at ``at`` or not."""
+    case = Case(title)
+    _nodes(case, stack, targets)
+    for t in targets:
+        case.add(metric, t.gpu(), values)
+    expected = [_dcgm_fired(stack, t, alert) for t in targets] if fires else []
+    case.expect(at, alert, expected)
+    return case
+
+
 def _gauge_scenario(alert: str, metric: str, bad: str, good: str) -> Scenario:
     """A DCGM gauge (or counter) that fires ``alert`` with ``bad`` values and not with ``good``."""
 
@@ -214,13 +228,9 @@ def _gauge_scenario(alert: str, metric: str, bad: str, good: str) -> Scenario:
     ) -> Iterator[Case]:
         wait = _minutes(rules[alert]) + 15
         for values, fires in ((bad, True), (good, False)):
-            case = Case(f"{alert} {'fires' if fires else 'quiet'}")
-            _nodes(case, stack, targets)
-            for t in targets:
-                case.add(metric, t.gpu(), values.format(n=wait + 20))
-            expected = [_dcgm_fired(stack, t, alert) for t in targets] if fires else []
-            case.expect(wait, alert, expected)
-            yield case
+            title = f"{alert} {'fires' if fires else 'quiet'}"
+            series = values.format(n=wait + 20)
+            yield _one_metric_case(title, stack, targets, alert, metric, series, wait, fires)
 
     return scenario
 
@@ -284,13 +294,9 @@ def _throttling(alert: str, metric: str) -> Scenario:
             (a.throttle_percent + 10, True),
             (max(a.throttle_percent - 5, 0), False),
         ):
-            case = Case(f"{alert} at {percent}%")
-            _nodes(case, stack, targets)
-            for t in targets:
-                case.add(metric, t.gpu(), f"0+{percent * 600_000_000}x{wait + 10}")
-            expected = [_dcgm_fired(stack, t, alert) for t in targets] if fires else []
-            case.expect(wait, alert, expected)
-            yield case
+            series = f"0+{percent * 600_000_000}x{wait + 10}"
+            title = f"{alert} at {percent}%"
+            yield _one_metric_case(title, stack, targets, alert, metric, series, wait, fires)
 
     return scenario
 

@@ -22,7 +22,7 @@ from gpupool.sharing import dashboard, promql
 from tests import promtool
 from tests.manifests import validate_manifests
 from tests.paths import EXAMPLES, UPSTREAM
-from tests.stacks import load_stack, load_stack_text
+from tests.stacks import load_stack, monitoring_stack
 
 CONFIG_MAP = "k8s.configmap.gpu-operator.gpupool-gpu-dashboard"
 RULE = "k8s.prometheusrule.gpu-operator.gpupool-gpu-alerts"
@@ -42,17 +42,6 @@ def _model(stack: Stack) -> dict[str, Any]:
     return dict(json.loads(cm["data"][key]))
 
 
-def _stack(monitoring: str) -> Stack:
-    return load_stack_text(
-        "apiVersion: gpupool.io/v1\nkind: GpuPoolStack\nmetadata: {name: mon}\n"
-        "provider: {cloud: aws, region: us-east-1, cluster: ml, settings: {subnetIds: "
-        '[subnet-0a1b2c3d4e5f60718], nodeRoleArn: "arn:aws:iam::123456789012:role/gpu"}}\n'
-        f"cluster: {{monitoring: {monitoring}}}\n"
-        "pools:\n"
-        "  - {name: l4, instanceType: g6.2xlarge, workload: inference, nodes: {min: 1, max: 2}}\n"
-    )
-
-
 def test_default_label_is_the_one_kube_prometheus_stacks_sidecar_loads() -> None:
     # kube-prometheus-stack 88.5.3 values.yaml: grafana.sidecar.dashboards.label and labelValue
     # (the Grafana chart's sidecar loads ConfigMaps carrying them), searchNamespace: ALL, so a
@@ -69,14 +58,16 @@ def test_default_label_is_the_one_kube_prometheus_stacks_sidecar_loads() -> None
 
 
 def test_labels_are_configurable() -> None:
-    cm = _config_map(_stack("{alerts: {}, dashboard: {labels: {grafana_dashboard: gpus}}}"))
+    cm = _config_map(
+        monitoring_stack("{alerts: {}, dashboard: {labels: {grafana_dashboard: gpus}}}")
+    )
     assert cm is not None
     assert cm["metadata"]["labels"]["grafana_dashboard"] == "gpus"
 
 
 def test_no_dashboard_when_off_or_without_alerts() -> None:
-    assert _config_map(_stack("{alerts: {}, dashboard: {enabled: false}}")) is None
-    assert _config_map(_stack("{dcgmExporter: true}")) is None
+    assert _config_map(monitoring_stack("{alerts: {}, dashboard: {enabled: false}}")) is None
+    assert _config_map(monitoring_stack("{dcgmExporter: true}")) is None
 
 
 @pytest.mark.parametrize("name", EXAMPLES_ALL)
