@@ -47,7 +47,7 @@ from typing import Any
 from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Alerts, Stack
-from gpupool.sharing import dashboard, promql
+from gpupool.sharing import promql
 from gpupool.sharing.objects import k8s_object
 from gpupool.sharing.promql import Scope
 
@@ -310,7 +310,9 @@ def rules(stack: Stack) -> list[dict[str, Any]]:
     a = stack.cluster.monitoring.alerts
     if a is None:
         return []
-    metrics = sorted({m for spec in POOL_ALERTS for m in spec.metrics} | set(dashboard.METRICS))
+    metrics = sorted(
+        {m for spec in POOL_ALERTS for m in spec.metrics} | set(promql.DASHBOARD_METRICS)
+    )
     out: list[dict[str, Any]] = [promql.record_rule(stack, m) for m in metrics]
     for scope in promql.scopes(stack):
         out += pool_rules(stack, scope, a)

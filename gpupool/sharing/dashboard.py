@@ -8,7 +8,9 @@ kube-prometheus-stack's Grafana sidecar watches, ``grafana.sidecar.dashboards.la
 ``labelValue`` in its values.yaml, with ``searchNamespace: ALL``).
 
 The dashboard has a Prometheus data-source variable, a row for the stack (firing gpupool
-alerts, GPU pods pending) and a row per pool scope (``promql.scopes``) with GPU utilisation,
+alerts, GPU pods pending), with live showback (``sharing/showback.py``) a row for the tenants
+(GPU units their running pods hold, their cost an hour in total and per pool, from the showback
+recording rules), and a row per pool scope (``promql.scopes``) with GPU utilisation,
 framebuffer use, temperature, power, the last XID error, and ECC errors and remapped rows.
 Its queries read the DCGM series the alert rule records (``gpupool:<metric>`` with ``node``),
 so they select a pool's GPUs exactly as its alerts do. ``queries`` lists every expression.
@@ -22,7 +24,7 @@ from typing import Any
 from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack
-from gpupool.sharing import promql
+from gpupool.sharing import promql, showback
 from gpupool.sharing.objects import k8s_object
 from gpupool.sharing.promql import Scope
 
@@ -30,10 +32,8 @@ CONFIG_MAP = "gpupool-gpu-dashboard"
 SCHEMA_VERSION = 39  # Grafana 11's dashboard JSON schema version
 
 UTIL, USED, FREE = "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE"
-TEMP, POWER = "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE"
-XID, DBE = "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"
-REMAPPED = "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS"
-METRICS = (UTIL, USED, FREE, TEMP, POWER, XID, DBE, REMAPPED)
+TEMP, XID, DBE = "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"
+POWER, REMAPPED = promql.DASHBOARD_METRICS
 
 _GPU = "{{node}} GPU {{gpu}}"
 _DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
@@ -78,6 +78,30 @@ def _stack_panels(stack: Stack) -> list[tuple[str, str, list[tuple[str, str]]]]:
     ]
 
 
+def _tenant_panels(stack: Stack) -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """Per tenant GPU allocation and cost, from the showback rules (none without them)."""
+    if stack.cluster.monitoring.prometheus is None or not showback.rules(stack):
+        return []
+    namespaces = "|".join(sorted({t.namespace for t in stack.tenants}))
+    requests = (
+        "max by (namespace, pod, container, resource) (kube_pod_container_resource_requests"
+        f'{{namespace=~"{namespaces}", {promql.GPU_RESOURCES}}})'
+    )
+    running = 'max by (namespace, pod) (kube_pod_status_phase{phase="Running"} == 1)'
+    allocation = (
+        f"sum by (namespace, resource) ({requests} * on (namespace, pod) group_left () {running})"
+    )
+    by = f'{{stack="{stack.name}"}}'
+    return [
+        ("GPU units held by running pods, per tenant namespace", "none",
+         [(allocation, "{{namespace}} {{resource}}")]),
+        ("Tenant GPU cost (USD an hour)", "currencyUSD",
+         [(f"sum by (tenant) ({showback.TENANT_COST}{by})", "{{tenant}}")]),
+        ("Tenant GPU cost per pool (USD an hour)", "currencyUSD",
+         [(f"sum by (tenant, pool) ({showback.POOL_COST}{by})", "{{tenant}} on {{pool}}")]),
+    ]  # fmt: skip
+
+
 def _panel(
     pid: int, title: str, unit: str, targets: list[tuple[str, str]], x: int, y: int
 ) -> dict[str, Any]:
@@ -99,6 +123,8 @@ def _panel(
 def model(stack: Stack) -> dict[str, Any]:
     """Return the Grafana dashboard JSON model of the stack."""
     rows = [(f"Stack {stack.name}", _stack_panels(stack))]
+    if tenants := _tenant_panels(stack):
+        rows.append(("Tenants", tenants))
     rows += [(f"Pool {s.label}", _pool_panels(stack, s)) for s in promql.scopes(stack)]
     panels: list[dict[str, Any]] = []
     y = 0

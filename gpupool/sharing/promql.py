@@ -40,6 +40,9 @@ KSM_ALLOWLIST = f"--metric-labels-allowlist=nodes=[{POOL_LABEL}]"
 # with "." and "/" turned into "_"): whole GPUs, time-sliced or HAMi vGPUs, mixed-strategy MIG.
 GPU_RESOURCES = 'resource=~"nvidia_com_gpu|nvidia_com_mig_.+"'
 
+# DCGM fields the dashboard reads besides the alerts' (the alert rule records both)
+DASHBOARD_METRICS = ("DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS")
+
 STACK_LABEL = "gpupool_stack"
 RECORD_PREFIX = "gpupool:"
 

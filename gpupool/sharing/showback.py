@@ -15,7 +15,7 @@ The inputs are kube-state-metrics' series: ``kube_pod_container_resource_request
 ``_``: ``nvidia.com/gpu`` reads ``nvidia_com_gpu``; kube-state-metrics
 ``internal/store/utils.go`` ``toResourceUnitValue``, ``promutil.SanitizeLabelName``),
 ``kube_pod_status_phase`` (only ``Running`` pods are charged) and, to tell which pool a node is
-in, ``kube_node_labels`` with the pool label (the allowlist ``gpupool.sharing.alerts`` names) or,
+in, ``kube_node_labels`` with the pool label (the allowlist ``gpupool.sharing.promql`` names) or,
 for pools of named nodes, ``kube_node_info``. Each input is reduced with ``max by`` its identity
 first, so two kube-state-metrics replicas (two series per object) are not charged twice.
 
@@ -35,8 +35,9 @@ from gpupool import facts
 from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Pool, Stack, Tenant
-from gpupool.sharing.alerts import KSM_POOL_LABEL, rule_labels
+from gpupool.sharing.alerts import rule_labels
 from gpupool.sharing.objects import k8s_object
+from gpupool.sharing.promql import KSM_POOL_LABEL
 
 RULE_NAME = "gpupool-showback"
 POOL_COST = "gpupool:tenant_pool_cost_usd_per_hour"
@@ -70,8 +71,10 @@ def _pool_nodes(pool: Pool) -> str:
 def expression(tenant: Tenant, pool: Pool, resource: str, price: float) -> str:
     """Return the PromQL of one tenant's cost an hour on one pool's resource."""
     ns = tenant.namespace
-    requests = (f'kube_pod_container_resource_requests{{namespace="{ns}", '
-                f'resource="{ksm_resource(resource)}"}}')
+    requests = (
+        f'kube_pod_container_resource_requests{{namespace="{ns}", '
+        f'resource="{ksm_resource(resource)}"}}'
+    )
     running = f'kube_pod_status_phase{{namespace="{ns}", phase="Running"}} == 1'
     return (
         "sum(\n"
@@ -98,17 +101,26 @@ def rules(stack: Stack) -> list[dict[str, Any]]:
                 price = unit_price(stack, pool, per_gpu)
                 if price is None or as_of is None:
                     continue
-                out.append({
-                    "record": POOL_COST,
-                    "expr": expression(tenant, pool, resource, price),
-                    "labels": {"stack": stack.name, "tenant": tenant.name, "pool": pool.name,
-                               "resource": resource, "prices_as_of": as_of},
-                })
+                out.append(
+                    {
+                        "record": POOL_COST,
+                        "expr": expression(tenant, pool, resource, price),
+                        "labels": {
+                            "stack": stack.name,
+                            "tenant": tenant.name,
+                            "pool": pool.name,
+                            "resource": resource,
+                            "prices_as_of": as_of,
+                        },
+                    }
+                )
     if out:
-        out.append({
-            "record": TENANT_COST,
-            "expr": f'sum by (stack, tenant) ({POOL_COST}{{stack="{stack.name}"}})',
-        })
+        out.append(
+            {
+                "record": TENANT_COST,
+                "expr": f'sum by (stack, tenant) ({POOL_COST}{{stack="{stack.name}"}})',
+            }
+        )
     return out
 
 
@@ -133,8 +145,11 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "PrometheusRule",
         "metadata": metadata,
-        "spec": {"groups": [{"name": f"gpupool.{stack.name}.showback", "interval": "1m",
-                             "rules": recorded}]},
+        "spec": {
+            "groups": [
+                {"name": f"gpupool.{stack.name}.showback", "interval": "1m", "rules": recorded}
+            ]
+        },
     }
     return [
         k8s_object(
@@ -142,7 +157,10 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
             manifest,
             provider=cloud.k8s_provider,
             depends_on=tuple(after),
-            facts={"showback_tenants": sorted({r["labels"]["tenant"] for r in recorded
-                                               if "labels" in r})},
+            facts={
+                "showback_tenants": sorted(
+                    {r["labels"]["tenant"] for r in recorded if "labels" in r}
+                )
+            },
         )
     ]

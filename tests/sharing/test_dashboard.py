@@ -18,7 +18,7 @@ import yaml
 
 from gpupool import assemble
 from gpupool.model import Stack
-from gpupool.sharing import dashboard, promql
+from gpupool.sharing import dashboard, promql, showback
 from tests import promtool
 from tests.manifests import validate_manifests
 from tests.paths import EXAMPLES, UPSTREAM
@@ -76,13 +76,20 @@ def test_every_example_has_a_row_per_pool_with_the_gpu_panels(name: str) -> None
     model = _model(stack)
     assert model["templating"]["list"][0]["type"] == "datasource"
     rows = [p["title"] for p in model["panels"] if p["type"] == "row"]
-    assert rows == [f"Stack {stack.name}"] + [f"Pool {s.label}" for s in promql.scopes(stack)]
+    tenants = ["Tenants"] if showback.rules(stack) else []
+    pools = [f"Pool {s.label}" for s in promql.scopes(stack)]
+    assert rows == [f"Stack {stack.name}", *tenants, *pools]
     titles = [p["title"] for p in model["panels"] if p["type"] == "timeseries"]
+    per_tenant = [
+        "GPU units held by running pods, per tenant namespace", "Tenant GPU cost (USD an hour)",
+        "Tenant GPU cost per pool (USD an hour)",
+    ] if tenants else []  # fmt: skip
     per_pool = [
         "GPU utilisation", "Framebuffer used", "Temperature", "Power", "Last XID error",
         "ECC errors and remapped rows (1h)",
     ]  # fmt: skip
-    assert titles == ["Firing gpupool alerts", "GPU pods pending"] + per_pool * len(rows[1:])
+    stack_row = ["Firing gpupool alerts", "GPU pods pending"]
+    assert titles == stack_row + per_tenant + per_pool * len(pools)
     ids = [p["id"] for p in model["panels"]]
     assert len(ids) == len(set(ids))
     for panel in model["panels"]:
@@ -107,12 +114,23 @@ def test_queries_read_only_what_the_rule_records(name: str) -> None:
     rule = graph.get(RULE)
     assert rule is not None and rule.manifest is not None
     recorded = {r["record"] for r in rule.manifest["spec"]["groups"][0]["rules"] if "record" in r}
+    recorded |= {r["record"] for r in showback.rules(stack)}
     read = set()
     for query in dashboard.queries(_model(stack)):
-        read |= set(re.findall(r"gpupool:[A-Z0-9_]+", query))
+        read |= set(re.findall(r"gpupool:[A-Za-z0-9_]+", query))
         # the raw exporter series are never read directly: their node label is spelled two ways
         assert not re.search(r"(?<!:)\bDCGM_FI_", query), query
     assert read and read <= recorded
+
+
+def test_tenant_row_reads_the_showback_series() -> None:
+    # gpupool/sharing/showback.py records the cost per tenant and per tenant and pool; the
+    # dashboard sums them for its stack.
+    stack = load_stack("azure-kai-fair")
+    assert showback.rules(stack)
+    row = [q for q in dashboard.queries(_model(stack)) if "tenant" in q]
+    assert f'sum by (tenant) ({showback.TENANT_COST}{{stack="{stack.name}"}})' in row
+    assert f'sum by (tenant, pool) ({showback.POOL_COST}{{stack="{stack.name}"}})' in row
 
 
 @pytest.mark.cloud_sdks  # kubernetes-validate
