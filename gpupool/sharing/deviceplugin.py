@@ -99,7 +99,9 @@ def check(cfg: dict[str, Any]) -> None:
             if "rename" in res or "devices" in res:
                 raise RenderError("device-plugin configs never set rename or devices")
             if kind.isolates and res["name"] != GPU_RESOURCE:
-                raise RenderError(f"{key.upper()} only shares {GPU_RESOURCE}, not {res['name']}")
+                raise RenderError(
+                    f"{key.upper()} only shares {GPU_RESOURCE}, not {res['name']}"
+                )
             if res["replicas"] < 2:
                 raise RenderError(f"{key} replicas must be at least 2")
 

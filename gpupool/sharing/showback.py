@@ -71,10 +71,8 @@ def _pool_nodes(pool: Pool) -> str:
 def expression(tenant: Tenant, pool: Pool, resource: str, price: float) -> str:
     """Return the PromQL of one tenant's cost an hour on one pool's resource."""
     ns = tenant.namespace
-    requests = (
-        f'kube_pod_container_resource_requests{{namespace="{ns}", '
-        f'resource="{ksm_resource(resource)}"}}'
-    )
+    requests = (f'kube_pod_container_resource_requests{{namespace="{ns}", '
+                f'resource="{ksm_resource(resource)}"}}')
     running = f'kube_pod_status_phase{{namespace="{ns}", phase="Running"}} == 1'
     return (
         "sum(\n"
@@ -101,26 +99,17 @@ def rules(stack: Stack) -> list[dict[str, Any]]:
                 price = unit_price(stack, pool, per_gpu)
                 if price is None or as_of is None:
                     continue
-                out.append(
-                    {
-                        "record": POOL_COST,
-                        "expr": expression(tenant, pool, resource, price),
-                        "labels": {
-                            "stack": stack.name,
-                            "tenant": tenant.name,
-                            "pool": pool.name,
-                            "resource": resource,
-                            "prices_as_of": as_of,
-                        },
-                    }
-                )
+                out.append({
+                    "record": POOL_COST,
+                    "expr": expression(tenant, pool, resource, price),
+                    "labels": {"stack": stack.name, "tenant": tenant.name, "pool": pool.name,
+                               "resource": resource, "prices_as_of": as_of},
+                })
     if out:
-        out.append(
-            {
-                "record": TENANT_COST,
-                "expr": f'sum by (stack, tenant) ({POOL_COST}{{stack="{stack.name}"}})',
-            }
-        )
+        out.append({
+            "record": TENANT_COST,
+            "expr": f'sum by (stack, tenant) ({POOL_COST}{{stack="{stack.name}"}})',
+        })
     return out
 
 
@@ -145,11 +134,8 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "PrometheusRule",
         "metadata": metadata,
-        "spec": {
-            "groups": [
-                {"name": f"gpupool.{stack.name}.showback", "interval": "1m", "rules": recorded}
-            ]
-        },
+        "spec": {"groups": [{"name": f"gpupool.{stack.name}.showback", "interval": "1m",
+                             "rules": recorded}]},
     }
     return [
         k8s_object(
@@ -157,10 +143,7 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
             manifest,
             provider=cloud.k8s_provider,
             depends_on=tuple(after),
-            facts={
-                "showback_tenants": sorted(
-                    {r["labels"]["tenant"] for r in recorded if "labels" in r}
-                )
-            },
+            facts={"showback_tenants": sorted({r["labels"]["tenant"] for r in recorded
+                                               if "labels" in r})},
         )
     ]
