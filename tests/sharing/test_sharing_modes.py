@@ -465,7 +465,9 @@ def test_gke_preinstalled_leaves_sharing_to_gke() -> None:
     assert values["devicePlugin"] == {"enabled": False}
     assert values["migManager"]["enabled"] is False
     assert values["hostPaths"] == {"driverInstallDir": "/home/kubernetes/bin/nvidia"}
-    assert not any(r.type.endswith(":ConfigMap") for r in gke.resources)
+    # no device-plugin or MIG config: the only ConfigMap is the Grafana dashboard
+    config_maps = [r.address for r in gke.resources if r.type.endswith(":ConfigMap")]
+    assert config_maps == ["k8s.configmap.gpu-operator.gpupool-gpu-dashboard"]
     for pool in gke.stack.pools:
         assert facts.node_labels(gke.stack, pool) == {"gpupool.io/pool": pool.name}
     # GKE partitions 3g.40gb x2 and advertises them as nvidia.com/gpu: KAI counts 2 per GPU.
