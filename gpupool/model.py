@@ -80,12 +80,41 @@ class Prometheus:
 
 
 @dataclass(frozen=True)
+class Alerts:
+    """Thresholds and durations of the GPU alert set (``cluster.monitoring.alerts``)."""
+
+    gpu_memory_percent: int = 90
+    gpu_memory_minutes: int = 5
+    memory_full_within_minutes: int = 15
+    throttle_percent: int = 10
+    throttle_minutes: int = 10
+    exporter_down_minutes: int = 10
+    idle_hours: int = 4
+    pod_pending_minutes: int = 15
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    """The Grafana dashboard rendered with the alert set (``cluster.monitoring.dashboard``)."""
+
+    enabled: bool = True
+    # kube-prometheus-stack's Grafana sidecar loads ConfigMaps labelled grafana_dashboard: "1"
+    labels: Mapping[str, str] = field(default_factory=lambda: {"grafana_dashboard": "1"})
+
+
+@dataclass(frozen=True)
 class Monitoring:
     """DCGM exporter, alerts, and the Prometheus Operator the cluster runs, if the stack says so."""
 
     dcgm_exporter: bool
-    gpu_memory_alert_percent: int | None
+    alerts: Alerts | None  # None: no alert set rendered
     prometheus: Prometheus | None  # None: the stack does not say the Prometheus Operator runs
+    dashboard: Dashboard = field(default_factory=Dashboard)
+
+    @property
+    def gpu_memory_alert_percent(self) -> int | None:
+        """The GPU memory threshold, or None without alerts."""
+        return None if self.alerts is None else self.alerts.gpu_memory_percent
 
 
 @dataclass(frozen=True)
@@ -341,6 +370,34 @@ def _tenant(raw: Mapping[str, Any], index: int) -> Tenant:
     )
 
 
+_ALERT_KEYS = {
+    "gpuMemoryPercent": "gpu_memory_percent",
+    "gpuMemoryMinutes": "gpu_memory_minutes",
+    "gpuMemoryFullWithinMinutes": "memory_full_within_minutes",
+    "throttlePercent": "throttle_percent",
+    "throttleMinutes": "throttle_minutes",
+    "exporterDownMinutes": "exporter_down_minutes",
+    "idleHours": "idle_hours",
+    "podPendingMinutes": "pod_pending_minutes",
+}
+
+
+def _alerts(raw: Mapping[str, Any] | None) -> Alerts | None:
+    """Build ``cluster.monitoring.alerts``; None when the block is absent."""
+    if raw is None:
+        return None
+    return Alerts(**{field: raw[key] for key, field in _ALERT_KEYS.items() if key in raw})
+
+
+def _dashboard(raw: Mapping[str, Any]) -> Dashboard:
+    """Build ``cluster.monitoring.dashboard`` (defaults when absent)."""
+    default = Dashboard()
+    return Dashboard(
+        enabled=bool(raw.get("enabled", True)),
+        labels=dict(raw.get("labels", default.labels)),
+    )
+
+
 def _prometheus(raw: Mapping[str, Any] | None) -> Prometheus | None:
     """Build ``cluster.monitoring.prometheus``; None when the block is absent."""
     if raw is None:
@@ -393,8 +450,9 @@ def build(data: Mapping[str, Any], source: str = "") -> Stack:
             scheduler=clus.get("scheduler", "default"),
             monitoring=Monitoring(
                 dcgm_exporter=bool(mon.get("dcgmExporter", True)),
-                gpu_memory_alert_percent=mon.get("alerts", {}).get("gpuMemoryPercent"),
+                alerts=_alerts(mon.get("alerts")),
                 prometheus=_prometheus(mon.get("prometheus")),
+                dashboard=_dashboard(mon.get("dashboard", {})),
             ),
             admission=Admission(action=clus.get("admission", {}).get("action", "deny")),
             kubernetes_version=clus.get("kubernetesVersion"),

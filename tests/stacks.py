@@ -40,3 +40,15 @@ def load_stack_text(text: str, filename: str = "stack.yaml") -> Stack:
     result = validate_text(text, filename)
     assert result.stack is not None, [d.summary for d in result.diagnostics]
     return result.stack
+
+
+def monitoring_stack(monitoring: str) -> Stack:
+    """An AWS stack of one L4 pool with the given ``cluster.monitoring`` (a YAML flow map)."""
+    return load_stack_text(
+        "apiVersion: gpupool.io/v1\nkind: GpuPoolStack\nmetadata: {name: mon}\n"
+        "provider: {cloud: aws, region: us-east-1, cluster: ml, settings: {subnetIds: "
+        '[subnet-0a1b2c3d4e5f60718], nodeRoleArn: "arn:aws:iam::123456789012:role/gpu"}}\n'
+        f"cluster: {{monitoring: {monitoring}}}\n"
+        "pools:\n"
+        "  - {name: l4, instanceType: g6.2xlarge, workload: inference, nodes: {min: 1, max: 2}}\n"
+    )

@@ -123,6 +123,21 @@ EXPLICIT: dict[str, list[tuple[Path, Callable[[dict[str, Any]], None]]]] = {
                                _set(["pools[]", "nodes", "desired"], lambda n: n["min"] + 1))],
     "pools[].disk.sizeGiB": [(EXAMPLES / "aws-inference-l4.yaml",
                               _set(["pools[]", "disk", "sizeGiB"], 500))],
+    **{
+        f"cluster.monitoring.alerts.{key}": [
+            (EXAMPLES / "aws-inference-l4.yaml",
+             _set(["cluster", "monitoring", "alerts", key], value))]
+        for key, value in (("gpuMemoryMinutes", 7), ("gpuMemoryFullWithinMinutes", 20),
+                           ("throttlePercent", 30), ("throttleMinutes", 12),
+                           ("exporterDownMinutes", 9), ("idleHours", 6),
+                           ("podPendingMinutes", 25))
+    },
+    "cluster.monitoring.dashboard.enabled": [
+        (EXAMPLES / "aws-inference-l4.yaml",
+         _set(["cluster", "monitoring", "dashboard", "enabled"], False))],
+    "cluster.monitoring.dashboard.labels": [
+        (EXAMPLES / "aws-inference-l4.yaml",
+         _set(["cluster", "monitoring", "dashboard", "labels"], {"grafana_dashboard": "gpus"}))],
     "pools[].sharing.mig.layout": [
         (EXAMPLES / "gcp-training-h100-mig.yaml",
          _set(["pools[]", "sharing", "mig", "layout"], {"2g.20gb": 3}, where=1)),

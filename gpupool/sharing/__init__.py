@@ -4,9 +4,9 @@ One module per mechanism turns pools and tenants into Kubernetes objects and Hel
 
 ``build(stack, cloud)`` returns the in-cluster resources (GPU Operator, device-plugin and MIG
 configs, the EFA device plugin, HAMi or KAI, namespaces, quotas, priority classes, admission
-policies, alerts, showback recording rules), each depending on the node pools it configures. What
-each pool's nodes advertise and the labels that select them are GPU facts (``gpupool.facts``),
-which the cloud modules read too.
+policies, alerts and their dashboard, showback recording rules), each depending on the node
+pools it configures. What each pool's nodes advertise and the labels that select them are GPU
+facts (``gpupool.facts``), which the cloud modules read too.
 ``workload_snippets(stack)`` returns the pod-spec guidance render writes next to the program.
 """
 
@@ -22,6 +22,7 @@ from gpupool.model import Stack
 from gpupool.sharing import (
     admission,
     alerts,
+    dashboard,
     deviceplugin,
     efa,
     hami,
@@ -42,8 +43,9 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
 
     Order: the GPU Operator's namespace and the device-plugin and MIG ConfigMaps, the operator
     release, the EFA device plugin, HAMi or KAI (release and queues), priority classes, tenant
-    namespaces and quotas, the tenants' admission policies, then alerts and the showback rules.
-    Every resource uses ``cloud.k8s_provider`` and depends on the node pools it configures.
+    namespaces and quotas, the tenants' admission policies, then alerts, their dashboard and the
+    showback rules. Every resource uses ``cloud.k8s_provider`` and depends on the node pools it
+    configures.
 
     Args:
         stack: the validated stack.
@@ -75,6 +77,7 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
                        and r.manifest["kind"] == "Namespace")
     out += admission.build(stack, cloud, namespaces)
     out += alerts.build(stack, cloud, ns_deps + after)
+    out += dashboard.build(stack, cloud, ns_deps)
     out += showback.build(stack, cloud, ns_deps + after)
     return out
 

@@ -1,65 +1,323 @@
-"""GPU memory alerts: one PrometheusRule with one alert per pool, and what they need of the cluster.
+"""The GPU alert set: one PrometheusRule, an alert set per pool, and what it needs of the cluster.
 
-This module owns ``k8s.prometheusrule.gpu-operator.gpupool-gpu-memory``, rendered when
-``cluster.monitoring.alerts.gpuMemoryPercent`` is set, and the DCGM exporter's ServiceMonitor
-settings in the GPU Operator's values (``service_monitor_values``). Each pool's rule fires when a
-GPU (or MIG instance) on the pool's nodes has used more than that share of its framebuffer for 5
-minutes: ``DCGM_FI_DEV_FB_USED / (DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)``, from the GPU
-Operator's DCGM exporter.
+This module owns ``k8s.prometheusrule.gpu-operator.gpupool-gpu-alerts``, rendered when
+``cluster.monitoring.alerts`` is present (every threshold has a default), and the DCGM
+exporter's ServiceMonitor settings in the GPU Operator's values (``service_monitor_values``).
 
-Selecting a pool's GPUs: DCGM series carry the node name in ``Hostname``, not node labels.
+The rule has one group. It first records each DCGM metric it and the dashboard
+(``sharing/dashboard.py``) read, with a ``node`` label (``promql.record_rule``); then, per pool
+scope (``promql.scopes``), these alerts, each with ``severity``, ``pool``, ``stack`` labels and
+``summary``, ``description``, ``runbook`` annotations:
 
-* Pools whose node names are known (``cloud: kubernetes``) match ``Hostname`` directly.
-* Other pools join ``kube_node_labels`` from kube-state-metrics on the node name, which needs
-  kube-state-metrics to export the pool label, giving ``label_gpupool_io_pool``
-  (``--metric-labels-allowlist=nodes=[gpupool.io/pool]``; kube-state-metrics
-  ``docs/developer/cli-arguments.md``). Without it those rules stay silent.
+- GpupoolGpuMemoryHigh: framebuffer use above ``gpuMemoryPercent`` for ``gpuMemoryMinutes``
+  (FB_USED, FB_FREE);
+- GpupoolGpuMemoryFullSoon: the early warning, ``predict_linear`` over 10 minutes says the
+  framebuffer is full within ``gpuMemoryFullWithinMinutes`` (FB_USED, FB_FREE);
+- GpupoolGpuXidError: the last XID error is not 0 (XID_ERRORS);
+- GpupoolGpuEccDoubleBit: a double-bit ECC error in the last 10 minutes (ECC_DBE_VOL_TOTAL*);
+- GpupoolGpuRowRemapFailed: row remapping failed (ROW_REMAP_FAILURE);
+- GpupoolGpuRowRemapPending: a row remap waits for a GPU reset (ROW_REMAP_PENDING*);
+- GpupoolGpuThermalThrottling, GpupoolGpuPowerThrottling: throttled more than
+  ``throttlePercent`` of the time for ``throttleMinutes`` (THERMAL_VIOLATION*,
+  POWER_VIOLATION*);
+- GpupoolDcgmExporterDown: a node advertising GPUs (kube-state-metrics) has had no DCGM series
+  for ``exporterDownMinutes`` (GPU_TEMP);
+- GpupoolGpuIdle: utilisation at 0% for ``idleHours`` (GPU_UTIL);
+
+and once for the stack GpupoolGpuPodPending: a pod requesting GPUs Pending for
+``podPendingMinutes`` (a pending pod has no node, so no pool). The fields marked * are not in
+the metrics list the GPU Operator's exporter reads unless told otherwise
+(``DCGM_EXPORTER_COLLECTORS=/etc/dcgm-exporter/dcp-metrics-included.csv``): they need a custom
+list (``dcgmExporter.config``), which ``needs`` names. ``CUSTOM_METRICS`` lists them.
 
 gpupool installs no Prometheus. What the rule needs of the cluster, and gpupool cannot check, is
-kept in the rule's ``facts["needs"]`` (the plan and the rendered README list it):
-
-* the Prometheus Operator's CRDs: without the PrometheusRule kind ``pulumi up`` fails;
-* a Prometheus that selects the rule: kube-prometheus-stack's selects only PrometheusRules (and
-  ServiceMonitors) labelled ``release: <its Helm release name>``
-  (``ruleSelectorNilUsesHelmValues``), so ``cluster.monitoring.prometheus.labels`` goes on the
-  rule and, as ``dcgmExporter.serviceMonitor.additionalLabels``, on the DCGM ServiceMonitor;
-* Prometheus scraping the DCGM exporter: with ``cluster.monitoring.prometheus`` stated the GPU
-  Operator creates the exporter's ServiceMonitor (``serviceMonitor``, default on);
-* kube-state-metrics exporting the pool label, for the pools above that join on it.
-
-The rule lives in the GPU Operator's namespace next to the exporter; the Prometheus's
-``ruleNamespaceSelector`` must include that namespace (kube-prometheus-stack's selects all).
+kept in the rule's ``facts["needs"]`` (the plan and the rendered README list it): the Prometheus
+Operator's CRDs; a Prometheus whose ``ruleSelector`` selects the rule (kube-prometheus-stack's
+selects only ``release: <its Helm release name>``: ``cluster.monitoring.prometheus.labels`` go on
+the rule and, as ``dcgmExporter.serviceMonitor.additionalLabels``, on the DCGM ServiceMonitor);
+Prometheus scraping the DCGM exporter and kube-state-metrics; the custom metrics list.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from gpupool.facts.names import GPU_OPERATOR_NAMESPACE, POOL_LABEL
+from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
 from gpupool.graph import CloudResult, Resource
-from gpupool.model import Pool, Stack
+from gpupool.model import Alerts, Stack
+from gpupool.sharing import promql
 from gpupool.sharing.objects import k8s_object
+from gpupool.sharing.promql import Scope
 
-RULE_NAME = "gpupool-gpu-memory"
-ALERT = "GpupoolGpuMemoryHigh"
+RULE_NAME = "gpupool-gpu-alerts"
 
-_USED = "DCGM_FI_DEV_FB_USED"
-_FREE = "DCGM_FI_DEV_FB_FREE"
+USED, FREE = "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE"
+XID, UTIL, TEMP = "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_GPU_TEMP"
+DBE, REMAP_FAILED = "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "DCGM_FI_DEV_ROW_REMAP_FAILURE"
+REMAP_PENDING = "DCGM_FI_DEV_ROW_REMAP_PENDING"
+THERMAL, POWER = "DCGM_FI_DEV_THERMAL_VIOLATION", "DCGM_FI_DEV_POWER_VIOLATION"
 
-# kube-state-metrics names a node label's series label "label_" + the key with every character
-# outside [a-zA-Z0-9_] turned into "_" (docs/metrics/cluster/node-metrics.md).
-KSM_POOL_LABEL = "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", POOL_LABEL)
-KSM_ALLOWLIST = f"--metric-labels-allowlist=nodes=[{POOL_LABEL}]"
+# DCGM fields the alerts read that the GPU Operator's default metrics list leaves out, with the
+# line a custom list needs (dcgm-exporter etc/dcp-metrics-included.csv keeps them commented out).
+CUSTOM_METRICS = {
+    DBE: "counter, Total number of double-bit volatile ECC errors.",
+    REMAP_PENDING: "gauge, Whether remapping of rows is pending.",
+    THERMAL: "counter, Throttling duration due to thermal constraints (in ns).",
+    POWER: "counter, Throttling duration due to power constraints (in ns).",
+}
+
+PREDICT_WINDOW_MINUTES = 10  # predict_linear's look-back
+FULL_FOR_MINUTES = 2  # how long the prediction must hold before the early warning fires
+
+_NODE = "{{ $labels.node }}"
+_GPU = "GPU {{ $labels.gpu }} on node " + _NODE
 
 
-def _labels_text(labels: dict[str, str]) -> str:
-    return "{" + ", ".join(f"{k}: {v}" for k, v in sorted(labels.items())) + "}"
+@dataclass(frozen=True)
+class AlertSpec:
+    """One alert of a pool's set: how its expression, duration and texts follow from the stack."""
+
+    name: str
+    severity: str
+    metrics: tuple[str, ...]  # the DCGM metrics it reads
+    expr: Callable[[Stack, Scope, Alerts], str]
+    minutes: Callable[[Alerts], int]
+    summary: str  # "{pool}" and "{n}" (the threshold) are filled in
+    description: str
+    runbook: str
+    threshold: Callable[[Alerts], int] = lambda a: 0
 
 
-def joined_pools(stack: Stack) -> list[Pool]:
-    """Return the pools whose alerts join ``kube_node_labels`` (their node names are unknown)."""
-    return [p for p in stack.pools if not p.node_names]
+def _memory(stack: Stack, s: Scope, a: Alerts) -> str:
+    used, free = s.dcgm(stack, USED), s.dcgm(stack, FREE)
+    return f"100 * {used} / ({used} + {free}) > {a.gpu_memory_percent}{s.join}"
+
+
+def horizon_minutes(a: Alerts) -> int:
+    """How far ahead the early warning predicts: the lead asked for, plus its ``for`` and a step."""
+    return a.memory_full_within_minutes + FULL_FOR_MINUTES + 1
+
+
+def _full_soon(stack: Stack, s: Scope, a: Alerts) -> str:
+    used, free = s.dcgm(stack, USED), s.dcgm(stack, FREE)
+    window = f"{PREDICT_WINDOW_MINUTES}m"
+    predicted = f"predict_linear({used}[{window}], {horizon_minutes(a) * 60})"
+    return f"{predicted} >= {used} + {free}{s.join}"
+
+
+def _above_zero(metric: str) -> Callable[[Stack, Scope, Alerts], str]:
+    return lambda stack, s, a: f"{s.dcgm(stack, metric)} > 0{s.join}"
+
+
+def _increased(metric: str) -> Callable[[Stack, Scope, Alerts], str]:
+    return lambda stack, s, a: f"increase({s.dcgm(stack, metric)}[10m]) > 0{s.join}"
+
+
+def _throttled(metric: str) -> Callable[[Stack, Scope, Alerts], str]:
+    # The violation counters count nanoseconds throttled: a rate of 1e9 ns/s is 100% of the time.
+    def expr(stack: Stack, s: Scope, a: Alerts) -> str:
+        return f"rate({s.dcgm(stack, metric)}[5m]) / 1e7 > {a.throttle_percent}{s.join}"
+
+    return expr
+
+
+def _exporter_down(stack: Stack, s: Scope, a: Alerts) -> str:
+    capacity = s.ksm("kube_node_status_capacity", promql.GPU_RESOURCES)
+    series = f'{promql.recorded(TEMP)}{{{promql.STACK_LABEL}="{stack.name}"}}'
+    return f"max by (node) ({capacity}) > 0 unless on (node) {series}{s.join}"
+
+
+def _idle(stack: Stack, s: Scope, a: Alerts) -> str:
+    return f"{s.dcgm(stack, UTIL)} == 0{s.join}"
+
+
+POOL_ALERTS = (
+    AlertSpec(
+        "GpupoolGpuMemoryHigh",
+        "warning",
+        (USED, FREE),
+        _memory,
+        lambda a: a.gpu_memory_minutes,
+        "GPU memory above {n}% on pool {pool}",
+        _GPU + " uses {{ $value | humanize }}% of its framebuffer.",
+        "Find the pod on the GPU (dcgm-exporter's exported_pod label); lower its batch or "
+        "context size, or move it to a pool with more memory per GPU.",
+        lambda a: a.gpu_memory_percent,
+    ),
+    AlertSpec(
+        "GpupoolGpuMemoryFullSoon",
+        "warning",
+        (USED, FREE),
+        _full_soon,
+        lambda a: FULL_FOR_MINUTES,
+        "GPU memory on pool {pool} predicted full within {n} minutes",
+        _GPU + " is filling its framebuffer at a rate that fills it within {n} minutes "
+        "(linear prediction over the last 10 minutes).",
+        "Act before out-of-memory errors: stop admitting work to the GPU, or restart the "
+        "leaking pod.",
+        lambda a: a.memory_full_within_minutes,
+    ),
+    AlertSpec(
+        "GpupoolGpuXidError",
+        "critical",
+        (XID,),
+        _above_zero(XID),
+        lambda a: 0,
+        "XID error on a GPU of pool {pool}",
+        _GPU + " reported XID {{ $value }} (the last XID error the driver logged).",
+        "Look the XID up in NVIDIA's XID catalogue; 48, 63, 64, 74, 79, 94 and 95 mean a "
+        "hardware or driver fault: cordon the node, drain it and reset or replace the GPU.",
+    ),
+    AlertSpec(
+        "GpupoolGpuEccDoubleBit",
+        "critical",
+        (DBE,),
+        _increased(DBE),
+        lambda a: 0,
+        "Double-bit ECC error on a GPU of pool {pool}",
+        _GPU + " had {{ $value }} uncorrectable (double-bit) ECC errors in 10 minutes.",
+        "The GPU corrupted memory: cordon and drain the node, then reset the GPU; replace it "
+        "if errors recur.",
+    ),
+    AlertSpec(
+        "GpupoolGpuRowRemapFailed",
+        "critical",
+        (REMAP_FAILED,),
+        _above_zero(REMAP_FAILED),
+        lambda a: 0,
+        "Row remapping failed on a GPU of pool {pool}",
+        _GPU + " could not remap a faulty memory row: it has no spare rows left.",
+        "Cordon and drain the node and replace the GPU (NVIDIA's row-remapping guidance: RMA).",
+    ),
+    AlertSpec(
+        "GpupoolGpuRowRemapPending",
+        "warning",
+        (REMAP_PENDING,),
+        _above_zero(REMAP_PENDING),
+        lambda a: 0,
+        "Row remap pending on a GPU of pool {pool}",
+        _GPU + " has a memory row remap that takes effect only after a GPU reset.",
+        "Drain the node, then reset the GPU (nvidia-smi -r) or reboot the node.",
+    ),
+    AlertSpec(
+        "GpupoolGpuThermalThrottling",
+        "warning",
+        (THERMAL,),
+        _throttled(THERMAL),
+        lambda a: a.throttle_minutes,
+        "Thermal throttling on pool {pool}",
+        _GPU + " was held back by its temperature {{ $value | humanize }}% of the time.",
+        "Check the node's cooling and the GPU temperature on the dashboard.",
+        lambda a: a.throttle_percent,
+    ),
+    AlertSpec(
+        "GpupoolGpuPowerThrottling",
+        "warning",
+        (POWER,),
+        _throttled(POWER),
+        lambda a: a.throttle_minutes,
+        "Power throttling on pool {pool}",
+        _GPU + " was held back by its power limit {{ $value | humanize }}% of the time.",
+        "Check the GPU's power limit (nvidia-smi -q -d POWER) and the node's power supply.",
+        lambda a: a.throttle_percent,
+    ),
+    AlertSpec(
+        "GpupoolDcgmExporterDown",
+        "warning",
+        (TEMP,),
+        _exporter_down,
+        lambda a: a.exporter_down_minutes,
+        "No GPU metrics from a node of pool {pool}",
+        "Node " + _NODE + " advertises GPUs but no DCGM exporter series arrive from it: the "
+        "other GPU alerts are blind there.",
+        "kubectl -n gpu-operator get pods -o wide | grep dcgm-exporter on that node; check its "
+        "logs and that Prometheus scrapes it (its ServiceMonitor).",
+    ),
+    AlertSpec(
+        "GpupoolGpuIdle",
+        "warning",
+        (UTIL,),
+        _idle,
+        lambda a: a.idle_hours * 60,
+        "GPU idle for {n} hours on pool {pool}",
+        _GPU + " has been at 0% utilisation for {n} hours: it costs money and does nothing.",
+        "Scale the pool down (nodes.min), or find the pod holding the GPU idle and stop it.",
+        lambda a: a.idle_hours,
+    ),
+)
+
+POD_PENDING = "GpupoolGpuPodPending"
+
+
+def _duration(minutes: int) -> str:
+    return f"{minutes // 60}h" if minutes and minutes % 60 == 0 else f"{minutes}m"
+
+
+def _rule(
+    name: str, expr: str, minutes: int, labels: dict[str, str], texts: tuple[str, str, str]
+) -> dict[str, Any]:
+    rule: dict[str, Any] = {"alert": name, "expr": expr}
+    if minutes:
+        rule["for"] = _duration(minutes)
+    rule["labels"] = labels
+    rule["annotations"] = dict(zip(("summary", "description", "runbook"), texts, strict=True))
+    return rule
+
+
+def pool_rules(stack: Stack, scope: Scope, a: Alerts) -> list[dict[str, Any]]:
+    """Return the alert rules of one scope (a pool, or the pools that share one scope)."""
+    labels = {"pool": scope.label, "stack": stack.name}
+    out = []
+    for spec in POOL_ALERTS:
+        n = str(spec.threshold(a))
+        texts = tuple(
+            t.replace("{pool}", scope.label).replace("{n}", n)
+            for t in (spec.summary, spec.description, spec.runbook)
+        )
+        out.append(
+            _rule(
+                spec.name,
+                spec.expr(stack, scope, a),
+                spec.minutes(a),
+                {"severity": spec.severity, **labels},
+                (texts[0], texts[1], texts[2]),
+            )
+        )
+    return out
+
+
+def pending_rule(stack: Stack, a: Alerts) -> dict[str, Any]:
+    """Return the stack's alert on pods that request GPUs and stay Pending."""
+    return _rule(
+        POD_PENDING,
+        promql.pending_gpu_pods(),
+        a.pod_pending_minutes,
+        {"severity": "warning", "stack": stack.name},
+        (
+            f"A pod requesting GPUs has been Pending for {a.pod_pending_minutes} minutes",
+            "Pod {{ $labels.namespace }}/{{ $labels.pod }} requests GPUs and is still Pending: "
+            "scale-up may be stuck.",
+            "kubectl describe pod: check the scheduler's events, the pool's nodes.max, the "
+            "cloud's GPU quota and spot capacity, and the autoscaler's logs.",
+        ),
+    )
+
+
+def rules(stack: Stack) -> list[dict[str, Any]]:
+    """Return the rule group's rules: the recordings, each scope's alerts, the pending alert."""
+    a = stack.cluster.monitoring.alerts
+    if a is None:
+        return []
+    metrics = sorted(
+        {m for spec in POOL_ALERTS for m in spec.metrics} | set(promql.DASHBOARD_METRICS)
+    )
+    out: list[dict[str, Any]] = [promql.record_rule(stack, m) for m in metrics]
+    for scope in promql.scopes(stack):
+        out += pool_rules(stack, scope, a)
+    out.append(pending_rule(stack, a))
+    return out
 
 
 def rule_labels(stack: Stack) -> dict[str, str]:
@@ -86,6 +344,10 @@ def service_monitor_values(stack: Stack) -> dict[str, Any] | None:
     return out
 
 
+def _labels_text(labels: dict[str, str]) -> str:
+    return "{" + ", ".join(f"{k}: {v}" for k, v in sorted(labels.items())) + "}"
+
+
 def _selects(selector: str, kind: str, labels: dict[str, str] | None) -> str:
     """Say which Prometheus selects gpupool's ``kind`` through ``selector``, given the labels."""
     if labels is None:
@@ -98,19 +360,24 @@ def _selects(selector: str, kind: str, labels: dict[str, str] | None) -> str:
     return f"a Prometheus whose {selector} matches the {kind}'s labels {_labels_text(labels)}"
 
 
+def custom_metric_alerts() -> list[str]:
+    """Return the alerts that read a DCGM field outside the exporter's default list."""
+    return [s.name for s in POOL_ALERTS if any(m in CUSTOM_METRICS for m in s.metrics)]
+
+
 def needs(stack: Stack) -> list[str]:
-    """Return what the GPU memory alerts need of the cluster, which gpupool cannot check.
+    """Return what the alerts need of the cluster, which gpupool cannot check.
 
     One sentence each, for the plan and the rendered README; empty without alerts.
     """
     mon = stack.cluster.monitoring
-    if mon.gpu_memory_alert_percent is None:
+    if mon.alerts is None:
         return []
     prom = mon.prometheus
     labels = None if prom is None or prom.labels is None else dict(prom.labels)
     out = [
         "the Prometheus Operator's CRDs (kind PrometheusRule, monitoring.coreos.com/v1): "
-        "without them `pulumi up` fails on the GPU memory PrometheusRule",
+        "without them `pulumi up` fails on the GPU alerts' PrometheusRule",
         f"{_selects('ruleSelector', 'PrometheusRule', labels)}, and whose "
         f"ruleNamespaceSelector takes namespace {GPU_OPERATOR_NAMESPACE}",
     ]
@@ -127,39 +394,35 @@ def needs(stack: Stack) -> list[str]:
             "the chart's default, with no label a serviceMonitorSelector may require "
             "(cluster.monitoring.prometheus sets both)"
         )
-    joined = joined_pools(stack)
+    out.append(
+        "Prometheus scraping kube-state-metrics (its default kube_node_status_capacity, "
+        "kube_pod_status_phase and kube_pod_container_resource_requests), or "
+        f"GpupoolDcgmExporterDown and {POD_PENDING} never fire"
+    )
+    extra = ", ".join(CUSTOM_METRICS)
+    out.append(
+        f"a DCGM exporter metrics list with {extra} (GPU Operator: dcgmExporter.config; the "
+        f"exporter's default dcp-metrics-included.csv leaves them out), or "
+        f"{', '.join(custom_metric_alerts())} never fire"
+    )
+    joined = promql.joined_pools(stack)
     if joined:
-        names = ", ".join(p.name for p in joined)
         out.append(
-            f"kube-state-metrics started with `{KSM_ALLOWLIST}` (kube-prometheus-stack: "
-            f"`kube-state-metrics.metricLabelsAllowlist`), or the alerts of {names} never fire"
+            f"kube-state-metrics started with `{promql.KSM_ALLOWLIST}` (kube-prometheus-stack: "
+            f"`kube-state-metrics.metricLabelsAllowlist`), or the alerts of "
+            f"{', '.join(joined)} never fire"
+        )
+    if (shared := promql.shared_scope(stack)) is not None:
+        out.append(
+            f"nothing else, but the alerts of {', '.join(shared.pools)} fire as one set (pool "
+            f'"{shared.label}"): with kube-state-metrics started with `{promql.KSM_ALLOWLIST}`, '
+            "set kubeStateMetricsPoolLabel: true to tell them apart"
         )
     return out
 
 
-def _ratio(selector: str) -> str:
-    return f"100 * {_USED}{selector} / ({_USED}{selector} + {_FREE}{selector})"
-
-
-def expression(pool: Pool, percent: int) -> str:
-    """Return the PromQL expression of a pool's alert."""
-    if pool.node_names:
-        # Node names are DNS subdomains: only "." is special in a regex. PromQL strings take
-        # backslash escapes, so the regex's "\." is written "\\." inside the quotes.
-        names = "|".join(n.replace(".", "\\\\.") for n in pool.node_names)
-        selector = '{Hostname=~"' + names + '"}'
-        return f"{_ratio(selector)} > {percent}"
-    nodes = (
-        f'label_replace(kube_node_labels{{{KSM_POOL_LABEL}="{pool.name}"}}, '
-        '"Hostname", "$1", "node", "(.*)")'
-    )
-    return (
-        f"({_ratio('')})\n  * on (Hostname) group_left ({KSM_POOL_LABEL})\n  {nodes}\n> {percent}"
-    )
-
-
 def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Resource]:
-    """Return the PrometheusRule, or nothing when no alert threshold is set.
+    """Return the PrometheusRule, or nothing without ``cluster.monitoring.alerts``.
 
     Args:
         stack: the validated stack.
@@ -167,29 +430,12 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
         after: addresses the rule must follow (operator namespace and release, when rendered).
 
     """
-    percent = stack.cluster.monitoring.gpu_memory_alert_percent
-    if percent is None:
+    a = stack.cluster.monitoring.alerts
+    if a is None:
         return []
-    rules = []
     deps = list(after)
     for pool in stack.pools:
         deps.extend(cloud.node_pools.get(pool.name, ()))
-        rules.append(
-            {
-                "alert": ALERT,
-                "expr": expression(pool, percent),
-                "for": "5m",
-                "labels": {"severity": "warning", "pool": pool.name, "stack": stack.name},
-                "annotations": {
-                    "summary": f"GPU memory above {percent}% on pool {pool.name}",
-                    "description": (
-                        "GPU {{ $labels.gpu }} on node {{ $labels.Hostname }} uses "
-                        "{{ $value | humanize }}% of its framebuffer (pool "
-                        f"{pool.name}, threshold {percent}%)."
-                    ),
-                },
-            }
-        )
     metadata: dict[str, Any] = {"name": RULE_NAME, "namespace": GPU_OPERATOR_NAMESPACE}
     if labels := rule_labels(stack):
         metadata["labels"] = labels
@@ -197,7 +443,7 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "PrometheusRule",
         "metadata": metadata,
-        "spec": {"groups": [{"name": f"gpupool.{stack.name}.gpu-memory", "rules": rules}]},
+        "spec": {"groups": [{"name": f"gpupool.{stack.name}.gpus", "rules": rules(stack)}]},
     }
     return [
         k8s_object(
@@ -206,7 +452,14 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
             provider=cloud.k8s_provider,
             depends_on=tuple(deps),
             facts={
-                "gpu_memory_percent": percent,
+                "gpu_memory_percent": a.gpu_memory_percent,
+                "gpu_memory_minutes": a.gpu_memory_minutes,
+                "memory_full_within_minutes": a.memory_full_within_minutes,
+                "throttle_percent": a.throttle_percent,
+                "throttle_minutes": a.throttle_minutes,
+                "exporter_down_minutes": a.exporter_down_minutes,
+                "idle_hours": a.idle_hours,
+                "pod_pending_minutes": a.pod_pending_minutes,
                 "pools": [p.name for p in stack.pools],
                 "needs": needs(stack),
             },

@@ -16,6 +16,15 @@ scheduler-wide); pods state them (``nvidia.com/gpumem``/``gpumem-percentage``/``
 the workload snippets show. A slot without them would get ``gpucores: 100`` injected and own the
 whole GPU. ``devices.nvidia.gpuCorePolicy`` is ``force`` when a pool's policy is ``strict``: under
 ``default`` a container alone on a GPU may run past its ``gpucores`` cap.
+
+HAMi's own metrics (its scheduler's allocations, its device plugin's vGPU memory and core use):
+when the stack says a Prometheus Operator runs and asks for ServiceMonitors
+(``cluster.monitoring.prometheus``), ``prometheus.enabled`` makes the chart create one
+ServiceMonitor for the scheduler and one for the device plugin's monitor, and
+``global.labels`` puts the stack's Prometheus labels on them (HAMi v2.10.0
+``charts/hami/templates/scheduler/servicemonitor.yaml`` and
+``device-plugin/servicemonitor.yaml``; the chart adds ``global.labels`` to object metadata only,
+never to selectors).
 """
 
 from __future__ import annotations
@@ -86,6 +95,11 @@ def values(stack: Stack) -> dict[str, Any]:
     out: dict[str, Any] = {"schedulerName": SCHEDULER_NAME, "devicePlugin": plugin}
     if any(p.policy == "strict" for p in stack.pools):
         out["devices"] = {"nvidia": {"gpuCorePolicy": "force"}}
+    prom = stack.cluster.monitoring.prometheus
+    if prom is not None and prom.service_monitor:
+        out["prometheus"] = {"enabled": True}
+        if prom.labels:
+            out["global"] = {"labels": dict(prom.labels)}
     return out
 
 

@@ -15,7 +15,7 @@ The inputs are kube-state-metrics' series: ``kube_pod_container_resource_request
 ``_``: ``nvidia.com/gpu`` reads ``nvidia_com_gpu``; kube-state-metrics
 ``internal/store/utils.go`` ``toResourceUnitValue``, ``promutil.SanitizeLabelName``),
 ``kube_pod_status_phase`` (only ``Running`` pods are charged) and, to tell which pool a node is
-in, ``kube_node_labels`` with the pool label (the allowlist ``gpupool.sharing.alerts`` names) or,
+in, ``kube_node_labels`` with the pool label (the allowlist ``gpupool.sharing.promql`` names) or,
 for pools of named nodes, ``kube_node_info``. Each input is reduced with ``max by`` its identity
 first, so two kube-state-metrics replicas (two series per object) are not charged twice.
 
@@ -35,8 +35,9 @@ from gpupool import facts
 from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Pool, Stack, Tenant
-from gpupool.sharing.alerts import KSM_POOL_LABEL, rule_labels
+from gpupool.sharing.alerts import rule_labels
 from gpupool.sharing.objects import k8s_object
+from gpupool.sharing.promql import KSM_POOL_LABEL
 
 RULE_NAME = "gpupool-showback"
 POOL_COST = "gpupool:tenant_pool_cost_usd_per_hour"

@@ -1,9 +1,11 @@
-"""GPU memory alerts and what they need of the cluster (``gpupool/sharing/alerts.py``).
+"""The GPU alert set and what it needs of the cluster (``gpupool/sharing/alerts.py``).
 
-The rule, the DCGM ServiceMonitor settings in the GPU Operator's values, the ``needs`` the rule
-carries, and where those needs surface: the plan's create reasons and the rendered README (with
-the per-cloud autoscaler line beside them). The validate warnings are pinned by the fixtures
-``tests/fixtures/valid/monitoring-*.yaml`` (``tests/spec/test_validate.py``).
+The rule's shape, labels and annotations, the DCGM ServiceMonitor settings in the GPU
+Operator's values, the ``needs`` the rule carries, and where those needs surface: the plan's
+create reasons and the rendered README (with the per-cloud autoscaler line beside them). The
+validate warnings are pinned by the fixtures ``tests/fixtures/valid/monitoring-*.yaml``
+(``tests/spec/test_validate.py``); what the rules compute is checked by Prometheus's own
+promtool in ``test_alerts_promtool.py``.
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ from gpupool import assemble, render
 from gpupool.graph import ResourceGraph
 from gpupool.model import Stack
 from gpupool.plan import Base, make_plan
-from gpupool.sharing import alerts
+from gpupool.sharing import alerts, dashboard, promql
 from tests.manifests import validate_manifests, validate_values
-from tests.stacks import load_stack, load_stack_text
+from tests.stacks import load_stack, load_stack_text, monitoring_stack
 
-RULE = "k8s.prometheusrule.gpu-operator.gpupool-gpu-memory"
+RULE = "k8s.prometheusrule.gpu-operator.gpupool-gpu-alerts"
 STATED = "monitoring-prometheus-stated"  # labels {release: kube-prometheus-stack, role: ...}
 UNSTATED = "monitoring-prometheus-unstated"  # alerts, no cluster.monitoring.prometheus
 
@@ -42,18 +44,6 @@ def _dcgm(graph: ResourceGraph) -> dict[str, Any]:
     return dict(release.inputs["values"]["dcgmExporter"])
 
 
-def _stack(monitoring: str) -> Stack:
-    """An AWS stack of one L4 pool with the given ``cluster.monitoring`` flow map."""
-    return load_stack_text(
-        "apiVersion: gpupool.io/v1\nkind: GpuPoolStack\nmetadata: {name: mon}\n"
-        "provider: {cloud: aws, region: us-east-1, cluster: ml, settings: {subnetIds: "
-        '[subnet-0a1b2c3d4e5f60718], nodeRoleArn: "arn:aws:iam::123456789012:role/gpu"}}\n'
-        f"cluster: {{monitoring: {monitoring}}}\n"
-        "pools:\n"
-        "  - {name: l4, instanceType: g6.2xlarge, workload: inference, nodes: {min: 1, max: 2}}\n"
-    )
-
-
 # --------------------------------------------------------------------------- the rule's labels
 
 
@@ -72,7 +62,7 @@ def test_rule_carries_the_labels_prometheus_selects_by() -> None:
 def test_rule_without_stated_labels_carries_only_the_common_ones() -> None:
     for stack in (
         load_stack(UNSTATED),
-        _stack("{alerts: {gpuMemoryPercent: 90}, prometheus: {labels: {}}}"),
+        monitoring_stack("{alerts: {gpuMemoryPercent: 90}, prometheus: {labels: {}}}"),
     ):
         labels = _rule(_graph(stack))["metadata"]["labels"]
         assert set(labels) == {"app.kubernetes.io/managed-by", "gpupool.io/stack"}
@@ -86,15 +76,72 @@ def test_rule_validates_against_the_prometheusrule_schema(name: str) -> None:
     assert validate_manifests([_rule(_graph(load_stack(name)))]) == []
 
 
+def _alerts(graph: ResourceGraph) -> list[dict[str, Any]]:
+    return [r for r in _rule(graph)["spec"]["groups"][0]["rules"] if "alert" in r]
+
+
 def test_pool_join_uses_the_label_kube_state_metrics_exports() -> None:
     # kube-state-metrics docs/metrics/cluster/node-metrics.md: kube_node_labels carries
     # label_<NODE_LABEL> with the key sanitized to [a-zA-Z0-9_], only for the keys allowed by
     # --metric-labels-allowlist (docs/developer/cli-arguments.md).
-    assert alerts.KSM_POOL_LABEL == "label_gpupool_io_pool"
-    assert alerts.KSM_ALLOWLIST == "--metric-labels-allowlist=nodes=[gpupool.io/pool]"
-    expr = _rule(_graph(load_stack(STATED)))["spec"]["groups"][0]["rules"][0]["expr"]
-    assert 'kube_node_labels{label_gpupool_io_pool="l4"}' in expr
-    assert "group_left (label_gpupool_io_pool)" in expr
+    assert promql.KSM_POOL_LABEL == "label_gpupool_io_pool"
+    assert promql.KSM_ALLOWLIST == "--metric-labels-allowlist=nodes=[gpupool.io/pool]"
+    rules = [r for r in _alerts(_graph(load_stack(STATED))) if r["labels"].get("pool") == "l4"]
+    assert rules
+    for rule in rules:
+        # `and` is a set operation: duplicate kube-state-metrics series cannot break it
+        assert rule["expr"].endswith(' and on (node) kube_node_labels{label_gpupool_io_pool="l4"}')
+        assert "group_left" not in rule["expr"]
+
+
+def test_every_pool_gets_the_whole_set_and_the_stack_one_pending_alert() -> None:
+    stack = load_stack("aws-inference-l4")
+    rules = _alerts(_graph(stack))
+    names = [s.name for s in alerts.POOL_ALERTS]
+    for pool in stack.pools:
+        assert [r["alert"] for r in rules if r["labels"].get("pool") == pool.name] == names
+    (pending,) = [r for r in rules if "pool" not in r["labels"]]
+    assert pending["alert"] == alerts.POD_PENDING
+    assert len(rules) == len(names) * len(stack.pools) + 1
+    for rule in rules:
+        assert rule["labels"]["severity"] in {"warning", "critical"}
+        assert rule["labels"]["stack"] == stack.name
+        assert set(rule["annotations"]) == {"summary", "description", "runbook"}
+        assert all(rule["annotations"].values())
+
+
+def test_thresholds_and_durations_come_from_the_stack() -> None:
+    stack = monitoring_stack(
+        "{alerts: {gpuMemoryPercent: 80, gpuMemoryMinutes: 7, gpuMemoryFullWithinMinutes: 20, "
+        "throttlePercent: 30, throttleMinutes: 12, exporterDownMinutes: 9, idleHours: 6, "
+        "podPendingMinutes: 25}, prometheus: {labels: {}}}"
+    )
+    by_name = {r["alert"]: r for r in _alerts(_graph(stack))}
+    assert by_name["GpupoolGpuMemoryHigh"]["expr"].endswith("> 80")
+    assert by_name["GpupoolGpuMemoryHigh"]["for"] == "7m"
+    # the prediction looks ahead the lead asked for plus its own `for` and one evaluation step
+    assert ", 1380) >=" in by_name["GpupoolGpuMemoryFullSoon"]["expr"]  # (20 + 2 + 1) * 60
+    assert by_name["GpupoolGpuThermalThrottling"]["expr"].endswith("/ 1e7 > 30")
+    assert by_name["GpupoolGpuPowerThrottling"]["for"] == "12m"
+    assert by_name["GpupoolDcgmExporterDown"]["for"] == "9m"
+    assert by_name["GpupoolGpuIdle"]["for"] == "6h"
+    assert by_name[alerts.POD_PENDING]["for"] == "25m"
+    assert "for" not in by_name["GpupoolGpuXidError"]
+    assert by_name["GpupoolGpuIdle"]["annotations"]["summary"] == "GPU idle for 6 hours on pool l4"
+
+
+def test_defaults_are_the_documented_ones() -> None:
+    by_name = {r["alert"]: r for r in _alerts(_graph(monitoring_stack("{alerts: {}}")))}
+    assert by_name["GpupoolGpuMemoryHigh"]["expr"].endswith("> 90")
+    assert by_name["GpupoolGpuMemoryHigh"]["for"] == "5m"
+    assert ", 1080) >=" in by_name["GpupoolGpuMemoryFullSoon"]["expr"]  # (15 + 2 + 1) * 60
+    assert by_name["GpupoolGpuIdle"]["for"] == "4h"
+    assert by_name[alerts.POD_PENDING]["for"] == "15m"
+    assert by_name["GpupoolDcgmExporterDown"]["for"] == "10m"
+
+
+def test_no_rule_without_alerts() -> None:
+    assert _graph(monitoring_stack("{dcgmExporter: true}")).get(RULE) is None
 
 
 # --------------------------------------------------------------------------- DCGM ServiceMonitor
@@ -119,7 +166,7 @@ def test_service_monitor_on_with_the_stated_labels() -> None:
 
 
 def test_service_monitor_off_when_asked() -> None:
-    stack = _stack(
+    stack = monitoring_stack(
         "{alerts: {gpuMemoryPercent: 90}, prometheus: {labels: {release: kps}, "
         "serviceMonitor: false, kubeStateMetricsPoolLabel: true}}"
     )
@@ -127,7 +174,7 @@ def test_service_monitor_off_when_asked() -> None:
 
 
 def test_service_monitor_without_labels_when_prometheus_selects_all() -> None:
-    stack = _stack("{prometheus: {labels: {}}}")
+    stack = monitoring_stack("{prometheus: {labels: {}}}")
     assert _dcgm(_graph(stack)) == {"enabled": True, "serviceMonitor": {"enabled": True}}
 
 
@@ -140,7 +187,7 @@ def test_service_monitor_left_to_the_chart_when_prometheus_unstated() -> None:
 
 
 def test_no_service_monitor_without_the_exporter() -> None:
-    stack = _stack("{dcgmExporter: false, prometheus: {labels: {release: kps}}}")
+    stack = monitoring_stack("{dcgmExporter: false, prometheus: {labels: {release: kps}}}")
     assert _dcgm(_graph(stack)) == {"enabled": False}
 
 
@@ -158,9 +205,28 @@ def test_needs_name_every_prerequisite_when_stated() -> None:
     )
     assert "ruleNamespaceSelector takes namespace gpu-operator" in needs[1]
     assert "serviceMonitorSelector matches the ServiceMonitor's labels" in needs[2]
-    assert "`--metric-labels-allowlist=nodes=[gpupool.io/pool]`" in needs[3]
-    assert needs[3].endswith("or the alerts of l4 never fire")
-    assert len(needs) == 4
+    # kube-state-metrics docs/metrics/cluster/node-metrics.md and workload/pod-metrics.md: these
+    # series are exported by default
+    assert needs[3].startswith("Prometheus scraping kube-state-metrics")
+    # dcgm-exporter etc/dcp-metrics-included.csv (the list the GPU Operator's exporter reads)
+    # keeps these fields commented out
+    for metric in alerts.CUSTOM_METRICS:
+        assert metric in needs[4]
+    assert needs[4].endswith(
+        "or GpupoolGpuEccDoubleBit, GpupoolGpuRowRemapPending, GpupoolGpuThermalThrottling, "
+        "GpupoolGpuPowerThrottling never fire"
+    )
+    assert "`--metric-labels-allowlist=nodes=[gpupool.io/pool]`" in needs[5]
+    assert needs[5].endswith("or the alerts of l4 never fire")
+    assert len(needs) == 6
+
+
+def test_needs_say_when_pools_share_one_set() -> None:
+    needs = alerts.needs(load_stack("monitoring-pool-label-unexported"))
+    assert needs[-1].startswith(
+        'nothing else, but the alerts of l4, l40s fire as one set (pool "l4,l40s")'
+    )
+    assert not any("never fire" in n and "allowlist" in n for n in needs)
 
 
 def test_needs_when_unstated_point_at_the_setting() -> None:
@@ -169,11 +235,11 @@ def test_needs_when_unstated_point_at_the_setting() -> None:
     assert "cluster.monitoring.prometheus.labels" in needs[1]
     assert "ServiceMonitor is left at the chart's default" in needs[2]
     # node names known: no kube-state-metrics join, so no need for its allowlist
-    assert not any("kube-state-metrics" in n for n in needs)
+    assert not any("allowlist" in n for n in needs)
 
 
 def test_no_needs_without_alerts() -> None:
-    stack = _stack("{prometheus: {labels: {release: kps}}}")
+    stack = monitoring_stack("{prometheus: {labels: {release: kps}}}")
     assert alerts.needs(stack) == []
     assert _graph(stack).get(RULE) is None
 
@@ -214,11 +280,12 @@ def test_readme_lists_what_the_alerts_need(tmp_path: Path) -> None:
     for need in alerts.needs(stack):
         assert f"- {need}" in section
     assert "{release: kube-prometheus-stack, role: alert-rules}" in section
-    assert section.rstrip().endswith("never fire.")
+    # the dashboard's need comes last: it is rendered after the rule
+    assert section.rstrip().endswith(f"- {dashboard.needs(stack)}.")
 
 
 def test_readme_without_alerts_says_so(tmp_path: Path) -> None:
-    section = _readme(_stack("{dcgmExporter: true}"), tmp_path)
+    section = _readme(monitoring_stack("{dcgmExporter: true}"), tmp_path)
     assert "this stack asks for no alert" in section
     assert "PrometheusRule" not in section
 
@@ -243,3 +310,39 @@ def test_readme_without_alerts_says_so(tmp_path: Path) -> None:
 def test_readme_says_what_scales_the_pools_per_cloud(name: str, says: str, tmp_path: Path) -> None:
     section = _readme(load_stack(name), tmp_path)
     assert says in " ".join(section.split())
+
+
+# --------------------------------------------------------------------------- HAMi's own metrics
+
+
+def _hami_values(stack: Stack) -> dict[str, Any]:
+    release = _graph(stack).get("helm.hami")
+    assert release is not None
+    return dict(release.inputs["values"])
+
+
+def test_hami_metrics_scraped_when_prometheus_is_stated() -> None:
+    # HAMi v2.10.0 charts/hami/templates/scheduler/servicemonitor.yaml and
+    # device-plugin/servicemonitor.yaml: with prometheus.enabled (and the ServiceMonitor kind
+    # known to the cluster) the chart creates a ServiceMonitor for the scheduler's `monitor` port
+    # and the device plugin's `monitorport`, labelled with global.labels, which the chart puts on
+    # object metadata only (daemonsetnvidia.yaml, scheduler/deployment.yaml), never on selectors.
+    values = _hami_values(load_stack("onprem-hami"))
+    assert values["prometheus"] == {"enabled": True}
+    assert values["global"] == {"labels": {"release": "kube-prometheus-stack"}}
+    assert validate_values("hami", values) == []
+
+
+def test_hami_metrics_left_off_without_prometheus_or_service_monitors() -> None:
+    text = Path(load_stack("onprem-hami").source).read_text(encoding="utf-8")
+    for prometheus in ("", ", serviceMonitor: false"):
+        edited = text.replace(
+            "prometheus: {labels: {release: kube-prometheus-stack}}",
+            "prometheus: {labels: {release: kube-prometheus-stack}" + prometheus + "}",
+        )
+        if not prometheus:
+            edited = edited.replace(
+                "    prometheus: {labels: {release: kube-prometheus-stack}}\n", ""
+            )
+        values = _hami_values(load_stack_text(edited))
+        assert "prometheus" not in values and "global" not in values

@@ -178,14 +178,19 @@ def test_no_scheduler_releases_by_default(default: Built) -> None:
 
 
 def test_alert_per_pool_on_framebuffer_share(default: Built) -> None:
-    rule = default.get("k8s.prometheusrule.gpu-operator.gpupool-gpu-memory").manifest
+    rule = default.get("k8s.prometheusrule.gpu-operator.gpupool-gpu-alerts").manifest
     assert rule is not None
-    rules = rule["spec"]["groups"][0]["rules"]
+    rules = [
+        r for r in rule["spec"]["groups"][0]["rules"] if r.get("alert") == "GpupoolGpuMemoryHigh"
+    ]
     assert [r["labels"]["pool"] for r in rules] == [p.name for p in default.stack.pools]
     for r in rules:
-        assert "DCGM_FI_DEV_FB_USED" in r["expr"] and "DCGM_FI_DEV_FB_FREE" in r["expr"]
-        assert r["expr"].rstrip().endswith("> 80")
-        assert f'label_gpupool_io_pool="{r["labels"]["pool"]}"' in r["expr"]
+        assert "gpupool:DCGM_FI_DEV_FB_USED" in r["expr"]
+        assert "gpupool:DCGM_FI_DEV_FB_FREE" in r["expr"]
+        assert (
+            f'> 80 and on (node) kube_node_labels{{label_gpupool_io_pool="{r["labels"]["pool"]}"}}'
+            in r["expr"]
+        )
 
 
 def test_snippet_carries_tolerations_and_selector(default: Built) -> None:
@@ -436,10 +441,10 @@ def test_own_operator_gets_configs_but_no_release() -> None:
     )
     assert dp.depends_on == ("np.lab", "np.desk")
     assert own.mig_configs()["pool-lab"][0]["mig-devices"] == {"1g.10gb": 7}
-    rule = own.get("k8s.prometheusrule.gpu-operator.gpupool-gpu-memory").manifest
+    rule = own.get("k8s.prometheusrule.gpu-operator.gpupool-gpu-alerts").manifest
     assert rule is not None
-    expr = rule["spec"]["groups"][0]["rules"][0]["expr"]
-    assert 'Hostname=~"lab-01\\\\.example\\\\.internal|lab-02\\\\.example\\\\.internal"' in expr
+    expr = next(r["expr"] for r in rule["spec"]["groups"][0]["rules"] if "alert" in r)
+    assert 'node=~"lab-01\\\\.example\\\\.internal|lab-02\\\\.example\\\\.internal"' in expr
 
 
 def test_gke_with_operator_driver() -> None:
@@ -460,7 +465,9 @@ def test_gke_preinstalled_leaves_sharing_to_gke() -> None:
     assert values["devicePlugin"] == {"enabled": False}
     assert values["migManager"]["enabled"] is False
     assert values["hostPaths"] == {"driverInstallDir": "/home/kubernetes/bin/nvidia"}
-    assert not any(r.type.endswith(":ConfigMap") for r in gke.resources)
+    # no device-plugin or MIG config: the only ConfigMap is the Grafana dashboard
+    config_maps = [r.address for r in gke.resources if r.type.endswith(":ConfigMap")]
+    assert config_maps == ["k8s.configmap.gpu-operator.gpupool-gpu-dashboard"]
     for pool in gke.stack.pools:
         assert facts.node_labels(gke.stack, pool) == {"gpupool.io/pool": pool.name}
     # GKE partitions 3g.40gb x2 and advertises them as nvidia.com/gpu: KAI counts 2 per GPU.

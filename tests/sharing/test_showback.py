@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -25,20 +23,11 @@ from gpupool.model import Prometheus, Stack
 from gpupool.sharing import showback
 from tests.manifests import validate_manifest
 from tests.paths import EXAMPLES, PACKAGE
+from tests.promtool import require as promtool
 from tests.stacks import load_stack
 
 CATALOG = PACKAGE / "catalog" / "data"
 REPLICAS = ("ksm-0", "ksm-1")  # two kube-state-metrics replicas: every series twice
-
-
-def promtool() -> str:
-    found = shutil.which("promtool")
-    if found is None:
-        message = "promtool is not installed (Debian package prometheus)"
-        if os.environ.get("CI"):
-            pytest.fail(message + "; .ci/run installs it")
-        pytest.skip(message)
-    return found
 
 
 def with_prometheus(stack: Stack) -> Stack:

@@ -1,16 +1,17 @@
 """Rules on what GPU monitoring needs of the cluster, which gpupool neither installs nor checks.
 
 gpupool renders the DCGM exporter (through the GPU Operator) and, with
-``cluster.monitoring.alerts``, a PrometheusRule. Both rest on software the cluster must already
-run, which gpupool cannot see from a stack file:
+``cluster.monitoring.alerts``, a PrometheusRule of GPU alerts. Both rest on software the cluster
+must already run, which gpupool cannot see from a stack file:
 
 - the Prometheus Operator's CRDs: without the ``PrometheusRule`` kind, ``pulumi up`` fails
   (pulumi-kubernetes: "Verify that any required CRDs have been created");
 - a Prometheus whose ``ruleSelector`` and ``serviceMonitorSelector`` match gpupool's objects:
   kube-prometheus-stack selects only objects labelled ``release: <its Helm release name>``
   (``ruleSelectorNilUsesHelmValues``, ``serviceMonitorSelectorNilUsesHelmValues``);
-- kube-state-metrics exporting the ``gpupool.io/pool`` node label, which the alerts of pools
-  with unknown node names join on (``--metric-labels-allowlist=nodes=[gpupool.io/pool]``).
+- kube-state-metrics exporting the ``gpupool.io/pool`` node label, without which the alerts of
+  several pools with unknown node names fire as one set, unable to tell the pools apart
+  (``--metric-labels-allowlist=nodes=[gpupool.io/pool]``).
 
 ``cluster.monitoring.prometheus`` states the first two (and acknowledges the third); each rule
 here warns where the stack relies on one of them without saying so. One error-free rule from
@@ -23,7 +24,7 @@ from gpupool.facts.names import POOL_LABEL
 from gpupool.model import Stack
 from gpupool.spec.diagnostics import Diagnostic, warning
 
-_ALERT_PATH = ("cluster", "monitoring", "alerts", "gpuMemoryPercent")
+_ALERT_PATH = ("cluster", "monitoring", "alerts")
 _PROMETHEUS_PATH = ("cluster", "monitoring", "prometheus")
 
 
@@ -34,9 +35,10 @@ def _alerts_without_exporter(stack: Stack) -> list[Diagnostic]:
     return [
         warning(
             "monitoring.alerts-without-exporter",
-            "GPU memory alerts need the DCGM exporter",
-            "The alert reads DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_FB_FREE from the DCGM exporter, "
-            "which is turned off; the alert will never fire.",
+            "GPU alerts need the DCGM exporter",
+            "The GPU alerts read DCGM metrics (DCGM_FI_DEV_FB_USED, DCGM_FI_DEV_XID_ERRORS, ...) "
+            "from the DCGM exporter, which is turned off: only the exporter-down and pending-pod "
+            "alerts can fire, and the first fires on every GPU node.",
             _ALERT_PATH,
         )
     ]
@@ -49,8 +51,8 @@ def _prometheus_unstated(stack: Stack) -> list[Diagnostic]:
     return [
         warning(
             "monitoring.prometheus-unstated",
-            "GPU memory alerts rely on a Prometheus Operator the stack does not mention",
-            "The alert is a PrometheusRule: `pulumi up` fails unless the Prometheus Operator's "
+            "GPU alerts rely on a Prometheus Operator the stack does not mention",
+            "The alerts are a PrometheusRule: `pulumi up` fails unless the Prometheus Operator's "
             "CRDs are installed, and a Prometheus loads the rule only if its ruleSelector "
             "matches the rule's labels (kube-prometheus-stack's matches only "
             "`release: <its Helm release name>`). gpupool installs neither. Add "
@@ -68,7 +70,7 @@ def _labels_unset(stack: Stack) -> list[Diagnostic]:
         return []
     selected = []
     if mon.gpu_memory_alert_percent is not None:
-        selected.append("the GPU memory PrometheusRule (ruleSelector)")
+        selected.append("the GPU alerts' PrometheusRule (ruleSelector)")
     if mon.dcgm_exporter and prom.service_monitor:
         selected.append("the DCGM exporter's ServiceMonitor (serviceMonitorSelector)")
     if not selected:
@@ -94,20 +96,20 @@ def _pool_label_unexported(stack: Stack) -> list[Diagnostic]:
         return []
     if mon.prometheus is not None and mon.prometheus.kube_state_metrics_pool_label:
         return []
-    joined = [p.name for p in stack.pools if not p.node_names]
-    if not joined:
+    shared = [p.name for p in stack.pools if not p.node_names]
+    if len(shared) < 2:
         return []
     return [
         warning(
             "monitoring.pool-label-unexported",
-            f"GPU memory alerts of {', '.join(joined)} need kube-state-metrics to export "
-            f"{POOL_LABEL}",
-            "DCGM metrics name the node, not its pool, so these alerts join "
-            "kube_node_labels from kube-state-metrics, which carries a node label only when "
-            f"started with --metric-labels-allowlist=nodes=[{POOL_LABEL}] "
-            "(kube-prometheus-stack: kube-state-metrics.metricLabelsAllowlist). Without it the "
-            "alerts never fire. gpupool cannot check this: set it up, then say so with "
-            "cluster.monitoring.prometheus.kubeStateMetricsPoolLabel: true.",
+            f"GPU alerts of {', '.join(shared)} cannot tell these pools apart",
+            "DCGM metrics name the node, not its pool, and these pools' node names are unknown: "
+            f'their alerts fire as one set (pool label "{",".join(shared)}"). To tell them '
+            "apart the alerts join kube_node_labels from kube-state-metrics, which carries the "
+            f"{POOL_LABEL} node label only when started with "
+            f"--metric-labels-allowlist=nodes=[{POOL_LABEL}] (kube-prometheus-stack: "
+            "kube-state-metrics.metricLabelsAllowlist). gpupool cannot check this: set it up, "
+            "then say so with cluster.monitoring.prometheus.kubeStateMetricsPoolLabel: true.",
             _ALERT_PATH,
         )
     ]

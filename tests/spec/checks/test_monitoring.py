@@ -45,6 +45,11 @@ NAMED: dict[str, Any] = {
          "workload": "inference"},
     ],
 }  # fmt: skip
+TWO_POOLS: dict[str, Any] = copy.deepcopy(AWS)
+TWO_POOLS["pools"].append(
+    {"name": "l40s", "instanceType": "g6e.2xlarge", "workload": "inference",
+     "nodes": {"min": 0, "max": 2}}
+)  # fmt: skip
 STATED = {"labels": {"release": "kube-prometheus-stack"}, "kubeStateMetricsPoolLabel": True}
 
 
@@ -77,10 +82,15 @@ def test_no_alerts_no_prometheus_is_silent() -> None:
 def test_alerts_without_prometheus_warn_on_the_operator_and_the_join() -> None:
     # prometheus-operator: PrometheusRule is a CRD kind; kube-prometheus-stack
     # templates/prometheus/prometheus.yaml: ruleSelector {release: <release>} by default.
-    assert codes(stack({"alerts": {"gpuMemoryPercent": 90}})) == {
+    assert codes(stack({"alerts": {}}, TWO_POOLS)) == {
         "monitoring.prometheus-unstated",
         "monitoring.pool-label-unexported",
     }
+
+
+def test_one_cloud_pool_needs_no_pool_label() -> None:
+    # Every GPU node that is not a named pool's is this pool's: its scope needs no join.
+    assert codes(stack({"alerts": {}, "prometheus": {"labels": {}}})) == set()
 
 
 def test_pools_with_node_names_need_no_kube_state_metrics() -> None:
@@ -91,9 +101,11 @@ def test_pools_with_node_names_need_no_kube_state_metrics() -> None:
 def test_pool_label_warning_only_with_alerts() -> None:
     # kube-state-metrics docs/developer/cli-arguments.md: --metric-labels-allowlist; without
     # alerts nothing gpupool renders joins kube_node_labels.
-    assert codes(stack({"prometheus": {"labels": {"release": "kps"}}})) == set()
-    s = stack({"alerts": {"gpuMemoryPercent": 90}, "prometheus": {"labels": {"release": "kps"}}})
-    assert codes(s) == {"monitoring.pool-label-unexported"}
+    kps = {"labels": {"release": "kps"}}
+    assert codes(stack({"prometheus": kps}, TWO_POOLS)) == set()
+    assert codes(stack({"alerts": {}, "prometheus": kps}, TWO_POOLS)) == {
+        "monitoring.pool-label-unexported"
+    }
 
 
 @pytest.mark.parametrize(
@@ -114,8 +126,8 @@ def test_labels_unset_only_when_something_would_need_them(
 
 
 def test_warnings_point_at_the_settings_to_change() -> None:
-    by_code = {d.code: d for d in monitoring.run(stack({"alerts": {"gpuMemoryPercent": 90}}))}
-    alert = ("cluster", "monitoring", "alerts", "gpuMemoryPercent")
+    by_code = {d.code: d for d in monitoring.run(stack({"alerts": {}}, TWO_POOLS))}
+    alert = ("cluster", "monitoring", "alerts")
     assert by_code["monitoring.prometheus-unstated"].path == alert
     assert by_code["monitoring.pool-label-unexported"].path == alert
     assert "--metric-labels-allowlist=nodes=[gpupool.io/pool]" in (
