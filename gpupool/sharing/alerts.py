@@ -421,6 +421,23 @@ def needs(stack: Stack) -> list[str]:
     return out
 
 
+def prometheus_rule(stack: Stack, name: str, group: dict[str, Any]) -> dict[str, Any]:
+    """Return a PrometheusRule of one group in the GPU Operator's namespace.
+
+    It carries the labels the stack's Prometheus selects rules by (``rule_labels``); the showback
+    rules use it too.
+    """
+    metadata: dict[str, Any] = {"name": name, "namespace": GPU_OPERATOR_NAMESPACE}
+    if labels := rule_labels(stack):
+        metadata["labels"] = labels
+    return {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "PrometheusRule",
+        "metadata": metadata,
+        "spec": {"groups": [group]},
+    }
+
+
 def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Resource]:
     """Return the PrometheusRule, or nothing without ``cluster.monitoring.alerts``.
 
@@ -436,15 +453,8 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
     deps = list(after)
     for pool in stack.pools:
         deps.extend(cloud.node_pools.get(pool.name, ()))
-    metadata: dict[str, Any] = {"name": RULE_NAME, "namespace": GPU_OPERATOR_NAMESPACE}
-    if labels := rule_labels(stack):
-        metadata["labels"] = labels
-    manifest = {
-        "apiVersion": "monitoring.coreos.com/v1",
-        "kind": "PrometheusRule",
-        "metadata": metadata,
-        "spec": {"groups": [{"name": f"gpupool.{stack.name}.gpus", "rules": rules(stack)}]},
-    }
+    manifest = prometheus_rule(stack, RULE_NAME, {"name": f"gpupool.{stack.name}.gpus",
+                                                  "rules": rules(stack)})
     return [
         k8s_object(
             stack,

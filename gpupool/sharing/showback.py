@@ -32,10 +32,9 @@ import re
 from typing import Any
 
 from gpupool import facts
-from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Pool, Stack, Tenant
-from gpupool.sharing.alerts import rule_labels
+from gpupool.sharing.alerts import prometheus_rule
 from gpupool.sharing.objects import k8s_object
 from gpupool.sharing.promql import KSM_POOL_LABEL
 
@@ -127,16 +126,8 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
     recorded = rules(stack)
     if not recorded:
         return []
-    metadata: dict[str, Any] = {"name": RULE_NAME, "namespace": GPU_OPERATOR_NAMESPACE}
-    if labels := rule_labels(stack):
-        metadata["labels"] = labels
-    manifest = {
-        "apiVersion": "monitoring.coreos.com/v1",
-        "kind": "PrometheusRule",
-        "metadata": metadata,
-        "spec": {"groups": [{"name": f"gpupool.{stack.name}.showback", "interval": "1m",
-                             "rules": recorded}]},
-    }
+    manifest = prometheus_rule(stack, RULE_NAME, {"name": f"gpupool.{stack.name}.showback",
+                                                  "interval": "1m", "rules": recorded})
     return [
         k8s_object(
             stack,
