@@ -217,6 +217,7 @@ contexts: [{{name: lab-admin, context: {{cluster: c, user: u}}}}]
 """
 
 
+@pytest.mark.cloud_sdks  # the kubernetes client (a dev dependency) is what rejects the kubeconfig
 @pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
 def test_a_rejected_kubeconfig_in_the_drift_report_is_scrubbed(
     tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, fmt: str

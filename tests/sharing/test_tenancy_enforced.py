@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 import yaml
 
 from gpupool import assemble
@@ -27,6 +28,7 @@ def _queue(stack: Stack, tenant: str) -> dict:
     return dict(queue)
 
 
+@pytest.mark.cloud_sdks  # kubernetes-validate checks the Queue against its CRD
 def test_min_runtime_and_priority_reach_the_kai_queue() -> None:
     # KAI v0.17.0 Queue CRD: spec.preemptMinRuntime / reclaimMinRuntime (metav1.Duration strings)
     # and spec.priority ("over-quota resources will be divided first among queues with higher
