@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
-from gpupool import __version__, clouds
-from gpupool.catalog import INSTANCE_CLOUDS
+from gpupool import __version__
 
 if TYPE_CHECKING:
     from gpupool.engine.results import ProgressEvent
@@ -413,6 +412,10 @@ def _refresh(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser for every command."""
+    # the cloud names come from the plug-ins and the catalog, which ``--version`` never needs
+    from gpupool import clouds
+    from gpupool.catalog import INSTANCE_CLOUDS
+
     parser = _Parser(
         prog="gpupool",
         description="GPU pools as code: validate, plan, render and apply GPU node pools and "
@@ -582,6 +585,9 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
     """Run the command line and return its exit code (never raises, never exits)."""
     err = stderr or sys.stderr
     words = list(sys.argv[1:] if argv is None else argv)
+    if words == ["--version"]:  # answered before the parser (and the catalog) is loaded
+        sys.stdout.write(f"gpupool {__version__}\n")
+        return EXIT_OK
     debug = os.environ.get("GPUPOOL_DEBUG") == "1"
     fmt = _format_in(words)
     _Run.fmt, _Run.secrets = fmt, None  # read again: this run may see other variables and files
