@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from gpupool.catalog.mig import MigFit, PlacedInstance, fit_layout, mig_resource_name
 from gpupool.catalog.models import (
+    HOURS_PER_MONTH,
     CloudFacts,
     Dataset,
     GpuModel,
@@ -62,6 +63,7 @@ from gpupool.catalog.store import (
 )
 
 __all__ = [
+    "HOURS_PER_MONTH",
     "INSTANCE_CLOUDS",
     "OVERLAY_ENV",
     "CatalogDataError",

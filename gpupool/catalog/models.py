@@ -174,6 +174,11 @@ class Interconnect:
         return self.efa or self.infiniband
 
 
+HOURS_PER_MONTH = 730
+"""Hours in a billing month, as the clouds' calculators and Infracost count them: the one factor
+every monthly amount gpupool shows (plan, advice) is an hourly price times."""
+
+
 @dataclass(frozen=True)
 class Price:
     """Hourly list prices of one instance type in one region.

@@ -15,13 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from gpupool.catalog import HOURS_PER_MONTH
 from gpupool.graph import Resource, ResourceGraph
 from gpupool.plan.capacity import ZERO, MinMax
 
 UNKNOWN = MinMax(None, None)
 
-HOURS_PER_MONTH = 730
-"""Hours in a billing month, as the clouds' calculators and Infracost count them."""
 
 
 @dataclass(frozen=True)

@@ -27,12 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpupool import catalog
-from gpupool.catalog import InstanceType
+from gpupool.catalog import HOURS_PER_MONTH, InstanceType
 from gpupool.model import Pool, Stack
 from gpupool.spec.diagnostics import Diagnostic, Path, info
-
-HOURS_PER_MONTH = 730
-"""Hours in a billing month (as ``gpupool.plan.cost`` counts them)."""
 
 #: Host RAM per GiB of GPU memory that each workload wants: (lowest, highest).
 BANDS: dict[str, tuple[float, float]] = {
