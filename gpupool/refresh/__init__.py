@@ -1,6 +1,71 @@
 """Reading current prices from a vendor's own API, for ``gpupool catalog refresh``.
 
-One module per vendor, each the only importer of that vendor's SDK, imported when a refresh
-runs (the SDK is an optional extra): ``aws`` (boto3: the Price List API and EC2's spot price
-history). What they return is plain data; the use case writes it as the catalog's local overlay.
+One module per vendor, named after the catalog cloud, each the only importer of that vendor's
+SDK, which it imports only inside ``clients`` when a refresh runs (the SDK is an optional
+extra). Every vendor module has the same shape, ``Vendor``: a ``clients(region)`` that makes
+ready clients from the environment's credentials, and a ``fetch(instance_types, region, clients)``
+that returns one ``RefreshedPrice`` per instance type, plain data; tests pass clients wrapped in
+the SDK's own stubbing instead. The use case (``gpupool.usecases.catalog.refresh``) writes what
+``fetch`` returns as the catalog's local overlay.
+
+Adding a vendor is adding its module; ``VENDORS`` finds it.
 """
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from importlib import import_module
+from pkgutil import iter_modules
+from typing import Any, Protocol, cast
+
+VENDORS = tuple(sorted(m.name for m in iter_modules(__path__) if not m.name.startswith("_")))
+"""Clouds with a vendor module here (each module is named after its cloud), sorted."""
+
+
+@dataclass(frozen=True)
+class RefreshedPrice:
+    """The hourly USD prices read for one instance type in one region (None: the API had none)."""
+
+    instance_type: str
+    on_demand_hourly: float | None
+    spot_hourly: float | None
+
+
+class Vendor(Protocol):
+    """What every vendor module provides (module attributes and functions)."""
+
+    CLOUD: str
+    """The catalog cloud (the module's own name)."""
+    VENDOR: str
+    """The vendor as people name it, for messages ("AWS")."""
+    EXTRA: str
+    """The pip extra that installs the vendor's SDK."""
+
+    def clients(self, region: str) -> Any:
+        """Return ready clients for ``region`` from the environment's credentials.
+
+        Raises:
+            ModuleNotFoundError: the vendor's SDK is not installed.
+
+        """
+
+    def fetch(
+        self,
+        instance_types: Iterable[str],
+        region: str,
+        clients: Any,
+        now: datetime | None = None,
+    ) -> tuple[RefreshedPrice, ...]:
+        """Read the prices of ``instance_types`` in ``region``, one per type, in order given."""
+
+    def source(self, region: str) -> str:
+        """Say which API calls the prices came from, for the overlay's provenance."""
+
+
+def vendor(cloud: str) -> Vendor:
+    """Return the vendor module of ``cloud`` (one of ``VENDORS``)."""
+    if cloud not in VENDORS:
+        raise KeyError(cloud)
+    return cast(Vendor, import_module(f"{__name__}.{cloud}"))

@@ -11,20 +11,28 @@ refresh runs. It reads, per instance type and region:
   price of each availability zone, and of those the highest, the same conservative planning
   figure the bundled catalog records.
 
-Both calls are paged (``NextToken``). Clients come from the caller, so tests pass boto3 clients
-wrapped in botocore's ``Stubber``; the default makes them from the environment's credentials.
+Both calls are paged (``NextToken``). Clients come from the caller as a ``(pricing, ec2)`` pair,
+so tests pass boto3 clients wrapped in botocore's ``Stubber``; ``clients`` makes them from the
+environment's credentials. The module has the shape of ``gpupool.refresh.Vendor``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from gpupool.refresh import RefreshedPrice
+
 CLOUD = __name__.rpartition(".")[2]
 """The catalog cloud these prices are for (the module is named after it)."""
+
+VENDOR = "AWS"
+"""The vendor, for messages."""
+
+EXTRA = "aws-catalog"
+"""The pip extra that installs boto3."""
 
 PRICING_REGION = "us-east-1"
 """Where the Price List API is called (it also serves eu-central-1 and ap-south-1)."""
@@ -35,15 +43,6 @@ _FILTERS = (
     ("preInstalledSw", "NA"),
     ("capacitystatus", "Used"),
 )
-
-
-@dataclass(frozen=True)
-class AwsPrice:
-    """The prices read for one instance type in one region (None: the API had none)."""
-
-    instance_type: str
-    on_demand_hourly: float | None
-    spot_hourly: float | None
 
 
 def clients(region: str) -> tuple[Any, Any]:
@@ -114,26 +113,34 @@ def _spot(ec2: Any, instance_types: Sequence[str], now: datetime) -> Mapping[str
     return highest
 
 
+def source(region: str) -> str:
+    """Say where the prices came from, for the overlay's provenance."""
+    return (
+        f"AWS Price List API get_products (on-demand, {region}); EC2 "
+        "describe_spot_price_history (spot: newest price per zone, the highest)"
+    )
+
+
 def fetch(
     instance_types: Iterable[str],
     region: str,
-    pricing: Any,
-    ec2: Any,
+    clients: tuple[Any, Any],
     now: datetime | None = None,
-) -> tuple[AwsPrice, ...]:
+) -> tuple[RefreshedPrice, ...]:
     """Read the on-demand and spot prices of ``instance_types`` in ``region``.
 
     Args:
         instance_types: EC2 instance type names.
         region: The region the prices are for.
-        pricing: A boto3 ``pricing`` client (``clients`` makes one).
-        ec2: A boto3 ``ec2`` client for ``region``.
+        clients: A boto3 ``pricing`` client and an ``ec2`` client for ``region`` (``clients``
+            makes them).
         now: The spot history's start time (default: the current time, UTC).
 
     Returns:
-        One ``AwsPrice`` per instance type, in the order given.
+        One ``RefreshedPrice`` per instance type, in the order given.
 
     """
+    pricing, ec2 = clients
     names = list(dict.fromkeys(instance_types))
     spot = _spot(ec2, names, now or datetime.now(timezone.utc)) if names else {}
-    return tuple(AwsPrice(n, _on_demand(pricing, region, n), spot.get(n)) for n in names)
+    return tuple(RefreshedPrice(n, _on_demand(pricing, region, n), spot.get(n)) for n in names)

@@ -17,9 +17,9 @@ from gpupool import catalog
 from gpupool.catalog import CloudFacts, GpuModel, InstanceType
 from gpupool.errors import InputError
 from gpupool.files import write_atomic
-from gpupool.refresh import aws
+from gpupool.refresh import VENDORS, vendor
 
-REFRESHABLE = (aws.CLOUD,)
+REFRESHABLE = VENDORS
 """Clouds ``gpupool catalog refresh`` reads prices for (from the vendor's own API)."""
 
 
@@ -87,23 +87,25 @@ class Refreshed:
 def refresh(
     cloud: str | None,
     region: str | None = None,
-    clients: tuple[Any, Any] | None = None,
+    clients: Any = None,
     today: date | None = None,
 ) -> Refreshed:
     """Read current prices of the cloud's catalog instance types into the local overlay.
 
     Args:
-        cloud: The cloud; only ``aws`` can be refreshed (None: the command left it out).
+        cloud: The cloud, one of ``REFRESHABLE`` (None: the command left it out).
         region: The region to price (default: the cloud's reference region).
-        clients: Ready ``(pricing, ec2)`` boto3 clients (tests pass stubbed ones); default:
-            clients from the environment's AWS credentials.
+        clients: Ready clients of the vendor's SDK, the shape its ``gpupool.refresh`` module's
+            ``clients`` returns (tests pass stubbed ones); default: clients from the
+            environment's credentials.
         today: The overlay's as-of date (default: today, UTC).
 
     Returns:
         Where the overlay went and what it holds.
 
     Raises:
-        InputError: the cloud cannot be refreshed, boto3 is missing, or AWS refused the calls.
+        InputError: the cloud cannot be refreshed, its SDK is missing, or the vendor refused
+            the calls.
 
     """
     if cloud is None:
@@ -113,21 +115,20 @@ def refresh(
             f"gpupool catalog refresh reads {', '.join(REFRESHABLE)} only; {cloud} prices come "
             "with gpupool's catalog"
         )
+    api = vendor(cloud)
     where = region or catalog.cloud(cloud).reference_region or ""
     names = [e.name for e in catalog.instances(cloud)]
     try:
-        pricing, ec2 = clients if clients is not None else aws.clients(where)
-        found = aws.fetch(names, where, pricing, ec2)
+        found = api.fetch(names, where, clients if clients is not None else api.clients(where))
     except ModuleNotFoundError as exc:
-        hint = "pip install 'gpupool[aws-catalog]'"
+        hint = f"pip install 'gpupool[{api.EXTRA}]'"
         raise InputError(f"{exc.name} is not installed: {hint}") from exc
-    except Exception as exc:  # botocore's errors: no credentials, access denied, throttling
-        raise InputError(f"AWS refused the price lookup: {exc}") from exc
+    except InputError:
+        raise
+    except Exception as exc:  # the SDKs' own errors: no credentials, access denied, throttling
+        raise InputError(f"{api.VENDOR} refused the price lookup: {exc}") from exc
     as_of = (today or datetime.now(timezone.utc).date()).isoformat()
-    source = (
-        f"gpupool catalog refresh {as_of}: AWS Price List API get_products (on-demand, "
-        f"{where}); EC2 describe_spot_price_history (spot: newest price per zone, the highest)"
-    )
+    source = f"gpupool catalog refresh {as_of}: {api.source(where)}"
     rows: list[dict[str, Any]] = []
     missing: list[str] = []
     for price in found:

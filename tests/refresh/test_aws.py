@@ -23,7 +23,7 @@ import pytest
 
 from gpupool import catalog
 from gpupool.errors import InputError
-from gpupool.refresh import aws
+from gpupool.refresh import RefreshedPrice, aws
 from gpupool.usecases import catalog as catalog_use
 from tests.paths import ROOT, TESTS
 
@@ -72,12 +72,12 @@ def test_fetch_reads_on_demand_and_the_highest_newest_spot_price() -> None:
     names = ["g5.4xlarge", "g6.2xlarge", "p5.48xlarge"]
     pricing, ec2, prices, spot = _stubbed(names)
     with prices, spot:
-        found = {p.instance_type: p for p in aws.fetch(names, "us-east-1", pricing, ec2)}
+        found = {p.instance_type: p for p in aws.fetch(names, "us-east-1", (pricing, ec2))}
     prices.assert_no_pending_responses()
     spot.assert_no_pending_responses()
-    assert found["g5.4xlarge"] == aws.AwsPrice("g5.4xlarge", 1.624, 0.6701)
-    assert found["g6.2xlarge"] == aws.AwsPrice("g6.2xlarge", 0.9776, 0.4575)
-    assert found["p5.48xlarge"] == aws.AwsPrice("p5.48xlarge", None, None)
+    assert found["g5.4xlarge"] == RefreshedPrice("g5.4xlarge", 1.624, 0.6701)
+    assert found["g6.2xlarge"] == RefreshedPrice("g6.2xlarge", 0.9776, 0.4575)
+    assert found["p5.48xlarge"] == RefreshedPrice("p5.48xlarge", None, None)
 
 
 def _plan(stack: Path, overlay: Path) -> dict[str, Any]:
