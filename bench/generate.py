@@ -43,15 +43,16 @@ def stack(pools: int, tenants_per_pool: int, name: str = "bench") -> dict[str, A
             pool["interruption"] = {"drainSeconds": 90, "checkpoint": "recommended"}
         out_pools.append(pool)
         for j in range(tenants_per_pool):
-            tenants.append(
-                {
-                    "name": f"t-{i:05d}-{j}",
-                    "pools": [pool["name"]],
-                    "priority": ["high", "normal", "low", "preemptible"][j % 4],
-                    "quota": {"gpus": gpus / tenants_per_pool},
-                    "fairShare": {"weight": 1 + j},
-                }
-            )
+            priority = ["high", "normal", "low", "preemptible"][j % 4]
+            tenant: dict[str, Any] = {
+                "name": f"t-{i:05d}-{j}",
+                "pools": [pool["name"]],
+                "priority": priority,
+                "quota": {"gpus": gpus / tenants_per_pool},
+            }
+            if priority in ("low", "preemptible"):  # KAI lets only these borrow over quota
+                tenant["fairShare"] = {"weight": 1 + j}
+            tenants.append(tenant)
     return {
         "apiVersion": "gpupool.io/v1",
         "kind": "GpuPoolStack",

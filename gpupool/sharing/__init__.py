@@ -73,8 +73,8 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
     out += kai.build(stack, cloud, after)
     tenant_objects = tenants.build(stack, cloud)
     out += tenant_objects
-    namespaces = tuple(r.address for r in tenant_objects if r.manifest
-                       and r.manifest["kind"] == "Namespace")
+    namespaces = {r.manifest["metadata"]["name"]: r.address for r in tenant_objects
+                  if r.manifest and r.manifest["kind"] == "Namespace"}
     out += admission.build(stack, cloud, namespaces)
     out += alerts.build(stack, cloud, ns_deps + after)
     out += dashboard.build(stack, cloud, ns_deps)
