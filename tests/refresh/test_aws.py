@@ -126,8 +126,8 @@ def test_refresh_refuses_what_it_cannot_read() -> None:
     """No --cloud, a cloud without a refresh, and AWS errors are one-line input errors."""
     with pytest.raises(InputError, match="needs --cloud"):
         catalog_use.refresh(None)
-    with pytest.raises(InputError, match="aws only"):
-        catalog_use.refresh("gcp")
+    with pytest.raises(InputError, match="kubernetes prices come with gpupool's catalog"):
+        catalog_use.refresh("kubernetes")
     keys = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
     pricing = boto3.client("pricing", region_name="us-east-1", **keys)
     ec2 = boto3.client("ec2", region_name="us-east-1", **keys)
