@@ -2,7 +2,8 @@
 
 Owns: the only import of the official ``kubernetes`` client (imported lazily inside functions,
 so ``import gpupool.cluster`` works without it), listing every node with its labels,
-annotations, allocatable and capacity, readiness and cordon state, turning client failures
+annotations, allocatable and capacity, readiness and cordon state, taints and status conditions
+(``NodeCondition``: type, status, reason, message, lastTransitionTime), turning client failures
 (no kubeconfig, unknown context, unreachable server, rejected credentials) into one
 :class:`ClusterUnavailableError` sentence, refusing a kubeconfig whose aliases expand past the
 stack-file loader's limits before the client (which would never finish) reads it, and parsing
@@ -10,7 +11,8 @@ Kubernetes resource quantities.
 
 Does not own: deciding which nodes belong to a pool (the caller filters on the
 ``gpupool.io/pool`` label), what the GPU Feature Discovery labels mean for a pool, or drift
-rules (``gpupool.drift``). Nothing here writes to the cluster.
+rules (``gpupool.drift``; which conditions are GPU health is ``gpupool.drift.conditions``).
+Nothing here writes to the cluster.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from types import MappingProxyType
@@ -42,6 +45,39 @@ class ClusterUnavailableError(GpupoolError):
 
 
 @dataclass(frozen=True)
+class NodeCondition:
+    """One entry of a node's ``status.conditions``, values as the API server wrote them.
+
+    ``last_transition`` is RFC 3339 (``2023-06-01T03:57:41Z``), or None when the node has none.
+    """
+
+    type: str
+    status: str
+    reason: str = ""
+    message: str = ""
+    last_transition: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the condition with the API's field names."""
+        return {
+            "type": self.type,
+            "status": self.status,
+            "reason": self.reason,
+            "message": self.message,
+            "lastTransitionTime": self.last_transition,
+        }
+
+
+@dataclass(frozen=True)
+class NodeTaint:
+    """One entry of a node's ``spec.taints``."""
+
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass(frozen=True)
 class ObservedNode:
     """One node as the API server reports it. Mappings are read-only; values stay strings."""
 
@@ -52,6 +88,8 @@ class ObservedNode:
     unschedulable: bool
     ready: bool
     annotations: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    conditions: tuple[NodeCondition, ...] = ()
+    taints: tuple[NodeTaint, ...] = ()
 
     @property
     def pool(self) -> str | None:
@@ -73,6 +111,8 @@ class ObservedNode:
             "capacity": dict(sorted(self.capacity.items())),
             "unschedulable": self.unschedulable,
             "ready": self.ready,
+            "conditions": [c.to_json() for c in self.conditions],
+            "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in self.taints],
         }
 
 
@@ -246,7 +286,34 @@ def _observe(node: Any) -> ObservedNode:
         unschedulable=bool(spec.unschedulable) if spec is not None else False,
         ready=ready,
         annotations=_frozen(metadata.annotations),
+        conditions=tuple(_condition(c) for c in conditions if c.type),
+        taints=tuple(
+            NodeTaint(str(t.key), str(t.value or ""), str(t.effect or ""))
+            for t in ((spec.taints if spec is not None else None) or ())
+            if t.key
+        ),
     )
+
+
+def _condition(c: Any) -> NodeCondition:
+    """Convert a ``V1NodeCondition`` (the client parses times into ``datetime``)."""
+    return NodeCondition(
+        type=str(c.type),
+        status=str(c.status or ""),
+        reason=str(c.reason or ""),
+        message=str(c.message or ""),
+        last_transition=_rfc3339(c.last_transition_time),
+    )
+
+
+def _rfc3339(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        return value.isoformat() + "Z"
+    return str(value)
 
 
 def _frozen(values: Mapping[str, str] | None) -> Mapping[str, str]:

@@ -1,17 +1,20 @@
 """Helpers for the real node corpus in tests/fixtures/nodes/real/ (see its README).
 
-``load`` reads one saved document (source, shown, verbatim, node); ``SavedNodes`` serves saved
-nodes as ``CoreV1Api.list_node`` does, through the kubernetes client's own deserialiser;
-``observe`` reads them with ``gpupool.cluster.read_gpu_nodes`` and lays the labels gpupool's
-node pools set over them (the documented clusters were not made by gpupool); ``drift`` returns
-the summaries of drift for saved nodes, leaving out findings about parts of a node its source
-does not show. ``stack`` builds a stack from pool lines.
+``load`` reads one saved document (source, shown, verbatim, node, and ``failures`` where the
+source shows conditions failed too); ``SavedNodes`` serves saved nodes as ``CoreV1Api.list_node``
+does, through the kubernetes client's own deserialiser; ``observe`` reads them with
+``gpupool.cluster.read_gpu_nodes`` and lays the labels gpupool's node pools set over them (the
+documented clusters were not made by gpupool; conditions and taints stay as read);
+``with_condition`` applies one of a source's ``failures``; ``drift`` returns the summaries of
+drift for saved nodes, leaving out findings about parts of a node its source does not show.
+``stack`` builds a stack from pool lines.
 """
 
 from __future__ import annotations
 
 import inspect
 import json
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -108,17 +111,7 @@ def observe(st: Stack, pool: str, *docs: dict[str, Any]) -> list[ObservedNode]:
     own = own_labels(st, pool)
     out = []
     for node in read_gpu_nodes(api=SavedNodes(*(d["node"] for d in docs))):
-        out.append(
-            ObservedNode(
-                node.name,
-                {**node.labels, **own},
-                node.allocatable,
-                node.capacity,
-                node.unschedulable,
-                node.ready,
-                node.annotations,
-            )
-        )
+        out.append(replace(node, labels={**node.labels, **own}))
     return out
 
 
@@ -128,12 +121,31 @@ def shown(summaries: list[str], *docs: dict[str, Any]) -> list[str]:
     return [s for s in summaries if all(part in parts or not s.startswith(p) for p, part in _NEEDS)]
 
 
-def drift(st: Stack, pool: str, *names: str, edit: dict[str, str] | None = None) -> list[str]:
+def with_condition(doc: dict[str, Any], condition: dict[str, Any]) -> dict[str, Any]:
+    """Return ``doc`` with its node's condition of that type replaced by ``condition`` (added
+    when the node has none of that type): one of the ``failures`` a source shows, applied."""
+    out = json.loads(json.dumps(doc))
+    status = out["node"].setdefault("status", {})
+    kept = [c for c in status.get("conditions", []) if c["type"] != condition["type"]]
+    status["conditions"] = [*kept, condition]
+    return out
+
+
+def drift(
+    st: Stack,
+    pool: str,
+    *names: str,
+    edit: dict[str, str] | None = None,
+    failure: dict[str, Any] | None = None,
+) -> list[str]:
     """Return the summaries of drift for saved nodes ``names`` in ``pool`` of ``st``.
 
-    ``edit`` changes node labels first (a one-value change to a real node).
+    ``edit`` changes node labels first (a one-value change to a real node); ``failure`` puts
+    one condition on each node (``with_condition``).
     """
     docs = [load(n) for n in names]
+    if failure:
+        docs = [with_condition(d, failure) for d in docs]
     if edit:
         for d in docs:
             d["node"]["metadata"].setdefault("labels", {}).update(edit)

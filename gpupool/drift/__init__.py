@@ -5,7 +5,9 @@ ran and why any was skipped):
 
 - ``engine``: a refresh preview of the rendered program (cloud node pools and Kubernetes objects);
 - ``cluster``: the GPU state nodes advertise through the Kubernetes API (GPU Feature Discovery
-  labels and allocatable resources), compared per pool in ``gpupool.drift.nodes``;
+  labels and allocatable resources), compared per pool in ``gpupool.drift.nodes``, and the GPU
+  health conditions (AKS Node Problem Detector, NVSentinel), cordons and fault-isolation taints
+  of those nodes (``gpupool.drift.conditions``);
 - ``node``: ``gpupool node inspect`` reports read with NVML on the nodes, compared in
   ``gpupool.drift.node_reports`` (ECC errors and overheating are faults).
 

@@ -21,6 +21,8 @@ class DriftItem:
         observed: the observed value (None when absent).
         summary: one sentence a platform engineer can act on.
         kind: ``drift`` (differs from the file) or ``fault`` (hardware trouble).
+        evidence_of: ``(node, fault)`` when the item reports a hardware fault another source
+            may report too (``gpupool.drift.conditions.fold`` makes them one item); not shown.
 
     """
 
@@ -30,6 +32,7 @@ class DriftItem:
     observed: Any
     summary: str
     kind: str = "drift"
+    evidence_of: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)

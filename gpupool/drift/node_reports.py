@@ -7,7 +7,8 @@ Owns reading a directory of node report files (only regular files, at most
 (uncorrected ECC errors, overheating, unreachable GPUs), as the report recorded them, are
 reported whatever the pool. When a report's node belongs to a pool (by the pool label of the
 node with that name, or because the pool names the node), its GPU count, GPU model and MIG state
-are compared with the declaration too.
+are compared with the declaration too. Each fault and the GPU count carry ``evidence_of``, so
+``gpupool.drift.conditions.fold`` merges them into a GPU health condition reporting the same.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from gpupool import catalog
+from gpupool.drift import conditions
 from gpupool.drift.items import DriftItem
 from gpupool.errors import InputError
 from gpupool.files import TooLargeError, read_regular
@@ -105,6 +107,7 @@ def compare(
                     fault.kind,
                     fault.detail,
                     kind="fault",
+                    evidence_of=(name, fault.kind),
                 )
             )
         if pool is None or pool.gpu is None:
@@ -118,6 +121,7 @@ def compare(
                     pool.gpus_per_node,
                     len(gpus),
                     f"NVML sees {len(gpus)} GPU(s), pool declares {pool.gpus_per_node}",
+                    evidence_of=(name, conditions.GPU_COUNT),
                 )
             )
         want_mig = pool.sharing.kind.partitioned

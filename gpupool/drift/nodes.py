@@ -6,10 +6,12 @@ Per pool, the nodes labelled ``gpupool.io/pool=<pool>`` are compared with what t
 ``gpu.sharing-strategy`` against the sharing mode, allocatable GPU resources against what the
 pool's nodes advertise, the config labels gpupool set, the MIG Manager's
 ``nvidia.com/mig.strategy`` and ``nvidia.com/mig.config.state``, the instance type and the node
-count against nodes.min..max. Where the cloud shares GPUs itself (GKE), GKE's sharing labels
-stand in for GFD's; under HAMi, HAMi's ``hami.io/node-nvidia-register`` annotation says which
-GPUs the node has. Label names and formats follow GPU Feature Discovery, the GPU Operator, GKE
-and HAMi (see tests/fixtures/nodes/README.md and tests/fixtures/nodes/real/README.md).
+count against nodes.min..max; each node's GPU health conditions, cordon and fault-isolation
+taints are ``gpupool.drift.conditions``'s. Where the cloud shares GPUs itself (GKE), GKE's
+sharing labels stand in for GFD's; under HAMi, HAMi's ``hami.io/node-nvidia-register``
+annotation says which GPUs the node has. Label names and formats follow GPU Feature Discovery,
+the GPU Operator, GKE and HAMi (see tests/fixtures/nodes/README.md and
+tests/fixtures/nodes/real/README.md).
 
 What real nodes write, and what is tolerated:
 
@@ -39,6 +41,7 @@ from dataclasses import dataclass, field
 from gpupool import facts
 from gpupool.catalog.models import GpuModel
 from gpupool.cluster import ObservedNode
+from gpupool.drift import conditions
 from gpupool.drift.items import DriftItem
 from gpupool.facts.names import (
     GFD_COUNT,
@@ -587,4 +590,5 @@ def compare(stack: Stack, nodes: Sequence[ObservedNode]) -> list[DriftItem]:
             )
         for node in sorted(members, key=lambda n: n.name):
             out.extend(_node(stack, pool, want, node))
+            out.extend(conditions.node_items(pool.name, node))
     return out

@@ -2,10 +2,11 @@
 
 The engine source renders the stack's program and asks Pulumi for a refresh preview (never a
 state-writing refresh); the cluster source reads nodes through the Kubernetes API; the node source
-reads ``gpupool node inspect`` reports from a directory. Missing access (no Pulumi CLI, no
-kubeconfig, no reports: a report folder that is missing, unreadable or empty) skips a source
-unless it is in ``require``, which makes that an error. A skipped source is "not checked", never
-"no drift".
+reads ``gpupool node inspect`` reports from a directory. A fault that a GPU health condition and a
+node report both show on one node is one item (``gpupool.drift.conditions.fold``). Missing
+access (no Pulumi CLI, no kubeconfig, no reports: a report folder that is missing, unreadable or
+empty) skips a source unless it is in ``require``, which makes that an error. A skipped source
+is "not checked", never "no drift".
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gpupool import cluster
-from gpupool.drift import node_reports
+from gpupool.drift import conditions, node_reports
 from gpupool.drift import nodes as node_state
 from gpupool.drift.items import DriftItem, DriftReport, SourceStatus
 from gpupool.errors import GpupoolError
@@ -127,6 +128,7 @@ def run(
             items += node_reports.compare(stack, reps, pool_by_node)
             statuses.append(SourceStatus(NODE_SOURCE, True))
 
+    items = conditions.fold(items)
     order = {s: i for i, s in enumerate(ALL_SOURCES)}
     items.sort(key=lambda i: (order.get(i.source, 9), i.address, i.summary))
     statuses.sort(key=lambda s: order[s.name])

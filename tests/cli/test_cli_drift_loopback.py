@@ -27,7 +27,15 @@ from urllib.parse import urlsplit
 import pytest
 
 from gpupool.cli import run
-from tests.real_nodes import ONPREM, load, node_list, own_labels, stack, stack_text
+from tests.real_nodes import (
+    ONPREM,
+    load,
+    node_list,
+    own_labels,
+    stack,
+    stack_text,
+    with_condition,
+)
 
 HAMI_POOL = (
     "{{name: rtx, nodeNames: [hami-lab-rtx6000], gpu: {{model: RTX-PRO-6000, count: 1}},"
@@ -103,13 +111,17 @@ def _drift(
     pool: tuple[str, str],
     *names: str,
     scheduler: str = "default",
+    failure: dict[str, Any] | None = None,
+    fmt: str = "text",
 ) -> int:
     """Serve the saved nodes ``names`` with gpupool's labels of ``pool`` (name, YAML line) and
-    run ``gpupool drift`` on a stack of that one pool."""
+    run ``gpupool drift`` on a stack of that one pool; ``failure`` puts one condition on each
+    node (``tests.real_nodes.with_condition``)."""
     name, line = pool
     own = own_labels(stack(ONPREM, line, scheduler=scheduler), name)
     for saved in names:
-        node = load(saved)["node"]
+        doc = load(saved)
+        node = (with_condition(doc, failure) if failure else doc)["node"]
         node["metadata"]["labels"] = {**node["metadata"].get("labels", {}), **own}
         server.nodes.append(node)
     _kubeconfig(Path(os.environ["HOME"]), f"http://127.0.0.1:{server.server_address[1]}")
@@ -120,7 +132,7 @@ def _drift(
     monkeypatch.setenv("PATH", str(bin_dir))
     stack_file = tmp_path / "stack.yaml"
     stack_file.write_text(stack_text(ONPREM, line, scheduler=scheduler))
-    return run(["drift", "--require", "cluster", "--format", "text", str(stack_file)])
+    return run(["drift", "--require", "cluster", "--format", fmt, str(stack_file)])
 
 
 @pytest.mark.parametrize(
@@ -176,3 +188,54 @@ def test_resource_the_node_lacks_prints_missing(
     assert "observed: nvidia.com/gpu: missing" in out
     assert "0.0" not in out
     assert "Drift: 1 difference(s)" in out
+
+
+#: NVSentinel's GpuMemWatch as its e2e sees it after a DCGM memory error is injected (NVIDIA/
+#: NVSentinel tests/gpu_health_monitor_test.go @1b4b4fe9; reason <check>IsNotHealthy, status
+#: True: platform-connectors process_node_events.go), with a time as the API writes it.
+GPU_MEM_WATCH = {
+    "type": "GpuMemWatch",
+    "status": "True",
+    "reason": "GpuMemWatchIsNotHealthy",
+    "message": "",
+    "lastTransitionTime": "2026-08-20T08:30:12Z",
+}
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
+def test_gpu_health_condition_alone_makes_drift_exit_2(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    api_server: Any,
+    fmt: str,
+) -> None:
+    """HAMi's lab node with the stack that declares it exits 0 (above); the same node with
+    NVSentinel's GpuMemWatch True exits 2, the condition reported as a fault in every format."""
+    pool = ("rtx", HAMI_POOL.format(slots=10))
+    got = _drift(
+        tmp_path,
+        monkeypatch,
+        api_server,
+        pool,
+        "hami-rtx-pro-6000-lab",
+        scheduler="hami",
+        failure=GPU_MEM_WATCH,
+        fmt=fmt,
+    )
+    out = capsys.readouterr().out
+    assert got == 2, out
+    addr = "pool.rtx/node/hami-lab-rtx6000/condition/GpuMemWatch"
+    if fmt == "json":
+        doc = json.loads(out)
+        assert doc["status"] == "drift" and doc["drifted"] is True
+        [item] = doc["items"]
+        assert (item["source"], item["kind"], item["address"]) == ("cluster", "fault", addr)
+        assert item["observed"]["reason"] == "GpuMemWatchIsNotHealthy"
+        assert item["observed"]["lastTransitionTime"] == "2026-08-20T08:30:12Z"
+    elif fmt == "markdown":
+        assert f"| cluster (fault) | `{addr}` | NVSentinel condition GpuMemWatch is True" in out
+        assert "1 finding(s)" in out
+    else:
+        assert f"  ! {addr}: NVSentinel condition GpuMemWatch is True" in out
+        assert "Drift: 0 difference(s), 1 fault(s) in stack real." in out

@@ -277,6 +277,30 @@ def test_observed_node_is_read_only_and_json_ready() -> None:
     assert data["allocatable"]["nvidia.com/gpu"] == "56"
 
 
+def test_conditions_and_taints_are_read_as_the_api_wrote_them() -> None:
+    """Node conditions keep type, status, reason, message and lastTransitionTime (which the
+    client parses into a datetime) as RFC 3339; taints keep key, value and effect; both go
+    into the JSON shape."""
+    node = by_name(read("time-slicing.json"))["ip-10-0-41-92.ec2.internal"]
+    body = json.loads((NODES / "time-slicing.json").read_text())
+    [raw] = [i for i in body["items"] if i["metadata"]["name"] == node.name]
+    assert [c.to_json() for c in node.conditions] == [
+        {k: c.get(k, "") for k in ("type", "status", "reason", "message", "lastTransitionTime")}
+        for c in raw["status"]["conditions"]
+    ]
+    assert [(t.key, t.value, t.effect) for t in node.taints] == [
+        (t["key"], t.get("value", ""), t["effect"]) for t in raw["spec"]["taints"]
+    ]
+    assert node.unschedulable
+    data = node.to_json()
+    assert data["conditions"][0]["lastTransitionTime"] == raw["status"]["conditions"][0][
+        "lastTransitionTime"
+    ]
+    assert {"key": "node.kubernetes.io/unschedulable", "value": "", "effect": "NoSchedule"} in (
+        data["taints"]
+    )
+
+
 def test_missing_status_and_spec_do_not_crash() -> None:
     api = RecordedCoreV1Api()
     api.items = [{"metadata": {"name": "bare"}}]

@@ -404,6 +404,51 @@ CASES = [
             "node count": (_set("nodes", {"min": 2, "max": 2}), NODE_COUNT[1]),
         },
     ),
+    # GPU health conditions (tests/drift/test_conditions.py applies each source's failures).
+    # MicrosoftDocs/azure-aks-docs articles/aks/node-problem-detector.md @ccbb339b: an AKS
+    # node's NPD conditions, all healthy (MemoryPressure True is the kubelet's, not GPU health)
+    Case(
+        "aks-npd-describe-node",
+        AZURE,
+        _cloud("Standard_NC6s_v3"),
+        {"node count": (_set("nodes", {"min": 2, "max": 2}), NODE_COUNT[1])},
+    ),
+    # Azure/AgentBaker e2e/validators.go @06836ee2: NPD's healthy GPU count and IB conditions
+    Case(
+        "aks-nd96-npd-gpu-count-ib-agentbaker",
+        AZURE,
+        _cloud("Standard_ND96isr_H100_v5"),
+        {"node count": (_set("nodes", {"min": 2, "max": 2}), NODE_COUNT[1])},
+    ),
+    # same file: NPD's healthy device plugin and DCGM conditions on a managed GPU node
+    Case(
+        "aks-nc4as-t4-npd-managed-gpu-agentbaker",
+        AZURE,
+        _cloud("Standard_NC4as_T4_v3"),
+        {"node count": (_set("nodes", {"min": 2, "max": 2}), NODE_COUNT[1])},
+    ),
+    # NVIDIA/NVSentinel platform-connectors k8s_platform_connector_test.go @d0ffbc34: healthy
+    # GpuThermalWatch and GpuPcieWatch (reason <check>IsHealthy, "No Health Failures")
+    Case(
+        "nvsentinel-platform-connector-conditions",
+        ONPREM,
+        _onprem("testnode", "H100-SXM5-80GB", 1, {"mode": "exclusive"}),
+        {"node name": (_set("nodeNames", ["other-node"]), "node other-node is missing")},
+    ),
+    # NVIDIA/NVSentinel tests/gpu_health_monitor_test.go @1b4b4fe9: two injected DCGM faults are
+    # reported whatever the stack says
+    Case(
+        "nvsentinel-dcgm-injection-e2e",
+        ONPREM,
+        _onprem("nvsentinel-e2e-gpu-worker", "H100-SXM5-80GB", 1, {"mode": "exclusive"}),
+        {"node name": (_set("nodeNames", ["other-node"]), "node other-node is missing")},
+        baseline=(
+            "NVSentinel condition GpuInforomWatch is True, reason GpuInforomWatchIsNotHealthy: "
+            "DCGM reports a corrupt InfoROM",
+            "NVSentinel condition GpuMemWatch is True, reason GpuMemWatchIsNotHealthy: "
+            "DCGM reports a GPU memory failure (ECC errors, faulty memory)",
+        ),
+    ),
 ]
 
 MUTATIONS = [
