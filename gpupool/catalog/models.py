@@ -4,8 +4,9 @@ This module owns the shapes only. Every type is a frozen dataclass so catalog en
 shared, hashed and compared freely; nothing here reads files. Loading and lookups live in
 ``gpupool.catalog.store``, MIG placement search in ``gpupool.catalog.mig``.
 
-Units: memory in GiB as NVIDIA and the clouds name it (an "80GB" GPU is 80), prices in USD per
-hour, TFLOPS dense (without structured sparsity).
+Units: memory in GiB as NVIDIA and the clouds name it (an "80GB" GPU is 80), prices per hour in
+the currency their row names (USD in the bundled catalog; a refreshed overlay row keeps the
+vendor's, e.g. CNY for Volcengine), TFLOPS dense (without structured sparsity).
 """
 
 from __future__ import annotations
@@ -185,7 +186,9 @@ class Price:
 
     Attributes:
         region: Region the prices were read for.
-        currency: Always ``"USD"``.
+        currency: The ISO 4217 code of both prices: ``"USD"`` in the bundled catalog; an
+            overlay row written by ``gpupool catalog refresh`` keeps what the vendor bills in
+            (``"CNY"`` for Volcengine). Nothing converts between currencies.
         on_demand_hourly: On-demand price per hour, or None when unknown.
         spot_hourly: A spot price sample per hour, or None when unknown or unsupported.
         source: Where these numbers come from (file and commit, API, page).

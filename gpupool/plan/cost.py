@@ -7,6 +7,11 @@ monthly (``HOURS_PER_MONTH``) with every node-pool resource at its own fewest an
 the top end is what the rendered groups can really reach (for a spot pool with on-demand
 fallback, more than ``nodes.max``: ``facts.groups.capacity_groups``); a missing price makes that
 end unknown (None), never zero, except where the resource has no nodes.
+
+Currency: every price fact names its currency (``price_currency``; a fact recorded before
+currencies were recorded is USD). A plan is in one currency, ``price_currency``: the one its
+priced resources share, USD when none is priced. Nothing converts currencies, so a resource
+priced in another currency than the plan's is not added: it is unknown, named with its currency.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from gpupool.plan.capacity import ZERO, MinMax
 
 UNKNOWN = MinMax(None, None)
 
+DEFAULT_CURRENCY = "USD"
+"""The currency of the bundled catalog, of facts recorded without one, and of unpriced plans."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +70,7 @@ class CostReport:
     """Cost of the stack with its provenance.
 
     Attributes:
-        currency: always ``USD``.
+        currency: the ISO 4217 code every amount is in (``price_currency``).
         pools: per pool, desired pools first, then pools only the base has.
         prices_as_of: catalog dates of the desired graph's prices.
         base_prices_as_of: catalog dates of the base graph's prices.
@@ -131,21 +138,52 @@ def _times(nodes: Any, price: Any) -> float | None:
     return None if not isinstance(price, (int, float)) else nodes * float(price)
 
 
-def _node_pool_cost(f: Mapping[str, Any]) -> tuple[MinMax, MinMax, list[str]]:
-    """Hourly cost, on-demand equivalent and what lacks a price, of one node-pool resource."""
+def _currency(f: Mapping[str, Any]) -> str:
+    """Return the currency of a resource's prices (USD where the fact predates currencies)."""
+    return str(f.get("price_currency") or DEFAULT_CURRENCY)
+
+
+def _priced(f: Mapping[str, Any]) -> bool:
+    return f.get("price_hourly") is not None or f.get("on_demand_price_hourly") is not None
+
+
+def price_currency(*graphs: ResourceGraph) -> str:
+    """Return the one currency the priced node-pool resources of ``graphs`` share.
+
+    The first graph's currency wins when they differ (the desired graph's, passed first); the
+    resources priced in another currency are then not added (``pool_costs``). USD when nothing
+    is priced.
+    """
+    for graph in graphs:
+        found = sorted({_currency(r.facts) for r in node_pools(graph) if _priced(r.facts)})
+        if found:
+            return DEFAULT_CURRENCY if DEFAULT_CURRENCY in found else found[0]
+    return DEFAULT_CURRENCY
+
+
+def _node_pool_cost(f: Mapping[str, Any], currency: str) -> tuple[MinMax, MinMax, list[str]]:
+    """Hourly cost, on-demand equivalent and what lacks a price, of one node-pool resource.
+
+    A price in another currency than ``currency`` is not added (nothing converts currencies):
+    the resource counts as unpriced, and what is missing names the currency it has.
+    """
     lo, hi = f.get("nodes_min"), f.get("nodes_max")
     price, od = f.get("price_hourly"), f.get("on_demand_price_hourly")
+    other = _currency(f) != currency and _priced(f)
+    why = f" (priced in {_currency(f)}, not {currency})" if other else ""
+    if other:
+        price = od = None
     hourly = MinMax(_times(lo, price), _times(hi, price))
     equivalent = MinMax(_times(lo, od), _times(hi, od))
     missing = []
     if not hourly.known:
-        missing.append(f"{f.get('instance_type')} {f.get('capacity')} price")
+        missing.append(f"{f.get('instance_type')} {f.get('capacity')} price{why}")
     if not equivalent.known:
-        missing.append(f"{f.get('instance_type')} on-demand price")
+        missing.append(f"{f.get('instance_type')} on-demand price{why}")
     return hourly, equivalent, missing
 
 
-def _pool_cost(pool: str, members: list[Mapping[str, Any]]) -> PoolCost:
+def _pool_cost(pool: str, members: list[Mapping[str, Any]], currency: str) -> PoolCost:
     """Price the node-pool resources of one pool (its base amount left at zero).
 
     Every resource is priced at its own ``nodes_min`` and ``nodes_max``: the autoscaler bounds
@@ -165,17 +203,25 @@ def _pool_cost(pool: str, members: list[Mapping[str, Any]]) -> PoolCost:
     for f, is_spot in zip(members, spot, strict=True):
         if split and not is_spot:
             fallback = fallback or f.get("nodes_max") != f.get("nodes_min")
-        h, e, m = _node_pool_cost(f)
+        h, e, m = _node_pool_cost(f, currency)
         hourly, equivalent, missing = hourly + h, equivalent + e, [*missing, *m]
     return PoolCost(pool, hourly, equivalent, ZERO, tuple(dict.fromkeys(missing)), fallback)
 
 
-def pool_costs(graph: ResourceGraph) -> dict[str, PoolCost]:
-    """Price each pool of a graph from its node-pool resources (base amounts left at zero)."""
+def pool_costs(graph: ResourceGraph, currency: str | None = None) -> dict[str, PoolCost]:
+    """Price each pool of a graph from its node-pool resources (base amounts left at zero).
+
+    Args:
+        graph: the graph.
+        currency: the plan's currency (default: the graph's own, ``price_currency``); prices in
+            another one are not added.
+
+    """
+    money = currency or price_currency(graph)
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for r in node_pools(graph):
         groups.setdefault(str(r.facts.get("pool")), []).append(r.facts)
-    return {pool: _pool_cost(pool, members) for pool, members in groups.items()}
+    return {pool: _pool_cost(pool, members, money) for pool, members in groups.items()}
 
 
 def _as_of(graph: ResourceGraph) -> tuple[str, ...]:
@@ -188,7 +234,8 @@ def cost(base: ResourceGraph, desired: ResourceGraph, price_region: str | None) 
 
     Each node-pool resource is priced at its own capacity type (a spot pool's on-demand base is
     a separate resource priced on-demand). A resource without a price makes its pool's cost and
-    the totals unknown at that end (None), never zero, unless it has no nodes there.
+    the totals unknown at that end (None), never zero, unless it has no nodes there; so does one
+    priced in another currency than the plan's (``price_currency``).
 
     Args:
         base: the base graph (empty for a first apply).
@@ -199,7 +246,8 @@ def cost(base: ResourceGraph, desired: ResourceGraph, price_region: str | None) 
         The cost report.
 
     """
-    new, old = pool_costs(desired), pool_costs(base)
+    currency = price_currency(desired, base)
+    new, old = pool_costs(desired, currency), pool_costs(base, currency)
     pools = []
     for name in [*new, *(n for n in old if n not in new)]:
         mine = new.get(name, PoolCost(name, ZERO, ZERO, ZERO))
@@ -208,4 +256,4 @@ def cost(base: ResourceGraph, desired: ResourceGraph, price_region: str | None) 
         if not was.hourly.known:
             unpriced += tuple(f"{m} (base)" for m in was.unpriced if m not in unpriced)
         pools.append(replace(mine, base_hourly=was.hourly, unpriced=unpriced))
-    return CostReport("USD", tuple(pools), _as_of(desired), _as_of(base), price_region)
+    return CostReport(currency, tuple(pools), _as_of(desired), _as_of(base), price_region)

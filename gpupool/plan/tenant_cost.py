@@ -23,6 +23,8 @@ The rules, at each end (nodes.min, nodes.max) of every pool:
   and are not summed.
 
 A pool without a price at an end makes its tenants' cost at that end unknown (None), never zero.
+Amounts are in the plan's currency (``gpupool.plan.cost.price_currency``); a pool priced in
+another one counts as unpriced.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import Any
 
 from gpupool.graph import ResourceGraph
 from gpupool.plan.capacity import ZERO, MinMax, PoolCapacity
-from gpupool.plan.cost import HOURS_PER_MONTH, PoolCost, node_pools, pool_costs
+from gpupool.plan.cost import HOURS_PER_MONTH, PoolCost, node_pools, pool_costs, price_currency
 
 __all__ = ["PoolShare", "TenantCost", "TenantCostReport", "slot_prices", "tenant_costs"]
 
@@ -138,7 +140,7 @@ def _sum(items: Any) -> MinMax:
     return total
 
 
-def _pools(graph: ResourceGraph) -> dict[str, _Pool]:
+def _pools(graph: ResourceGraph, currency: str) -> dict[str, _Pool]:
     gpus: dict[str, MinMax] = {}
     for r in node_pools(graph):
         f = r.facts
@@ -148,7 +150,7 @@ def _pools(graph: ResourceGraph) -> dict[str, _Pool]:
         held = MinMax(float(lo or 0) * per, float(hi or 0) * per)
         name = str(f.get("pool"))
         gpus[name] = gpus.get(name, ZERO) + held
-    costs = pool_costs(graph)
+    costs = pool_costs(graph, currency)
     return {name: _Pool(gpus[name], costs[name]) for name in gpus}
 
 
@@ -239,8 +241,8 @@ def _ceiling(t: _Tenant, pools: Mapping[str, _Pool]) -> dict[str, MinMax]:
             for p, g in split.items()}
 
 
-def _costs(graph: ResourceGraph) -> tuple[dict[str, TenantCost], dict[str, _Pool]]:
-    pools = _pools(graph)
+def _costs(graph: ResourceGraph, currency: str) -> tuple[dict[str, TenantCost], dict[str, _Pool]]:
+    pools = _pools(graph, currency)
     tenants = _tenants(graph)
     guaranteed = _guarantees(tenants, pools)
     out = {}
@@ -271,8 +273,9 @@ def tenant_costs(base: ResourceGraph, desired: ResourceGraph) -> TenantCostRepor
         The tenants' costs and each pool's unallocated remainder.
 
     """
-    new, pools = _costs(desired)
-    old, _ = _costs(base)
+    currency = price_currency(desired, base)  # the plan's, as ``cost`` prices it
+    new, pools = _costs(desired, currency)
+    old, _ = _costs(base, currency)
     tenants = []
     for name in [*new, *(n for n in old if n not in new)]:
         mine = new.get(name, TenantCost(name, ()))

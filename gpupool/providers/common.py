@@ -39,11 +39,12 @@ FACT_KEYS = frozenset(
         "price_hourly",
         "on_demand_price_hourly",
         "price_as_of",
+        "price_currency",
         "sharing",
     }
 )
 """The keys of every node-pool resource's ``facts`` (``sharing`` holds mode, replicas,
-mig_layout and slots_per_gpu)."""
+mig_layout and slots_per_gpu; ``price_currency`` is the ISO 4217 code of the two prices)."""
 
 def address(pool: Pool, part: str) -> str:
     """Return the graph address ``pool.<pool>.<part>``."""
@@ -92,11 +93,11 @@ def facts(stack: Stack, pool: Pool, group: CapacityGroup | None) -> dict[str, An
     inst = pool.instance
     gpu = pool.gpu
     memory: float | None = gpu.memory_gib if gpu is not None else None
-    od_price = spot_price = as_of = None
+    od_price = spot_price = as_of = currency = None
     if inst is not None:
         memory = inst.total_gpu_memory_gib / max(inst.gpu_count, 1)
         od_price, spot_price = inst.price.on_demand_hourly, inst.price.spot_hourly
-        as_of = inst.price.as_of
+        as_of, currency = inst.price.as_of, inst.price.currency
     capacity = group.capacity if group is not None else pool.capacity.type
     sharing = pool.sharing
     return {
@@ -112,6 +113,7 @@ def facts(stack: Stack, pool: Pool, group: CapacityGroup | None) -> dict[str, An
         "price_hourly": spot_price if capacity == "spot" else od_price,
         "on_demand_price_hourly": od_price,
         "price_as_of": as_of,
+        "price_currency": currency,
         "sharing": {
             "mode": sharing.mode,
             "replicas": sharing.replicas,

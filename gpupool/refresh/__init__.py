@@ -4,9 +4,10 @@ One module per vendor, named after the catalog cloud, each the only importer of 
 SDK, which it imports only inside ``clients`` when a refresh runs (the SDK is an optional
 extra). Every vendor module has the same shape, ``Vendor``: a ``clients(region)`` that makes
 ready clients from the environment's credentials, and a ``fetch(instance_types, region, clients)``
-that returns one ``RefreshedPrice`` per instance type, plain data; tests pass clients wrapped in
-the SDK's own stubbing instead. The use case (``gpupool.usecases.catalog.refresh``) writes what
-``fetch`` returns as the catalog's local overlay.
+that returns one ``RefreshedPrice`` per instance type, plain data in the vendor's own currency;
+tests pass clients wrapped in the SDK's own stubbing instead. The use case
+(``gpupool.usecases.catalog.refresh``) writes what ``fetch`` returns as the catalog's local
+overlay.
 
 Adding a vendor is adding its module; ``VENDORS`` finds it.
 """
@@ -26,11 +27,16 @@ VENDORS = tuple(sorted(m.name for m in iter_modules(__path__) if not m.name.star
 
 @dataclass(frozen=True)
 class RefreshedPrice:
-    """The hourly USD prices read for one instance type in one region (None: the API had none)."""
+    """The hourly prices read for one instance type in one region (None: the API had none).
+
+    ``currency`` is what the vendor bills them in (ISO 4217), recorded as it is: gpupool
+    converts no currency (a rate would go stale), and the plan adds no prices of two currencies.
+    """
 
     instance_type: str
     on_demand_hourly: float | None
     spot_hourly: float | None
+    currency: str = "USD"
 
 
 class Vendor(Protocol):

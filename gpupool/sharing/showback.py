@@ -22,8 +22,8 @@ first, so two kube-state-metrics replicas (two series per object) are not charge
 A unit's price is the pool's instance price at its capacity type (a spot pool at spot, its
 on-demand base and fallback nodes too) over the units one GPU yields
 (``gpupool.facts``: a time-slicing replica, a HAMi vGPU, a MIG instance). Pods that request no
-GPU resource (KAI's ``gpu-fraction`` pods) are not seen; pools without a catalog price get no
-rule, never a price of 0.
+GPU resource (KAI's ``gpu-fraction`` pods) are not seen; pools without a catalog price in USD
+get no rule, never a price of 0 (nor a CNY price under a USD name).
 """
 
 from __future__ import annotations
@@ -49,9 +49,15 @@ def ksm_resource(resource: str) -> str:
 
 
 def unit_price(stack: Stack, pool: Pool, units_per_gpu: int) -> float | None:
-    """Return what one unit of a pool's resource costs an hour, or None without a price."""
+    """Return what one unit of a pool's resource costs an hour in USD, or None without one.
+
+    The recording rules are USD (``POOL_COST``); a price the catalog has in another currency (a
+    refreshed Volcengine price is CNY) is not one, and nothing converts it.
+    """
     inst = pool.instance
     if inst is None or units_per_gpu <= 0 or pool.gpus_per_node <= 0:
+        return None
+    if inst.price.currency != "USD":
         return None
     price = inst.price.spot_hourly if pool.capacity.type == "spot" else inst.price.on_demand_hourly
     if price is None:

@@ -136,8 +136,10 @@ def refresh(
         if base is None or (price.on_demand_hourly is None and price.spot_hourly is None):
             missing.append(price.instance_type)
             continue
-        # in the bundled price's own region a figure the API lacks keeps the bundled one
-        kept = base.price if base.price.region == where else None
+        # in the bundled price's own region (and currency) a figure the API lacks keeps the
+        # bundled one; prices of two currencies never share a row
+        same = base.price.region == where and base.price.currency == price.currency
+        kept = base.price if same else None
         on_demand = price.on_demand_hourly
         spot = price.spot_hourly
         note = []
@@ -151,7 +153,7 @@ def refresh(
                 "name": price.instance_type,
                 "price": {
                     "region": where,
-                    "currency": "USD",
+                    "currency": price.currency,
                     "on_demand_hourly": on_demand,
                     "spot_hourly": spot,
                     "source": source + suffix,

@@ -53,14 +53,17 @@ def _number(value: float | None, digits: int = 4) -> str:
     return f"{value:.{digits}f}".rstrip("0").rstrip(".")
 
 
-def _money(value: float | None) -> str:
-    """Format a price with 2 to 4 decimals (``3.20``, ``0.8048``), or ``-`` when unknown."""
+def _money(value: float | None, currency: str = "USD") -> str:
+    """Format a price with 2 to 4 decimals (``3.20``, ``0.8048``), or ``-`` when unknown.
+
+    A price in another currency than USD names it (``2.35 CNY``): the columns are USD.
+    """
     if value is None:
         return "-"
     text = f"{value:.4f}"
     while text.endswith("0") and len(text.partition(".")[2]) > 2:
         text = text[:-1]
-    return text
+    return text if currency == "USD" else f"{text} {currency}"
 
 
 def _provenance(names: Iterable[str]) -> list[Dataset]:
@@ -225,17 +228,19 @@ def format_instances(instances: Iterable[InstanceType], fmt: str) -> str:
             _number(e.memory_gib, 1),
             _interconnect_cell(e),
             e.price.region or "-",
-            _money(e.price.on_demand_hourly),
-            _money(e.price.spot_hourly),
-            _money(_per_gpu(e)),
+            _money(e.price.on_demand_hourly, e.price.currency),
+            _money(e.price.spot_hourly, e.price.currency),
+            _money(_per_gpu(e), e.price.currency),
             e.price.as_of,
         )
         for e in entries
     ]
     lines = _table(headers, rows, right={3, 4, 5, 6, 9, 10, 11})
     lines.append("")
+    others = sorted({e.price.currency for e in entries} - {"USD"})
+    money = "USD" if not others else f"USD (a price in {', '.join(others)} says so)"
     lines.append(
-        f"{len(entries)} instance type(s). Prices are USD per hour in the row's region; "
+        f"{len(entries)} instance type(s). Prices are {money} per hour in the row's region; "
         "spot is a sampled price, not a quote; '-' = unknown. Each row's price source is in "
         "--format json (price.source)."
     )

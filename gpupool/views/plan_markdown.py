@@ -90,17 +90,17 @@ def _md_head(result: PlanResult) -> list[str]:
         lines.append(f"> :warning: {code(c.address)} {WILL[c.action]}: {why}<br>")
     if len(risky) > 10:
         lines.append(f"> :warning: and {len(risky) - 10} more replacements or deletions")
-    month = HOURS_PER_MONTH
+    month, cur = HOURS_PER_MONTH, cost.currency
     rows = [
-        ["this plan", monthly(cost.monthly.min), monthly(cost.monthly.max)],
-        ["base", monthly(cost.base_hourly.scaled(month).min),
-         monthly(cost.base_hourly.scaled(month).max)],
-        ["**change**", f"**{delta(cost.delta_monthly.min)}**",
-         f"**{delta(cost.delta_monthly.max)}**"],
-        ["all on-demand", monthly(cost.on_demand_hourly.scaled(month).min),
-         monthly(cost.on_demand_hourly.scaled(month).max)],
+        ["this plan", monthly(cost.monthly.min, cur), monthly(cost.monthly.max, cur)],
+        ["base", monthly(cost.base_hourly.scaled(month).min, cur),
+         monthly(cost.base_hourly.scaled(month).max, cur)],
+        ["**change**", f"**{delta(cost.delta_monthly.min, cur)}**",
+         f"**{delta(cost.delta_monthly.max, cur)}**"],
+        ["all on-demand", monthly(cost.on_demand_hourly.scaled(month).min, cur),
+         monthly(cost.on_demand_hourly.scaled(month).max, cur)],
     ]  # fmt: skip
-    lines += [*([""] if risky else []), "#### Cost (USD a month)", ""]
+    lines += [*([""] if risky else []), f"#### Cost ({cur} a month)", ""]
     lines += _md_table(["", "at nodes.min", "at nodes.max"], rows, right=2, values=False)
     return [*lines, "", "<br>".join(f"<sub>{note(n)}</sub>" for n in price_notes(result)), ""]
 
@@ -135,7 +135,8 @@ def pie(result: PlanResult) -> list[str]:
     if not slices:
         return []
     body = [f'    "{name}" : {value:.2f}' for name, value in slices]
-    return ["```mermaid", f"pie title Monthly cost by tenant at {end} (USD)", *body, "```", ""]
+    title = f"pie title Monthly cost by tenant at {end} ({result.cost.currency})"
+    return ["```mermaid", title, *body, "```", ""]
 
 
 def _fence(body: Sequence[str]) -> str:
@@ -174,10 +175,11 @@ _Block = tuple[list[str], list[str], list[str], str]
 
 
 def _md_blocks(result: PlanResult) -> list[_Block]:
-    per_pool = {p.pool: money(p.monthly, monthly) for p in result.cost.pools}
+    cur = result.cost.currency
+    per_pool = {p.pool: money(p.monthly, monthly, cur) for p in result.cost.pools}
     capacity = _md_table(
         [*CAPACITY_HEAD, "cost/month"],
-        [[*row, per_pool.get(row[0], "$0")] for row in capacity_rows(result)],
+        [[*row, per_pool.get(row[0], monthly(0.0, cur))] for row in capacity_rows(result)],
     )
     blocks: list[_Block] = [
         (_md_head(result), [], [], ""),
@@ -187,7 +189,7 @@ def _md_blocks(result: PlanResult) -> list[_Block]:
         tenants = _md_table(TENANT_HEAD, tenant_rows(result))
         blocks.append((["#### Tenants", "", *tenants[:2]], tenants[2:], [""], "tenants"))
         costs = _md_table(TENANT_COST_HEAD, tenant_cost_rows(result))
-        blocks.append((["#### Cost per tenant (USD a month)", "", *pie(result), *costs[:2]],
+        blocks.append(([f"#### Cost per tenant ({cur} a month)", "", *pie(result), *costs[:2]],
                        costs[2:], ["", f"<sub>{TENANT_COST_NOTE}</sub>", ""], "tenant rows"))
     if result.advice:
         items = [f"- {note(line)}" for line in advice_lines(result)]

@@ -80,13 +80,15 @@ def span(mm: MinMax, one: Callable[[float | None], str] = num, sep: str = "-") -
     return lo if lo == hi else f"{lo}{sep}{hi}"
 
 
-def usd(v: float | None, cents: bool = False, sign: bool = False) -> str:
+def usd(v: float | None, cents: bool = False, sign: bool = False, currency: str = "USD") -> str:
     """Format dollars (``$1,234``; ``$0.98`` with cents); ``unknown`` when unknown.
 
     Args:
         v: the amount.
         cents: keep two decimals (hourly prices) instead of whole dollars.
         sign: prefix ``+`` on increases (deltas).
+        currency: the amount's ISO 4217 code; another than USD is written before it
+            (``CNY 1,234``).
 
     Returns:
         The amount as text.
@@ -95,30 +97,31 @@ def usd(v: float | None, cents: bool = False, sign: bool = False) -> str:
     if v is None:
         return "unknown"
     shown = round(v, 2 if cents else 0)
-    text = f"${abs(shown):,.2f}" if cents else f"${abs(shown):,.0f}"
+    unit = "$" if currency == "USD" else f"{currency} "
+    text = f"{unit}{abs(shown):,.2f}" if cents else f"{unit}{abs(shown):,.0f}"
     if shown == 0:
         return text
     return ("+" if sign and shown > 0 else "-" if shown < 0 else "") + text
 
 
-def hourly(v: float | None) -> str:
+def hourly(v: float | None, currency: str = "USD") -> str:
     """Format an hourly amount (with cents)."""
-    return usd(v, cents=True)
+    return usd(v, cents=True, currency=currency)
 
 
-def monthly(v: float | None) -> str:
+def monthly(v: float | None, currency: str = "USD") -> str:
     """Format a monthly amount (whole dollars)."""
-    return usd(v)
+    return usd(v, currency=currency)
 
 
-def delta(v: float | None) -> str:
+def delta(v: float | None, currency: str = "USD") -> str:
     """Format a monthly change, signed."""
-    return usd(v, sign=True)
+    return usd(v, sign=True, currency=currency)
 
 
-def money(mm: MinMax, one: Callable[[float | None], str]) -> str:
-    """Format an amount at nodes.min and nodes.max: ``$1 to $2``."""
-    return span(mm, one, " to ")
+def money(mm: MinMax, one: Callable[..., str], currency: str = "USD") -> str:
+    """Format an amount at nodes.min and nodes.max in ``currency``: ``$1 to $2``."""
+    return span(mm, lambda v: one(v, currency=currency), " to ")
 
 
 def gib(v: float | None) -> str:
@@ -229,10 +232,11 @@ def unit_price(result: PlanResult, p: PoolCapacity) -> str:
     prices = slot_prices(p, per_gpu) if per_gpu is not None else ()
     if not prices or not any(v.known for _, v in prices):
         return "?"
+    cur = result.cost.currency
     if len(prices) > 1:
-        return ", ".join(f"{name} {money(v, hourly)}" for name, v in prices)
+        return ", ".join(f"{name} {money(v, hourly, cur)}" for name, v in prices)
     whole = (kind := modes.find(p.mode)) is not None and kind.whole
-    return f"{money(prices[0][1], hourly)}/{'GPU' if whole else 'slot'}"
+    return f"{money(prices[0][1], hourly, cur)}/{'GPU' if whole else 'slot'}"
 
 
 TENANT_COST_HEAD = ("tenant", "pool", "guaranteed GPUs", "guaranteed/month", "ceiling/month",
@@ -249,20 +253,20 @@ def tenant_cost_rows(result: PlanResult) -> list[list[str]]:
     tc = result.tenant_cost
     if tc is None:
         return []
-    month = HOURS_PER_MONTH
+    month, cur = HOURS_PER_MONTH, result.cost.currency
     rows = []
     for t in tc.tenants:
         for s in t.shares:
             rows.append([t.tenant, s.pool, span(s.guaranteed_gpus),
-                         money(s.guaranteed_hourly.scaled(month), monthly),
-                         money(s.ceiling_hourly.scaled(month), monthly), ""])  # fmt: skip
+                         money(s.guaranteed_hourly.scaled(month), monthly, cur),
+                         money(s.ceiling_hourly.scaled(month), monthly, cur), ""])  # fmt: skip
         if len(t.shares) != 1:
             pools = "all its pools" if t.shares else "(no longer in the stack)"
-            rows.append([t.tenant, pools, "", money(t.guaranteed_monthly, monthly),
-                         money(t.ceiling_monthly, monthly), ""])  # fmt: skip
-        rows[-1][-1] = money(t.delta_monthly, delta)
+            rows.append([t.tenant, pools, "", money(t.guaranteed_monthly, monthly, cur),
+                         money(t.ceiling_monthly, monthly, cur), ""])  # fmt: skip
+        rows[-1][-1] = money(t.delta_monthly, delta, cur)
     for pool, amount in tc.unallocated_monthly.items():
-        rows.append(["unallocated", pool, "", money(amount, monthly), "", ""])
+        rows.append(["unallocated", pool, "", money(amount, monthly, cur), "", ""])
     return rows
 
 
@@ -306,14 +310,18 @@ def cost_rows(cost: CostReport) -> list[list[str]]:
         if p.existing_nodes:
             rows.append([p.pool, "existing nodes: not priced", "", "", ""])
         else:
-            rows.append(_cost_row(p.pool, p.hourly, p.on_demand_hourly, p.delta_monthly))
-    return [*rows, _cost_row("total", cost.hourly, cost.on_demand_hourly, cost.delta_monthly)]
+            rows.append(_cost_row(p.pool, p.hourly, p.on_demand_hourly, p.delta_monthly,
+                                  cost.currency))  # fmt: skip
+    return [*rows, _cost_row("total", cost.hourly, cost.on_demand_hourly, cost.delta_monthly,
+                             cost.currency)]  # fmt: skip
 
 
-def _cost_row(name: str, per_hour: MinMax, on_demand: MinMax, change: MinMax) -> list[str]:
+def _cost_row(
+    name: str, per_hour: MinMax, on_demand: MinMax, change: MinMax, cur: str
+) -> list[str]:
     month = HOURS_PER_MONTH
-    return [name, money(per_hour, hourly), money(per_hour.scaled(month), monthly),
-            money(on_demand.scaled(month), monthly), money(change, delta)]  # fmt: skip
+    return [name, money(per_hour, hourly, cur), money(per_hour.scaled(month), monthly, cur),
+            money(on_demand.scaled(month), monthly, cur), money(change, delta, cur)]  # fmt: skip
 
 
 def price_notes(result: PlanResult) -> list[str]:
@@ -341,7 +349,9 @@ def price_notes(result: PlanResult) -> list[str]:
         out.append(f"The stack runs in {one_line(result.region)}; prices there may differ.")
     saving = (cost.on_demand_hourly - cost.hourly).scaled(HOURS_PER_MONTH)
     if saving.max:
-        out.append(f"Spot saves {money(saving, monthly)} a month against all on-demand.")
+        out.append(
+            f"Spot saves {money(saving, monthly, cost.currency)} a month against all on-demand."
+        )
     out += ceiling_notes(result)
     if cost.unpriced:
         out.append("Unknown (no catalog price, not counted as 0): " + "; ".join(cost.unpriced))
@@ -377,10 +387,11 @@ def format_text(result: PlanResult) -> str:
         lines += ["Tenants:", *table(TENANT_HEAD, tenant_rows(result)), ""]
         lines += ["ResourceQuota per tenant (each line in its resource's own units):"]
         lines += [*table(QUOTA_HEAD, quota_rows(result)), ""]
-    lines += ["Cost (USD):", *table(COST_HEAD, cost_rows(result.cost))]
+    cur = result.cost.currency
+    lines += [f"Cost ({cur}):", *table(COST_HEAD, cost_rows(result.cost))]
     lines += [f"  {note}" for note in price_notes(result)]
     if result.tenants and result.tenant_cost is not None:
-        lines += ["", "Cost per tenant (USD a month; guaranteed = quota.gpus, "
+        lines += ["", f"Cost per tenant ({cur} a month; guaranteed = quota.gpus, "
                   "ceiling = limit.gpus):"]
         lines += [*table(TENANT_COST_HEAD, tenant_cost_rows(result))]
         lines += [f"  {TENANT_COST_NOTE}"]

@@ -35,6 +35,7 @@ def node_pool(
     sharing: Mapping[str, Any] | None = None,
     part: str = "node_group",
     cloud_type: str = NODE_GROUP,
+    currency: str | None = "USD",
 ) -> Resource:
     """A node-pool resource as a cloud module builds it (inputs loosely EKS-shaped)."""
     share = dict(sharing or {"mode": "time-slicing", "replicas": 4, "mig_layout": {}})
@@ -65,6 +66,7 @@ def node_pool(
             "price_hourly": price,
             "on_demand_price_hourly": on_demand,
             "price_as_of": "2026-07-20",
+            "price_currency": currency,
             "sharing": share,
         },
     )
@@ -433,6 +435,36 @@ def test_cost_delta_against_a_recorded_base_uses_the_base_prices() -> None:
     assert report.delta_monthly.max == pytest.approx((4 * 1.1 - 8 * 1.0 - 2 * 3.0) * 730)
     assert [p.pool for p in report.pools] == ["infer", "old"]
     assert report.pools[1].hourly == plan.ZERO
+
+
+def test_cost_is_in_the_currency_of_its_prices() -> None:
+    """A plan priced in CNY (a refreshed Volcengine overlay) totals in CNY, converting nothing;
+    a recorded fact without a currency predates currencies and is USD."""
+    desired = graph(node_pool(capacity="spot", hi=4, price=2.35, on_demand=None,
+                              currency="CNY"), cloud="volcengine")  # fmt: skip
+    report = plan.cost(graph(cloud="volcengine"), desired, "cn-beijing")
+    assert report.currency == "CNY"
+    assert report.hourly == MinMax(pytest.approx(2.35), pytest.approx(4 * 2.35))
+    assert report.unpriced == ("infer: g6.xlarge on-demand price",)
+    recorded = node_pool(price=1.0)
+    recorded = replace(recorded, facts={k: v for k, v in recorded.facts.items()
+                                        if k != "price_currency"})  # fmt: skip
+    assert plan.cost(graph(), graph(recorded), None).currency == "USD"
+
+
+def test_cost_never_adds_prices_of_two_currencies() -> None:
+    """A CNY-priced pool in a USD plan is not added: it is unknown, named with its currency."""
+    usd = node_pool("usd", hi=2, price=1.0)
+    cny = node_pool("cny", hi=2, price=2.35, on_demand=None, currency="CNY")
+    report = plan.cost(graph(), graph(usd, cny), None)
+    assert report.currency == "USD"
+    assert report.pools[0].hourly == MinMax(pytest.approx(1.0), pytest.approx(2.0))
+    assert report.pools[1].hourly == MinMax(None, None)
+    assert report.hourly == MinMax(None, None)
+    assert "cny: g6.xlarge on-demand price (priced in CNY, not USD)" in report.unpriced
+    tenants = plan.tenant_costs(graph(), graph(usd, cny))
+    assert tenants.pool_hourly["cny"] == MinMax(None, None)
+    assert tenants.pool_hourly["usd"] == MinMax(pytest.approx(1.0), pytest.approx(2.0))
 
 
 def test_cost_of_existing_nodes_is_not_priced() -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from gpupool import assemble
+from gpupool import assemble, catalog
 from gpupool.model import Prometheus, Stack
 from gpupool.sharing import showback
 from tests.manifests import validate_manifest
@@ -168,6 +168,23 @@ def test_the_harness_fails_on_a_wrong_price(tmp_path: Path) -> None:
     done = subprocess.run([promtool(), "test", "rules", str(path)], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode != 0
+
+
+def test_no_usd_rule_from_a_price_in_another_currency(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The series are USD (``..._usd_per_hour``): a pool priced in CNY (a refreshed Volcengine
+    overlay row) gets no rule, rather than a CNY figure under a USD name."""
+    stack = with_prometheus(load_stack("aws-inference-l4"))
+    assert rule_manifest(stack) is not None
+    real = catalog.instance
+
+    def in_cny(cloud: str, name: str) -> catalog.InstanceType | None:
+        entry = real(cloud, name)
+        if entry is None:
+            return None
+        return dataclasses.replace(entry, price=dataclasses.replace(entry.price, currency="CNY"))
+
+    monkeypatch.setattr(catalog, "instance", in_cny)
+    assert rule_manifest(stack) is None
 
 
 def test_no_rule_without_the_prometheus_operator_or_a_price() -> None:

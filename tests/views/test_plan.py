@@ -99,6 +99,18 @@ def test_text_shows_unknown_prices_as_unknown() -> None:
     assert "infer: g6.xlarge spot price" in text
 
 
+def test_text_and_markdown_name_the_plan_currency() -> None:
+    """Prices in CNY read as CNY amounts under a CNY heading, never as dollars."""
+    priced = graph(node_pool(capacity="spot", hi=4, price=2.35, on_demand=None, currency="CNY"))
+    result = _result(None, priced, kind="empty")
+    text = plan_text.format_text(result)
+    cost = text.split("Cost (CNY):")[1]
+    assert "CNY 2.35 to CNY 9.40" in cost and "$" not in cost.split("Prices:")[0]
+    markdown = plan_markdown.format_markdown(result)
+    assert "#### Cost (CNY a month)" in markdown and "CNY 6,862" in markdown
+    assert json.loads(plan_json.format_json(result))["cost"]["currency"] == "CNY"
+
+
 def test_text_diffs_multi_line_inputs_by_line() -> None:
     """A rendered config file that changes shows only its changed lines."""
     before = graph(sharing_config({"a": {"mode": "time-slicing", "replicas": 2}}))

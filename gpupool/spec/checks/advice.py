@@ -2,7 +2,8 @@
 
 This module owns the advice family, diagnostics of severity ``info`` (they never fail
 validation), and the ``Advice`` values the plan shows with their money effect. Every item is
-priced from the catalog; nothing is advised from a price the catalog does not know.
+priced from the catalog in USD; nothing is advised from a price the catalog does not know, or
+has in another currency (a refreshed Volcengine price is CNY, and nothing converts it).
 
 - **Host memory band per workload** (host RAM : GPU memory): training 2 to 4, inference 1 to 2,
   mixed 1 to 4 (training feeds GPUs from host buffers and checkpoints through host RAM;
@@ -95,16 +96,24 @@ def better_instance(stack: Stack, pool: Pool) -> InstanceType | None:
     fits = [
         i for i in catalog.instances(stack.provider.cloud, gpu=inst.gpu)
         if i.gpu_count == inst.gpu_count and i.gpu_fraction >= 1.0
-        and i.price.on_demand_hourly is not None and band[0] <= host_ratio(i) <= band[1]
+        and _usd_prices(i)[0] is not None and band[0] <= host_ratio(i) <= band[1]
     ]  # fmt: skip
     if not fits:
         return None
-    best = min(fits, key=lambda i: (i.price.on_demand_hourly, i.name))
+    best = min(fits, key=lambda i: (_usd_prices(i)[0] or 0.0, i.name))
     return None if best.name == inst.name else best
 
 
+def _usd_prices(inst: InstanceType) -> tuple[float | None, float | None]:
+    """Return the on-demand and spot prices in USD; unknown where the catalog has another."""
+    if inst.price.currency != "USD":
+        return None, None
+    return inst.price.on_demand_hourly, inst.price.spot_hourly
+
+
 def _hourly(inst: InstanceType, spot: bool) -> float | None:
-    return inst.price.spot_hourly if spot else inst.price.on_demand_hourly
+    od, spot_price = _usd_prices(inst)
+    return spot_price if spot else od
 
 
 def _month(per_node_hour: float, pool: Pool) -> tuple[float, float]:
@@ -181,7 +190,7 @@ def _spot_saving(pool: Pool) -> list[Advice]:
     inst = pool.instance
     if inst is None or pool.workload != "inference" or pool.capacity.type != "on-demand":
         return []
-    od, spot = inst.price.on_demand_hourly, inst.price.spot_hourly
+    od, spot = _usd_prices(inst)
     if od is None or spot is None or spot >= od:
         return []
     saving = _month(od - spot, pool)

@@ -114,3 +114,17 @@ def test_a_mixed_pool_below_the_band_is_told_what_a_better_type_costs_more() -> 
     od = {n: aws[n]["price"]["on_demand_hourly"] for n in ("g6.2xlarge", "g6.xlarge")}
     more = od["g6.2xlarge"] - od["g6.xlarge"]
     assert low.monthly == pytest.approx((0, -more * 2 * MONTH))
+
+
+def test_no_advice_from_a_price_in_another_currency(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Advice amounts are USD: the same catalog rows priced in CNY (as a refreshed Volcengine
+    overlay writes them) advise nothing, since nothing converts CNY to USD."""
+    assert _advice(FIXTURE)  # in USD the fixture is advised
+    one, every = catalog.instance, catalog.instances
+
+    def in_cny(entry: catalog.InstanceType) -> catalog.InstanceType:
+        return dataclasses.replace(entry, price=dataclasses.replace(entry.price, currency="CNY"))
+
+    monkeypatch.setattr(catalog, "instance", lambda c, n: (e := one(c, n)) and in_cny(e))
+    monkeypatch.setattr(catalog, "instances", lambda *a, **k: tuple(map(in_cny, every(*a, **k))))
+    assert _advice(FIXTURE) == {}
