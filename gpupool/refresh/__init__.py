@@ -5,9 +5,9 @@ SDK, which it imports only inside ``clients`` when a refresh runs (the SDK is an
 extra). Every vendor module has the same shape, ``Vendor``: a ``clients(region)`` that makes
 ready clients from the environment's credentials, and a ``fetch(instance_types, region, clients)``
 that returns one ``RefreshedPrice`` per instance type, plain data in the vendor's own currency;
-tests pass clients wrapped in the SDK's own stubbing instead. The use case
-(``gpupool.usecases.catalog.refresh``) writes what ``fetch`` returns as the catalog's local
-overlay.
+tests pass clients wrapped in the SDK's own stubbing instead (Azure's public API has no SDK:
+a stand-in HTTP fetcher). The use case (``gpupool.usecases.catalog.refresh``) writes what
+``fetch`` returns as the catalog's local overlay.
 
 Adding a vendor is adding its module; ``VENDORS`` finds it.
 """
@@ -47,7 +47,7 @@ class Vendor(Protocol):
     VENDOR: str
     """The vendor as people name it, for messages ("AWS")."""
     EXTRA: str
-    """The pip extra that installs the vendor's SDK."""
+    """The pip extra that installs the vendor's SDK ("" where none is needed)."""
 
     def clients(self, region: str) -> Any:
         """Return ready clients for ``region`` from the environment's credentials.
