@@ -13,7 +13,7 @@ import pytest
 from gpupool.errors import RenderError
 from gpupool.sharing import alerts, dcgm
 from tests.manifests import dcgm_fields, parse_dcgm_metrics, validate_dcgm_metrics
-from tests.paths import UPSTREAM
+from tests.paths import ROOT, UPSTREAM
 
 
 def _rendered() -> str:
@@ -94,3 +94,7 @@ def test_a_field_without_a_row_is_an_internal_error() -> None:
     with pytest.raises(RenderError, match="no DCGM exporter metrics row for DCGM_FI_DEV_NOPE"):
         dcgm.metrics_list(["DCGM_FI_DEV_NOPE"])
 
+def test_the_reference_shows_the_rows_gpupool_adds() -> None:
+    added = _rendered()[len(dcgm.default_list()) :].strip("\n")
+    text = (ROOT / "docs" / "stack-file.md").read_text(encoding="utf-8")
+    assert f"```\n{added}\n```" in text
