@@ -13,6 +13,8 @@ fields). These helpers make such mistakes fail in tests instead:
   aws-efa-k8s-device-plugin.
 - ``validate_device_plugin_config(cfg)`` / ``validate_mig_parted_config(cfg)``: the two
   config-file formats, schema plus gpupool's invariants.
+- ``validate_dcgm_metrics(text)`` / ``parse_dcgm_metrics(text)``: a DCGM exporter metrics list
+  (``dcgmExporter.config.data``), read by dcgm-exporter's own rules.
 
 Every function returns a sorted list of error strings; an empty list means valid.
 Compiled validators are cached, so calling these per object in many tests stays cheap.
@@ -31,7 +33,7 @@ import jsonschema
 import yaml
 from referencing import Registry, Resource
 
-from tests.paths import ROOT
+from tests.paths import ROOT, UPSTREAM
 
 SCHEMA_DIR = ROOT / "schemas" / "k8s"
 
@@ -527,6 +529,10 @@ def _check_gpu_operator_values(values: Mapping[str, Any]) -> list[str]:
                     "devicePlugin.config.data "
                     "(config-manager fails with 'specified config does not exist')"
                 )
+    dcgm_config = _dig(values, "dcgmExporter", "config")
+    if isinstance(dcgm_config, Mapping) and isinstance(dcgm_config.get("data"), str):
+        path = 'dcgmExporter.config.data (ConfigMap key "dcgm-metrics.csv")'
+        errors += [f"{path} -> {e}" for e in validate_dcgm_metrics(dcgm_config["data"])]
     mig_config = _dig(values, "migManager", "config")
     if isinstance(mig_config, Mapping):
         data = mig_config.get("data") or {}
@@ -744,3 +750,100 @@ def crd_version_schema(crd: Mapping[str, Any], version: str) -> dict[str, Any]:
         if entry["name"] == version:
             return crd_openapi_to_json_schema(entry["schema"]["openAPIV3Schema"])
     raise KeyError(f"{crd['metadata']['name']} has no version {version}")
+
+
+# --------------------------------------------------------------------------- DCGM metrics lists
+
+# go-dcgm pkg/dcgm/const_fields.go at the commit dcgm-exporter d5e5f510 pins in go.mod: the maps
+# dcgm.GetFieldID and dcgm.IsLegacyField look field names up in.
+DCGM_FIELDS_FILE = UPSTREAM / "go-dcgm-ec245c09-const_fields.go"
+# dcgm-exporter internal/pkg/counters/variables.go (promMetricType) and exporter_counters.go
+# (the exporter's own fields, which DCGM does not know).
+DCGM_PROM_TYPES = frozenset({"gauge", "counter", "histogram", "summary", "label"})
+DCGM_EXPORTER_FIELDS = frozenset(
+    {"DCGM_EXP_XID_ERRORS_COUNT", "DCGM_EXP_CLOCK_EVENTS_COUNT", "DCGM_EXP_GPU_HEALTH_STATUS",
+     "DCGM_EXP_P2P_STATUS"}
+)  # fmt: skip
+
+
+def _go_map_keys(text: str, name: str) -> frozenset[str]:
+    start = text.index(f"var {name} = map[string]Short{{")
+    body = text[start : text.index("\n}", start)]
+    return frozenset(re.findall(r'^\s*"(DCGM_FI_[A-Z0-9_]+)":', body, re.MULTILINE))
+
+
+@functools.cache
+def dcgm_fields() -> tuple[frozenset[str], frozenset[str], dict[str, str]]:
+    """Return DCGM's current field names, its legacy aliases, and each field's description."""
+    text = DCGM_FIELDS_FILE.read_text(encoding="utf-8")
+    described = dict(re.findall(r"^\s*// (DCGM_FI_[A-Z0-9_]+) represents (.+)$", text, re.M))
+    return _go_map_keys(text, "dcgmFields"), _go_map_keys(text, "legacyDCGMFields"), described
+
+
+def _csv_records(text: str) -> tuple[list[tuple[int, list[str]]], list[str]]:
+    """Split a list into records as Go's encoding/csv Reader does with ``Comment = '#'``.
+
+    Go encoding/csv (reader.go, readRecord): a line beginning with the comment character, with
+    nothing before it, is skipped, and so is an empty line (a line of spaces is a record);
+    fields are split at every comma; with LazyQuotes off a quote inside an unquoted field is
+    ErrBareQuote; FieldsPerRecord 0 makes every record need the first record's field count
+    (ErrFieldCount), and ReadAll stops at the first error. Quoted fields are not parsed here:
+    gpupool renders none, so any quote is reported.
+    """
+    records: list[tuple[int, list[str]]] = []
+    errors: list[str] = []
+    for n, line in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
+        if line.startswith("#") or line == "":
+            continue
+        if '"' in line:
+            errors.append(f"line {n}: a quote (encoding/csv ErrBareQuote or a quoted field)")
+            continue
+        fields = line.split(",")
+        if records and len(fields) != len(records[0][1]):
+            errors.append(
+                f"line {n}: {len(fields)} fields, the first record has {len(records[0][1])} "
+                "(encoding/csv ErrFieldCount)"
+            )
+            continue
+        records.append((n, fields))
+    return records, errors
+
+
+def parse_dcgm_metrics(text: str) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """Parse a DCGM exporter metrics list into (field, type, help) rows, with the errors.
+
+    dcgm-exporter internal/pkg/counters/counter_config.go (ReadCSVFile, ExtractCounters): the
+    records from encoding/csv (``_csv_records``), each field trimmed of spaces; a record needs
+    exactly 3 fields; the name must be a DCGM field (``dcgm.GetFieldID``: current or legacy,
+    ``dcgm_fields``) or one of the exporter's own; the type must be a Prometheus type it knows.
+    Any error makes the exporter exit at start. gpupool's own rule: no field listed twice.
+    """
+    records, errors = _csv_records(text)
+    current, legacy, _ = dcgm_fields()
+    rows: list[tuple[str, str, str]] = []
+    seen: set[str] = set()
+    for n, record in records:
+        fields = [f.strip(" ") for f in record]
+        if len(fields) != 3:
+            errors.append(f"line {n}: malformed CSV record, expected 3 fields, got {len(fields)}")
+            continue
+        name, prom_type, help_text = fields
+        if name not in current and name not in legacy and name not in DCGM_EXPORTER_FIELDS:
+            errors.append(f"line {n}: could not find DCGM field {name!r}")
+            continue
+        if prom_type not in DCGM_PROM_TYPES:
+            errors.append(f"line {n}: could not find Prometheus metric type {prom_type!r}")
+            continue
+        if name in seen:
+            errors.append(f"line {n}: gpupool: {name} listed twice")
+        seen.add(name)
+        rows.append((name, prom_type, help_text))
+    return rows, errors
+
+
+def validate_dcgm_metrics(text: str) -> list[str]:
+    """Validate a DCGM exporter metrics list (see ``parse_dcgm_metrics``)."""
+    rows, errors = parse_dcgm_metrics(text)
+    if not rows and not errors:
+        errors.append("no metric rows")
+    return _done(errors)

@@ -44,6 +44,13 @@ UPSTREAM_VALUES = {
 }
 
 
+# Keys a chart documents only as a commented-out example in its values.yaml, which its templates
+# read all the same: (parent key, the commented key). gpu-operator v26.7.0: dcgmExporter.config
+# ("# config:" under dcgmExporter), read by templates/dcgm_exporter_config.yaml and
+# templates/clusterpolicy.yaml.
+COMMENTED_EXAMPLES = {"gpu-operator": [("dcgmExporter", "config")]}
+
+
 def _upstream(name: str) -> Path:
     """Return an upstream file kept under tests/upstream (see SOURCES.md there)."""
     path = UPSTREAM / name
@@ -80,6 +87,29 @@ def _schema_key_paths(
     for key, child in node.get("properties", {}).items():
         yield (*prefix, key)
         yield from _schema_key_paths(child, root, (*prefix, key))
+
+
+def _commented_example(text: str, parent: str, key: str) -> dict[str, Any]:
+    """Return ``{parent: {key: ...}}`` from the commented example of ``key`` under ``parent``.
+
+    The example is the run of comment lines that starts with ``# <key>:`` inside the top-level
+    block ``<parent>:``; each line loses its first ``# `` and is read as YAML.
+    """
+    lines = text.splitlines()
+    start = lines.index(f"{parent}:")
+    head = next(
+        i for i in range(start + 1, len(lines)) if lines[i].lstrip() == f"# {key}:"
+    )
+    block = []
+    for line in lines[head:]:
+        stripped = line.lstrip()
+        if stripped and not stripped.startswith("#"):
+            break
+        indent = line[: len(line) - len(stripped)]
+        block.append(indent + stripped.removeprefix("#").removeprefix(" "))
+    example = yaml.safe_load(f"{parent}:\n" + "\n".join(block))
+    assert isinstance(example, dict) and isinstance(example[parent][key], dict), example
+    return example
 
 
 def _value_key_paths(values: Any, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
@@ -198,10 +228,24 @@ def test_validators_are_cached() -> None:
 @pytest.mark.parametrize("chart", sorted(CHART_SCHEMAS))
 def test_values_schema_keys_exist_in_upstream_chart(chart: str) -> None:
     """Every key path the values schema allows exists in the chart's upstream values.yaml."""
-    upstream = _load_yaml(_upstream(UPSTREAM_VALUES[chart]))
+    path = _upstream(UPSTREAM_VALUES[chart])
+    upstream = _load_yaml(path)
     schema = load_schema(CHART_SCHEMAS[chart])
-    missing = sorted(set(_schema_key_paths(schema, schema)) - set(_value_key_paths(upstream)))
+    known = set(_value_key_paths(upstream))
+    for parent, key in COMMENTED_EXAMPLES.get(chart, []):
+        known |= set(_value_key_paths(_commented_example(path.read_text("utf-8"), parent, key)))
+    missing = sorted(set(_schema_key_paths(schema, schema)) - known)
     assert missing == [], [".".join(p) for p in missing]
+
+
+def test_gpu_operator_documents_the_dcgm_exporter_config_keys_only_in_a_comment() -> None:
+    """values.yaml v26.7.0 leaves dcgmExporter.config commented out; its example has 3 keys."""
+    path = _upstream(UPSTREAM_VALUES["gpu-operator"])
+    assert "config" not in _load_yaml(path)["dcgmExporter"]
+    example = _commented_example(path.read_text("utf-8"), "dcgmExporter", "config")
+    config = example["dcgmExporter"]["config"]
+    assert set(config) == {"name", "create", "data"}
+    assert config["create"] is True and isinstance(config["data"], str)
 
 
 @pytest.mark.parametrize("chart", sorted(CHART_SCHEMAS))
@@ -390,6 +434,51 @@ def test_gpu_operator_values_embedded_mig_config_checked() -> None:
     assert any(
         'data["config.yaml"] -> mig-configs.a: [] should be non-empty' in e for e in errors
     ), errors
+
+
+def test_gpu_operator_values_embedded_dcgm_metrics_checked() -> None:
+    """dcgmExporter.config: create needs name and data; the list is parsed like the exporter."""
+    values = _operator_values()
+    values["dcgmExporter"]["config"] = {
+        "name": "custom-dcgm-exporter-metrics",
+        "create": True,
+        "data": "# Clocks\nDCGM_FI_DEV_SM_CLOCK,  gauge, SM clock frequency (in MHz).\n",
+    }
+    assert validate_values("gpu-operator", values) == []
+    values["dcgmExporter"]["config"]["data"] += "DCGM_FI_DEV_SM_CLOK, gauge, typo\n"
+    (error,) = validate_values("gpu-operator", values)
+    assert 'dcgm-metrics.csv") -> line 3: could not find DCGM field' in error
+    # templates/dcgm_exporter_config.yaml creates no ConfigMap for empty data, while the
+    # ClusterPolicy still names it
+    values["dcgmExporter"]["config"] = {"name": "m", "create": True, "data": ""}
+    assert validate_values("gpu-operator", values) != []
+    values["dcgmExporter"]["config"] = {"create": True, "data": "x"}
+    errors = validate_values("gpu-operator", values)
+    assert any("'name' is a required property" in e for e in errors), errors
+
+
+def test_dcgm_metrics_parser_follows_the_exporter() -> None:
+    """Each rule of dcgm-exporter's counter_config.go and Go's encoding/csv is enforced."""
+    good = "# c\n\nDCGM_FI_DEV_GPU_TEMP,    gauge, GPU temperature (in C).\n"
+    rows, errors = manifests.parse_dcgm_metrics(good)
+    assert (rows, errors) == ([("DCGM_FI_DEV_GPU_TEMP", "gauge", "GPU temperature (in C).")], [])
+    # a legacy alias (dcgm.IsLegacyField) and the exporter's own fields are accepted
+    assert manifests.validate_dcgm_metrics(
+        "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS, gauge, a\nDCGM_EXP_XID_ERRORS_COUNT, gauge, b\n"
+    ) == []
+    bad = {
+        "DCGM_FI_DEV_GPU_TEMP, gauge, a, b\n": "expected 3 fields",
+        "DCGM_FI_DEV_GPU_TEMP, gauge, a\n  \n": "ErrFieldCount",
+        "DCGM_FI_DEV_GPU_TEMP, gauge\nDCGM_FI_DEV_GPU_UTIL, gauge, a\n": "ErrFieldCount",
+        " # indented, gauge, a\n": "could not find DCGM field",
+        'DCGM_FI_DEV_GPU_TEMP, gauge, "a"\n': "ErrBareQuote",
+        "DCGM_FI_DEV_GPU_TEMP, gaug, a\n": "Prometheus metric type 'gaug'",
+        "DCGM_FI_DEV_GPU_TEMP, gauge, a\nDCGM_FI_DEV_GPU_TEMP, gauge, a\n": "listed twice",
+        "# only comments\n": "no metric rows",
+    }
+    for text, says in bad.items():
+        errors = manifests.validate_dcgm_metrics(text)
+        assert errors and any(says in e for e in errors), (text, errors)
 
 
 # --------------------------------------------------------------------------- device-plugin config

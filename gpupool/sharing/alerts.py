@@ -2,7 +2,8 @@
 
 This module owns ``k8s.prometheusrule.gpu-operator.gpupool-gpu-alerts``, rendered when
 ``cluster.monitoring.alerts`` is present (every threshold has a default), and the DCGM
-exporter's ServiceMonitor settings in the GPU Operator's values (``service_monitor_values``).
+exporter's ServiceMonitor and metrics list settings in the GPU Operator's values
+(``service_monitor_values``, ``metrics_config_values``).
 
 The rule has one group. It first records each DCGM metric it and the dashboard
 (``sharing/dashboard.py``) read, with a ``node`` label (``promql.record_rule``); then, per pool
@@ -27,15 +28,20 @@ scope (``promql.scopes``), these alerts, each with ``severity``, ``pool``, ``sta
 and once for the stack GpupoolGpuPodPending: a pod requesting GPUs Pending for
 ``podPendingMinutes`` (a pending pod has no node, so no pool). The fields marked * are not in
 the metrics list the GPU Operator's exporter reads unless told otherwise
-(``DCGM_EXPORTER_COLLECTORS=/etc/dcgm-exporter/dcp-metrics-included.csv``): they need a custom
-list (``dcgmExporter.config``), which ``needs`` names. ``CUSTOM_METRICS`` lists them.
+(``DCGM_EXPORTER_COLLECTORS=/etc/dcgm-exporter/dcp-metrics-included.csv``); ``CUSTOM_METRICS``
+lists them. When gpupool installs the operator with the exporter, ``metrics_config_values`` has
+the chart create a ConfigMap with that list plus these fields (``sharing/dcgm.py``) and point the
+exporter at it (``dcgmExporter.config``). Otherwise (``gpuOperator.install: false``, or
+``dcgmExporter: false`` and an exporter of the user's own) gpupool leaves the list alone and
+``needs`` names the fields.
 
 gpupool installs no Prometheus. What the rule needs of the cluster, and gpupool cannot check, is
 kept in the rule's ``facts["needs"]`` (the plan and the rendered README list it): the Prometheus
 Operator's CRDs; a Prometheus whose ``ruleSelector`` selects the rule (kube-prometheus-stack's
 selects only ``release: <its Helm release name>``: ``cluster.monitoring.prometheus.labels`` go on
 the rule and, as ``dcgmExporter.serviceMonitor.additionalLabels``, on the DCGM ServiceMonitor);
-Prometheus scraping the DCGM exporter and kube-state-metrics; the custom metrics list.
+Prometheus scraping the DCGM exporter and kube-state-metrics; the custom metrics list where
+gpupool does not set it.
 """
 
 from __future__ import annotations
@@ -47,8 +53,8 @@ from typing import Any
 from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Alerts, Stack
-from gpupool.sharing import promql
-from gpupool.sharing.objects import k8s_object
+from gpupool.sharing import dcgm, promql
+from gpupool.sharing.objects import chart, k8s_object
 from gpupool.sharing.promql import Scope
 
 RULE_NAME = "gpupool-gpu-alerts"
@@ -59,14 +65,16 @@ DBE, REMAP_FAILED = "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "DCGM_FI_DEV_ROW_REMAP_FAIL
 REMAP_PENDING = "DCGM_FI_DEV_ROW_REMAP_PENDING"
 THERMAL, POWER = "DCGM_FI_DEV_THERMAL_VIOLATION", "DCGM_FI_DEV_POWER_VIOLATION"
 
-# DCGM fields the alerts read that the GPU Operator's default metrics list leaves out, with the
-# line a custom list needs (dcgm-exporter etc/dcp-metrics-included.csv keeps them commented out).
-CUSTOM_METRICS = {
-    DBE: "counter, Total number of double-bit volatile ECC errors.",
-    REMAP_PENDING: "gauge, Whether remapping of rows is pending.",
-    THERMAL: "counter, Throttling duration due to thermal constraints (in ns).",
-    POWER: "counter, Throttling duration due to power constraints (in ns).",
-}
+# DCGM fields the alerts read that the GPU Operator's default metrics list leaves out
+# (dcgm-exporter etc/dcp-metrics-included.csv keeps the first, third and fourth commented out and
+# has no row for the second).
+CUSTOM_METRICS = (DBE, REMAP_PENDING, THERMAL, POWER)
+# The ConfigMap the GPU Operator's chart creates with the list (dcgmExporter.config.name).
+METRICS_CONFIGMAP = "gpupool-dcgm-metrics"
+# gpu-operator v24.9.0 added templates/dcgm_exporter_config.yaml (config.create, config.data);
+# before it the chart copies dcgmExporter.config into the ClusterPolicy, creates no ConfigMap,
+# and the exporter waits for one that never comes.
+METRICS_CONFIGMAP_CHART_SINCE = (24, 9, 0)
 
 PREDICT_WINDOW_MINUTES = 10  # predict_linear's look-back
 FULL_FOR_MINUTES = 2  # how long the prediction must hold before the early warning fires
@@ -305,15 +313,19 @@ def pending_rule(stack: Stack, a: Alerts) -> dict[str, Any]:
     )
 
 
+def read_metrics() -> list[str]:
+    """Return the DCGM metrics the rule records: those the alerts and the dashboard read."""
+    return sorted(
+        {m for spec in POOL_ALERTS for m in spec.metrics} | set(promql.DASHBOARD_METRICS)
+    )
+
+
 def rules(stack: Stack) -> list[dict[str, Any]]:
     """Return the rule group's rules: the recordings, each scope's alerts, the pending alert."""
     a = stack.cluster.monitoring.alerts
     if a is None:
         return []
-    metrics = sorted(
-        {m for spec in POOL_ALERTS for m in spec.metrics} | set(promql.DASHBOARD_METRICS)
-    )
-    out: list[dict[str, Any]] = [promql.record_rule(stack, m) for m in metrics]
+    out: list[dict[str, Any]] = [promql.record_rule(stack, m) for m in read_metrics()]
     for scope in promql.scopes(stack):
         out += pool_rules(stack, scope, a)
     out.append(pending_rule(stack, a))
@@ -342,6 +354,28 @@ def service_monitor_values(stack: Stack) -> dict[str, Any] | None:
     if mon.prometheus.service_monitor and mon.prometheus.labels:
         out["additionalLabels"] = dict(mon.prometheus.labels)
     return out
+
+
+def metrics_config_values(stack: Stack) -> dict[str, Any] | None:
+    """Return the GPU Operator's ``dcgmExporter.config`` values, or None to leave the list alone.
+
+    Set when gpupool installs the operator, the exporter is on and the alert set is rendered:
+    the chart then creates the ConfigMap ``METRICS_CONFIGMAP`` with key ``dcgm-metrics.csv``
+    (``templates/dcgm_exporter_config.yaml``, given ``create`` and non-empty ``data``), and the
+    operator mounts it and sets ``DCGM_EXPORTER_COLLECTORS=/etc/dcgm-exporter/dcgm-metrics.csv``
+    (``controllers/object_controls.go``, ``TransformDCGMExporter``). The list is the exporter's
+    default one plus every metric the rule records (``dcgm.metrics_list``). Keys from
+    gpu-operator v26.7.0 ``deployments/gpu-operator/values.yaml`` (its commented ``config``
+    example). Not set for a ``gpuOperator.version`` before v24.9.0, whose chart cannot create
+    the ConfigMap (``METRICS_CONFIGMAP_CHART_SINCE``).
+    """
+    mon = stack.cluster.monitoring
+    if not stack.cluster.gpu_operator.install or not mon.dcgm_exporter or mon.alerts is None:
+        return None
+    version = chart("gpu-operator", stack.cluster.gpu_operator.version).version
+    if tuple(int(n) for n in version.lstrip("v").split(".")) < METRICS_CONFIGMAP_CHART_SINCE:
+        return None
+    return {"name": METRICS_CONFIGMAP, "create": True, "data": dcgm.metrics_list(read_metrics())}
 
 
 def _labels_text(labels: dict[str, str]) -> str:
@@ -399,12 +433,12 @@ def needs(stack: Stack) -> list[str]:
         "kube_pod_status_phase and kube_pod_container_resource_requests), or "
         f"GpupoolDcgmExporterDown and {POD_PENDING} never fire"
     )
-    extra = ", ".join(CUSTOM_METRICS)
-    out.append(
-        f"a DCGM exporter metrics list with {extra} (GPU Operator: dcgmExporter.config; the "
-        f"exporter's default dcp-metrics-included.csv leaves them out), or "
-        f"{', '.join(custom_metric_alerts())} never fire"
-    )
+    if metrics_config_values(stack) is None:
+        out.append(
+            f"a DCGM exporter metrics list with {', '.join(CUSTOM_METRICS)} (GPU Operator: "
+            "dcgmExporter.config; the exporter's default dcp-metrics-included.csv leaves them "
+            f"out), or {', '.join(custom_metric_alerts())} never fire"
+        )
     joined = promql.joined_pools(stack)
     if joined:
         out.append(

@@ -20,7 +20,9 @@ The values wire in what the other modules render and nothing more:
 * ``dcgmExporter.enabled`` from ``cluster.monitoring.dcgmExporter``, and, when the stack says the
   cluster runs the Prometheus Operator (``cluster.monitoring.prometheus``),
   ``dcgmExporter.serviceMonitor`` (``enabled``, ``additionalLabels``; see
-  ``alerts.service_monitor_values``);
+  ``alerts.service_monitor_values``); with ``cluster.monitoring.alerts``, ``dcgmExporter.config``
+  (the chart creates the ConfigMap ``gpupool-dcgm-metrics``: the exporter's default metrics list
+  plus the fields the alerts read; see ``alerts.metrics_config_values``);
 * ``daemonsets.tolerations`` and NFD's worker tolerations: the chart's default plus every pool
   taint, or the operator's daemons would never reach tainted GPU nodes.
 
@@ -30,7 +32,9 @@ On GKE the Namespace carries the ResourceQuota GKE needs before it admits the op
 With ``cluster.gpuOperator.install: false`` no release and no Namespace are rendered. The
 device-plugin and MIG ConfigMaps still are, into the ``gpu-operator`` namespace the user's own
 operator runs in, so the node labels keep naming configs that exist; ``expected_values`` (also in
-those ConfigMaps' ``facts["operator_values"]``) is what that operator must be set to.
+those ConfigMaps' ``facts["operator_values"]``) is what that operator must be set to. It has no
+``dcgmExporter.config``: gpupool leaves that operator's metrics list alone, and the alerts'
+``needs`` name the fields it must have.
 """
 
 from __future__ import annotations
@@ -109,6 +113,8 @@ def expected_values(stack: Stack) -> dict[str, Any]:
     values["dcgmExporter"] = {"enabled": stack.cluster.monitoring.dcgm_exporter}
     if (service_monitor := alerts.service_monitor_values(stack)) is not None:
         values["dcgmExporter"]["serviceMonitor"] = service_monitor
+    if (metrics_config := alerts.metrics_config_values(stack)) is not None:
+        values["dcgmExporter"]["config"] = metrics_config
     values["daemonsets"] = {"tolerations": daemon_tolerations(stack, _DAEMONSET_TOLERATIONS)}
     values["node-feature-discovery"] = {
         "worker": {"tolerations": daemon_tolerations(stack, _NFD_WORKER_TOLERATIONS)}

@@ -19,7 +19,7 @@ from gpupool import assemble, render
 from gpupool.graph import ResourceGraph
 from gpupool.model import Stack
 from gpupool.plan import Base, make_plan
-from gpupool.sharing import alerts, dashboard, promql
+from gpupool.sharing import alerts, dashboard, dcgm, promql
 from tests.manifests import validate_manifests, validate_values
 from tests.stacks import load_stack, load_stack_text, monitoring_stack
 
@@ -154,12 +154,9 @@ def test_service_monitor_on_with_the_stated_labels() -> None:
     # additionalLabels onto the ServiceMonitor, which kube-prometheus-stack's
     # serviceMonitorSelector (serviceMonitorSelectorNilUsesHelmValues) matches by release.
     graph = _graph(load_stack(STATED))
-    assert _dcgm(graph) == {
+    assert _dcgm(graph)["serviceMonitor"] == {
         "enabled": True,
-        "serviceMonitor": {
-            "enabled": True,
-            "additionalLabels": {"release": "kube-prometheus-stack", "role": "alert-rules"},
-        },
+        "additionalLabels": {"release": "kube-prometheus-stack", "role": "alert-rules"},
     }
     values = graph.get("helm.gpu-operator").inputs["values"]  # type: ignore[union-attr]
     assert validate_values("gpu-operator", values) == []
@@ -170,7 +167,7 @@ def test_service_monitor_off_when_asked() -> None:
         "{alerts: {gpuMemoryPercent: 90}, prometheus: {labels: {release: kps}, "
         "serviceMonitor: false, kubeStateMetricsPoolLabel: true}}"
     )
-    assert _dcgm(_graph(stack)) == {"enabled": True, "serviceMonitor": {"enabled": False}}
+    assert _dcgm(_graph(stack))["serviceMonitor"] == {"enabled": False}
 
 
 def test_service_monitor_without_labels_when_prometheus_selects_all() -> None:
@@ -183,12 +180,76 @@ def test_service_monitor_left_to_the_chart_when_prometheus_unstated() -> None:
     # ServiceMonitor without the ServiceMonitor CRD leaves the exporter's state NotReady ("Install
     # Prometheus and necessary CRDs"); v26.7.0 skips it. Without the stack's word that the
     # Prometheus Operator runs, gpupool does not touch the setting.
-    assert _dcgm(_graph(load_stack(UNSTATED))) == {"enabled": True}
+    assert set(_dcgm(_graph(load_stack(UNSTATED)))) == {"enabled", "config"}
 
 
 def test_no_service_monitor_without_the_exporter() -> None:
     stack = monitoring_stack("{dcgmExporter: false, prometheus: {labels: {release: kps}}}")
     assert _dcgm(_graph(stack)) == {"enabled": False}
+
+
+# --------------------------------------------------------------------------- DCGM metrics list
+
+
+def test_metrics_list_set_when_gpupool_installs_the_operator_with_alerts() -> None:
+    # gpu-operator v26.7.0 templates/dcgm_exporter_config.yaml: with dcgmExporter.config.create
+    # and non-empty data the chart creates ConfigMap <config.name> with key dcgm-metrics.csv;
+    # templates/clusterpolicy.yaml copies config.name into the ClusterPolicy, and
+    # controllers/object_controls.go (TransformDCGMExporter) mounts that key at
+    # /etc/dcgm-exporter/dcgm-metrics.csv and sets DCGM_EXPORTER_COLLECTORS to it.
+    for stack in (load_stack(STATED), load_stack(UNSTATED)):
+        values = _graph(stack).get("helm.gpu-operator").inputs["values"]  # type: ignore[union-attr]
+        config = values["dcgmExporter"]["config"]
+        assert config["name"] == alerts.METRICS_CONFIGMAP == "gpupool-dcgm-metrics"
+        assert config["create"] is True
+        assert config["data"] == dcgm.metrics_list(alerts.read_metrics())
+        assert validate_values("gpu-operator", values) == []
+
+
+def test_metrics_list_left_alone_without_alerts_or_the_exporter() -> None:
+    # no alerts: the exporter keeps the chart's default list
+    assert "config" not in _dcgm(_graph(monitoring_stack("{prometheus: {labels: {}}}")))
+    # the exporter off (the user's own, if any): nothing to configure
+    off = load_stack("monitoring-alerts-without-exporter")
+    assert _dcgm(_graph(off)) == {"enabled": False}
+    assert alerts.metrics_config_values(off) is None
+
+
+def test_metrics_list_left_alone_on_a_chart_that_cannot_create_it() -> None:
+    # gpu-operator: templates/dcgm_exporter_config.yaml first appears in tag v24.9.0; v24.6.2's
+    # templates/clusterpolicy.yaml copies dcgmExporter.config into the ClusterPolicy as is, and
+    # no template creates the ConfigMap the exporter would then mount.
+    text = Path(load_stack(STATED).source).read_text(encoding="utf-8")
+    assert "gpuOperator" not in text
+    for version, set_ in (("v24.6.2", False), ("24.9.0", True)):
+        stack = load_stack_text(
+            text.replace("cluster:\n", f"cluster:\n  gpuOperator: {{version: {version}}}\n", 1)
+        )
+        assert stack.cluster.gpu_operator.version == version
+        assert ("config" in _dcgm(_graph(stack))) is set_
+        assert any("metrics list" in n for n in alerts.needs(stack)) is not set_
+
+
+def test_own_operator_gets_no_metrics_list_and_the_needs_name_it() -> None:
+    # gpuOperator.install: false: no release; the values the user's operator must have
+    # (facts["operator_values"]) carry no dcgmExporter.config, and the needs name the fields.
+    stack = load_stack("sharing-kubernetes-own-operator")
+    graph = _graph(stack)
+    assert graph.get("helm.gpu-operator") is None
+    expected = [r.facts["operator_values"] for r in graph.resources if "operator_values" in r.facts]
+    assert expected
+    for values in expected:
+        assert values["dcgmExporter"] == {"enabled": True}
+    (line,) = [n for n in alerts.needs(stack) if "metrics list" in n]
+    for metric in alerts.CUSTOM_METRICS:
+        assert metric in line
+    assert "dcgmExporter.config" in line
+
+
+def test_exporter_off_keeps_naming_the_list() -> None:
+    # an exporter the user runs instead must export the fields too
+    needs = alerts.needs(load_stack("monitoring-alerts-without-exporter"))
+    assert any("metrics list with DCGM_FI_DEV_ECC_DBE_VOL_TOTAL" in n for n in needs)
 
 
 # --------------------------------------------------------------------------- needs
@@ -208,17 +269,22 @@ def test_needs_name_every_prerequisite_when_stated() -> None:
     # kube-state-metrics docs/metrics/cluster/node-metrics.md and workload/pod-metrics.md: these
     # series are exported by default
     assert needs[3].startswith("Prometheus scraping kube-state-metrics")
+    # gpupool installs the operator here and sets the metrics list itself: no need for one
+    assert not any("metrics list" in n for n in needs)
+    assert "`--metric-labels-allowlist=nodes=[gpupool.io/pool]`" in needs[4]
+    assert needs[4].endswith("or the alerts of l4 never fire")
+    assert len(needs) == 5
+
+
+def test_needs_name_the_metrics_list_where_gpupool_does_not_set_it() -> None:
     # dcgm-exporter etc/dcp-metrics-included.csv (the list the GPU Operator's exporter reads)
-    # keeps these fields commented out
-    for metric in alerts.CUSTOM_METRICS:
-        assert metric in needs[4]
-    assert needs[4].endswith(
+    # keeps these fields commented out or has no row for them
+    (line,) = [n for n in alerts.needs(load_stack("sharing-kubernetes-own-operator"))
+               if "metrics list" in n]
+    assert line.endswith(
         "or GpupoolGpuEccDoubleBit, GpupoolGpuRowRemapPending, GpupoolGpuThermalThrottling, "
         "GpupoolGpuPowerThrottling never fire"
     )
-    assert "`--metric-labels-allowlist=nodes=[gpupool.io/pool]`" in needs[5]
-    assert needs[5].endswith("or the alerts of l4 never fire")
-    assert len(needs) == 6
 
 
 def test_needs_say_when_pools_share_one_set() -> None:

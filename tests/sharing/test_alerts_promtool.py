@@ -34,10 +34,11 @@ import pytest
 
 from gpupool import assemble
 from gpupool.model import Stack
-from gpupool.sharing import alerts, promql
+from gpupool.sharing import alerts, dcgm, promql
 from gpupool.sharing.promql import Scope
 from tests import promtool
-from tests.paths import EXAMPLES, UPSTREAM
+from tests.manifests import parse_dcgm_metrics
+from tests.paths import EXAMPLES
 from tests.stacks import load_stack
 
 RULE = "k8s.prometheusrule.gpu-operator.gpupool-gpu-alerts"
@@ -72,23 +73,28 @@ def test_fixture_rules_pass_promtool_check(name: str, tmp_path: Path) -> None:
     assert promtool.check_rules(_groups(load_stack(name)), tmp_path) == ""
 
 
-def _default_metrics() -> set[str]:
-    """The DCGM fields the GPU Operator's exporter exports unless given a custom list."""
-    text = (UPSTREAM / "dcgm-exporter-dcp-metrics-included.csv").read_text(encoding="utf-8")
-    rows = [line.split(",")[0].strip() for line in text.splitlines()]
-    return {r for r in rows if r and not r.startswith("#")}
+def _exported(text: str) -> set[str]:
+    rows, errors = parse_dcgm_metrics(text)
+    assert errors == []
+    return {name for name, _, _ in rows}
+
+
+def _read(stack: Stack) -> set[str]:
+    used = set()
+    for rule in _groups(stack)[0]["rules"]:
+        used |= set(re.findall(r"\bDCGM_FI_[A-Z0-9_]+", rule["expr"]))
+    return used
 
 
 def test_every_dcgm_metric_is_exported_by_default_or_documented_as_custom() -> None:
     # gpu-operator v26.7.0 assets/state-dcgm-exporter/0800_daemonset.yaml: the exporter reads
     # DCGM_EXPORTER_COLLECTORS=/etc/dcgm-exporter/dcp-metrics-included.csv (dcgm-exporter
-    # etc/dcp-metrics-included.csv, saved in tests/upstream with its source).
-    default = _default_metrics()
+    # etc/dcp-metrics-included.csv, kept unchanged as gpupool/sharing's package data).
+    default = _exported(dcgm.default_list())
     used = set()
     for name in EXAMPLES_ALL:
-        for rule in _groups(load_stack(name))[0]["rules"]:
-            used |= set(re.findall(r"\bDCGM_FI_[A-Z0-9_]+", rule["expr"]))
-    assert used
+        used |= _read(load_stack(name))
+    assert used == set(alerts.read_metrics())
     for metric in used:
         assert (metric in default) != (metric in alerts.CUSTOM_METRICS), metric
     # the custom ones really are absent from the default list, and commented out or unknown there
@@ -99,6 +105,18 @@ def test_every_dcgm_metric_is_exported_by_default_or_documented_as_custom() -> N
         "DCGM_FI_DEV_ROW_REMAP_FAILURE", "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_GPU_UTIL",
         "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
     }  # fmt: skip
+
+
+@pytest.mark.parametrize("name", [*EXAMPLES_ALL, *UNIT_STACKS[2:]])
+def test_the_rendered_metrics_list_exports_every_dcgm_metric_the_rules_read(name: str) -> None:
+    # dcgm-exporter internal/pkg/counters/counter_config.go (ExtractCounters): the exporter
+    # watches and exports exactly the rows of its list; a series the rules read that is not
+    # listed never exists, and its alert never fires.
+    stack = load_stack(name)
+    release = assemble.build(stack).get("helm.gpu-operator")
+    assert release is not None
+    data = release.inputs["values"]["dcgmExporter"]["config"]["data"]
+    assert _read(stack) <= _exported(data)
 
 
 # --------------------------------------------------------------------------- input series

@@ -122,13 +122,12 @@ def test_operator_points_at_configs_with_explicit_default(default: Built) -> Non
     assert values["driver"] == {"enabled": False}
     assert values["toolkit"] == {"enabled": False}  # the EKS GPU AMI carries it
     # the fixture states its Prometheus (cluster.monitoring.prometheus): ServiceMonitor on, labelled
-    assert values["dcgmExporter"] == {
+    assert values["dcgmExporter"]["serviceMonitor"] == {
         "enabled": True,
-        "serviceMonitor": {
-            "enabled": True,
-            "additionalLabels": {"release": "kube-prometheus-stack"},
-        },
+        "additionalLabels": {"release": "kube-prometheus-stack"},
     }
+    # and turns the alerts on: the exporter gets their metrics list (tests/sharing/test_alerts.py)
+    assert values["dcgmExporter"]["config"]["name"] == "gpupool-dcgm-metrics"
 
 
 def test_one_profile_type_means_single_strategy(default: Built) -> None:
