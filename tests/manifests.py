@@ -10,7 +10,7 @@ fields). These helpers make such mistakes fail in tests instead:
   A few API-server rules the OpenAPI schemas do not carry (names, labels, ResourceQuota keys,
   PriorityClass range) and gpupool's own rules are checked too; the latter say ``gpupool:``.
 - ``validate_values(chart, values)``: Helm values of gpu-operator, hami, kai-scheduler,
-  aws-efa-k8s-device-plugin.
+  aws-efa-k8s-device-plugin, nvsentinel.
 - ``validate_device_plugin_config(cfg)`` / ``validate_mig_parted_config(cfg)``: the two
   config-file formats, schema plus gpupool's invariants.
 - ``validate_dcgm_metrics(text)`` / ``parse_dcgm_metrics(text)``: a DCGM exporter metrics list
@@ -47,6 +47,7 @@ CHART_SCHEMAS: dict[str, str] = {
     "hami": "hami-values.schema.json",
     "kai-scheduler": "kai-values.schema.json",
     "aws-efa-k8s-device-plugin": "efa-device-plugin-values.schema.json",
+    "nvsentinel": "nvsentinel-values.schema.json",
 }
 
 # (apiVersion, kind) -> schema file in schemas/k8s, and whether the kind is namespaced.

@@ -41,14 +41,24 @@ UPSTREAM_VALUES = {
     "hami": "hami-2.10.0-values.yaml",
     "kai-scheduler": "kai-scheduler-v0.17.0-values.yaml",
     "aws-efa-k8s-device-plugin": "aws-efa-k8s-device-plugin-v0.5.30-values.yaml",
+    "nvsentinel": "nvsentinel-v1.19.0-values.yaml",
+}
+#: Subcharts whose values a chart's values set under the subchart's name (Helm passes
+#: ``<subchart>.*`` of the parent to the subchart, over the subchart's own values.yaml).
+UPSTREAM_SUBCHART_VALUES = {
+    "nvsentinel": {"labeler": "nvsentinel-v1.19.0-labeler-values.yaml"},
 }
 
 
 # Keys a chart documents only as a commented-out example in its values.yaml, which its templates
 # read all the same: (parent key, the commented key). gpu-operator v26.7.0: dcgmExporter.config
 # ("# config:" under dcgmExporter), read by templates/dcgm_exporter_config.yaml and
-# templates/clusterpolicy.yaml.
-COMMENTED_EXAMPLES = {"gpu-operator": [("dcgmExporter", "config")]}
+# templates/clusterpolicy.yaml. NVSentinel v1.19.0: podMonitor.labels ("# labels: {}" under
+# podMonitor), read by templates/podMonitor.yaml.
+COMMENTED_EXAMPLES = {
+    "gpu-operator": [("dcgmExporter", "config")],
+    "nvsentinel": [("podMonitor", "labels")],
+}
 
 
 def _upstream(name: str) -> Path:
@@ -60,6 +70,15 @@ def _upstream(name: str) -> Path:
 
 def _load_yaml(path: Path) -> Any:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def _chart_values(chart: str) -> Any:
+    """The chart's upstream values.yaml with its subcharts' values under their names."""
+    values = _load_yaml(_upstream(UPSTREAM_VALUES[chart]))
+    for name, filename in UPSTREAM_SUBCHART_VALUES.get(chart, {}).items():
+        assert name not in values, f"{chart} values.yaml sets {name} itself"
+        values[name] = _load_yaml(_upstream(filename))
+    return values
 
 
 # --------------------------------------------------------------------------- schema walking
@@ -98,7 +117,9 @@ def _commented_example(text: str, parent: str, key: str) -> dict[str, Any]:
     lines = text.splitlines()
     start = lines.index(f"{parent}:")
     head = next(
-        i for i in range(start + 1, len(lines)) if lines[i].lstrip() == f"# {key}:"
+        i
+        for i in range(start + 1, len(lines))
+        if lines[i].lstrip().startswith(f"# {key}:")
     )
     block = []
     for line in lines[head:]:
@@ -160,8 +181,8 @@ def _shape(node: Any) -> Any:
 # --------------------------------------------------------------------------- the schema files
 
 
-def test_all_eight_schemas_exist() -> None:
-    """schemas/k8s holds the eight formats gpupool renders."""
+def test_all_nine_schemas_exist() -> None:
+    """schemas/k8s holds the nine formats gpupool renders."""
     assert (
         sorted(
             [
@@ -172,6 +193,7 @@ def test_all_eight_schemas_exist() -> None:
                 "kai-queue.schema.json",
                 "kai-values.schema.json",
                 "mig-parted-config.schema.json",
+                "nvsentinel-values.schema.json",
                 "prometheusrule.schema.json",
             ]
         )
@@ -197,6 +219,7 @@ def test_schema_is_valid_and_names_its_source(filename: str) -> None:
             "Project-HAMi/HAMi",
             "kai-scheduler/KAI-Scheduler",
             "prometheus-operator/prometheus-operator",
+            "NVIDIA/NVSentinel",
         )
     ), comment
     assert any(ch.isdigit() for ch in comment), "the source version or commit is missing"
@@ -229,7 +252,7 @@ def test_validators_are_cached() -> None:
 def test_values_schema_keys_exist_in_upstream_chart(chart: str) -> None:
     """Every key path the values schema allows exists in the chart's upstream values.yaml."""
     path = _upstream(UPSTREAM_VALUES[chart])
-    upstream = _load_yaml(path)
+    upstream = _chart_values(chart)
     schema = load_schema(CHART_SCHEMAS[chart])
     known = set(_value_key_paths(upstream))
     for parent, key in COMMENTED_EXAMPLES.get(chart, []):
@@ -251,10 +274,18 @@ def test_gpu_operator_documents_the_dcgm_exporter_config_keys_only_in_a_comment(
 @pytest.mark.parametrize("chart", sorted(CHART_SCHEMAS))
 def test_upstream_chart_defaults_pass_the_values_schema(chart: str) -> None:
     """The chart's own defaults, cut down to the schema's keys, pass (types and enums fit)."""
-    upstream = _load_yaml(_upstream(UPSTREAM_VALUES[chart]))
+    upstream = _chart_values(chart)
     schema = load_schema(CHART_SCHEMAS[chart])
     projected = _project(upstream, schema, schema)
     assert validate_values(chart, projected) == []
+
+
+def test_nvsentinel_documents_the_pod_monitor_labels_only_in_a_comment() -> None:
+    """values.yaml v1.19.0 has podMonitor.labels only as "# labels: {}", a map."""
+    path = _upstream(UPSTREAM_VALUES["nvsentinel"])
+    assert "labels" not in _load_yaml(path)["podMonitor"]
+    example = _commented_example(path.read_text("utf-8"), "podMonitor", "labels")
+    assert example == {"podMonitor": {"labels": {}}}
 
 
 def test_subset_check_catches_a_key_the_chart_lacks() -> None:
@@ -351,6 +382,25 @@ def test_hami_values_good() -> None:
     assert validate_values("hami", values) == []
 
 
+def test_nvsentinel_values_good() -> None:
+    """Cordon-and-drain NVSentinel values wired to the GPU Operator's DCGM pass."""
+    values = {
+        "global": {
+            "dryRun": True,
+            "dcgm": {
+                "mode": "operator-service",
+                "service": {"endpoint": "nvidia-dcgm.gpu-operator.svc", "port": 5555},
+            },
+            "faultQuarantine": {"enabled": True},
+            "nodeDrainer": {"enabled": True},
+            "mongodbStore": {"enabled": True},
+        },
+        "labeler": {"assumeDriverInstalled": True},
+        "podMonitor": {"enabled": True, "labels": {"release": "kube-prometheus-stack"}},
+    }
+    assert validate_values("nvsentinel", values) == []
+
+
 def test_kai_values_good() -> None:
     """Typical KAI values (GPU sharing on, the podgrouper.queueLabelKey queue label key) pass."""
     values = {
@@ -390,6 +440,11 @@ def test_kai_values_good() -> None:
         ("kai-scheduler", {"scheduler": {"placementStrategy": "pack"}}, "placementStrategy"),
         ("kai-scheduler", {"global": {"gpusharing": True}}, "'gpusharing' was unexpected"),
         ("kai-scheduler", {"podgroupper": {}}, "'podgroupper' was unexpected"),
+        ("nvsentinel", {"global": {"dryrun": True}}, "'dryrun' was unexpected"),
+        # the chart enables fault-quarantine by global.faultQuarantine.enabled (Chart.yaml)
+        ("nvsentinel", {"faultQuarantine": {"enabled": True}}, "'faultQuarantine' was unexpected"),
+        ("nvsentinel", {"global": {"dcgm": {"mode": "operator"}}}, "mode"),
+        ("nvsentinel", {"labeler": {"assumeDriverInstalled": "true"}}, "assumeDriverInstalled"),
     ],
 )
 def test_values_bad(chart: str, values: dict[str, Any], needle: str) -> None:
