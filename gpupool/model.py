@@ -125,6 +125,14 @@ class Admission:
 
 
 @dataclass(frozen=True)
+class NVSentinel:
+    """NVIDIA NVSentinel, GPU node fault detection (``cluster.faultIsolation.nvsentinel``)."""
+
+    action: str = "monitor"  # monitor | cordon | drain
+    dry_run: bool = False
+
+
+@dataclass(frozen=True)
 class ClusterConfig:
     """What gpupool installs inside the cluster."""
 
@@ -133,6 +141,7 @@ class ClusterConfig:
     monitoring: Monitoring
     admission: Admission = Admission()
     kubernetes_version: str | None = None  # "1.31"; None: not stated (taken as 1.30 or newer)
+    nvsentinel: NVSentinel | None = None  # None: not installed
 
 
 @dataclass(frozen=True)
@@ -410,6 +419,13 @@ def _prometheus(raw: Mapping[str, Any] | None) -> Prometheus | None:
     )
 
 
+def _nvsentinel(raw: Mapping[str, Any] | None) -> NVSentinel | None:
+    """Build ``cluster.faultIsolation.nvsentinel``; None when the block is absent."""
+    if raw is None:
+        return None
+    return NVSentinel(action=raw.get("action", "monitor"), dry_run=bool(raw.get("dryRun", False)))
+
+
 def build(data: Mapping[str, Any], source: str = "") -> Stack:
     """Build a ``Stack`` from data that passed the JSON Schema, applying every default."""
     meta = data["metadata"]
@@ -456,6 +472,7 @@ def build(data: Mapping[str, Any], source: str = "") -> Stack:
             ),
             admission=Admission(action=clus.get("admission", {}).get("action", "deny")),
             kubernetes_version=clus.get("kubernetesVersion"),
+            nvsentinel=_nvsentinel(clus.get("faultIsolation", {}).get("nvsentinel")),
         ),
         pools=tuple(_pool(p, i, cloud) for i, p in enumerate(data["pools"])),
         tenants=tuple(_tenant(t, i) for i, t in enumerate(data.get("tenants", ()))),

@@ -58,6 +58,7 @@ from gpupool.files import (
 from gpupool.graph import Lookup, Ref, Resource, ResourceGraph
 from gpupool.model import Stack
 from gpupool.resources import templates_dir
+from gpupool.sharing import nvsentinel
 
 # type-token package -> its provider SDK (module, alias in the program, distribution, version)
 _PACKAGES: dict[str, clouds.Sdk] = {sdk.token: sdk for sdk in clouds.sdks()}
@@ -361,6 +362,24 @@ def _needs(graph: ResourceGraph) -> list[str]:
     return list(out)
 
 
+def _nvsentinel(graph: ResourceGraph) -> dict[str, Any] | None:
+    """Return what the README says of the NVSentinel release, or None when there is none."""
+    res = graph.get(nvsentinel.RELEASE_ADDRESS)
+    if res is None:
+        return None
+    return {
+        "chart": res.facts["chart"],
+        "version": res.facts["version"],
+        "namespace": res.facts["namespace"],
+        "action": res.facts["action"],
+        "dry_run": res.facts["dry_run"],
+        # the GPU Operator this program installs runs the standalone DCGM NVSentinel reads
+        "operator_dcgm": graph.get("helm.gpu-operator") is not None,
+        "status": nvsentinel.UPSTREAM_STATUS,
+        "status_text": nvsentinel.UPSTREAM_STATUS_TEXT,
+    }
+
+
 def _component(address: str, suffix: str) -> str:
     """Return the file name (without ``suffix``) of a resource's file: one short component.
 
@@ -415,6 +434,7 @@ def _files(stack: Stack, graph: ResourceGraph) -> dict[str, str]:
         counts="\n".join(f"- `{t}`: {n}" for t, n in sorted(counts.items())),
         cloud=stack.provider.cloud,
         needs=_needs(graph),
+        nvsentinel=_nvsentinel(graph),
     )
     return files
 

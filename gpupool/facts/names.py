@@ -32,6 +32,9 @@ KAI_QUEUE_LABEL = "kai.scheduler/queue"
 DEFAULT_DEVICE_PLUGIN_CONFIG = "default"
 
 GPU_OPERATOR_NAMESPACE = "gpu-operator"
+# NVSentinel's namespace: its chart's README installs it there, and the chart's own defaults name
+# it (node-drainer systemNamespaces, the MongoDB exporter's URI) (NVSentinel v1.19.0).
+NVSENTINEL_NAMESPACE = "nvsentinel"
 # The RuntimeClass the GPU Operator creates for GPU containers (gpu-operator v26.7.0 values.yaml
 # ``operator.runtimeClass: nvidia``; controllers/object_controls.go sets handler = name).
 OPERATOR_RUNTIME_CLASS = "nvidia"

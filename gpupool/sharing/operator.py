@@ -23,6 +23,9 @@ The values wire in what the other modules render and nothing more:
   ``alerts.service_monitor_values``); with ``cluster.monitoring.alerts``, ``dcgmExporter.config``
   (the chart creates the ConfigMap ``gpupool-dcgm-metrics``: the exporter's default metrics list
   plus the fields the alerts read; see ``alerts.metrics_config_values``);
+* ``dcgm.enabled`` with NVSentinel (``cluster.faultIsolation.nvsentinel``): its GPU health
+  monitor queries the standalone DCGM hostengine (off by default, the exporter embedding its
+  own), and its labeler schedules that monitor only on nodes running a ``nvidia-dcgm`` pod;
 * ``daemonsets.tolerations`` and NFD's worker tolerations: the chart's default plus every pool
   taint, or the operator's daemons would never reach tainted GPU nodes.
 
@@ -110,6 +113,8 @@ def expected_values(stack: Stack) -> dict[str, Any]:
         if cloud.mig_manager_env:
             migm["env"] = [dict(e) for e in cloud.mig_manager_env]
     values["migManager"] = migm
+    if stack.cluster.nvsentinel is not None:
+        values["dcgm"] = {"enabled": True}
     values["dcgmExporter"] = {"enabled": stack.cluster.monitoring.dcgm_exporter}
     if (service_monitor := alerts.service_monitor_values(stack)) is not None:
         values["dcgmExporter"]["serviceMonitor"] = service_monitor

@@ -144,6 +144,36 @@ def test_aws_efa_program(rendered) -> None:
     assert r.reg("helm.aws-efa-k8s-device-plugin")["inputs"]["chart"] == "aws-efa-k8s-device-plugin"
 
 
+def test_nvsentinel_program(rendered) -> None:
+    # pulumi-kubernetes 4.34.2 helm.v3.Release under the mocks: the OCI chart is the chart
+    # reference itself with no repository (NVIDIA/NVSentinel v1.19.0 README: helm install
+    # nvsentinel oci://ghcr.io/nvidia/nvsentinel --version v1.19.0), into the Namespace gpupool
+    # renders, after the GPU Operator whose DCGM it reads.
+    r = rendered["sharing-nvsentinel-drain"]
+    reg = r.reg("helm.nvsentinel")
+    inputs = reg["inputs"]
+    assert inputs["chart"] == "oci://ghcr.io/nvidia/nvsentinel"
+    assert inputs["version"] == "v1.19.0"
+    assert inputs["namespace"] == "nvsentinel"
+    assert "repositoryOpts" not in inputs
+    assert inputs["values"] == r.graph.get("helm.nvsentinel").inputs["values"]
+    assert inputs["values"]["global"]["nodeDrainer"] == {"enabled": True}
+    assert "kubernetes:core/v1:Namespace::nvsentinel" in reg["dependencies"]
+    assert "kubernetes:helm.sh/v3:Release::gpu-operator" in reg["dependencies"]
+    operator = r.reg("helm.gpu-operator")["inputs"]["values"]
+    assert operator["dcgm"] == {"enabled": True}
+    assert (r.out / "manifests" / "k8s.namespace.nvsentinel.yaml").is_file()
+    readme = (r.out / "README.md").read_text(encoding="utf-8")
+    assert "## GPU fault isolation: NVSentinel" in readme
+    assert '"Beta / Stable"' in readme
+    assert "Action `drain`" in readme and "node-drainer then evicts" in readme
+    assert "cert-manager (kind Certificate, cert-manager.io/v1)" in readme
+    monitor = (rendered["nvsentinel-dry-run-monitor"].out / "README.md").read_text("utf-8")
+    assert "Action `monitor`: that is all." in monitor and "Dry run" not in monitor
+    plain = (rendered["aws-inference-l4"].out / "README.md").read_text(encoding="utf-8")
+    assert "NVSentinel" not in plain
+
+
 def test_gcp_programs(rendered) -> None:
     r = rendered["gcp-training-h100-mig"]
     h100 = r.reg("pool.train-h100.node_group")["inputs"]

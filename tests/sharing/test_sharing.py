@@ -37,6 +37,7 @@ RELEASE_CHARTS = {
     "helm.hami": "hami",
     "helm.kai-scheduler": "kai-scheduler",
     "helm.aws-efa-k8s-device-plugin": "aws-efa-k8s-device-plugin",
+    "helm.nvsentinel": "nvsentinel",
 }
 
 

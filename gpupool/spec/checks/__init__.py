@@ -14,6 +14,7 @@ from gpupool.spec.checks import (
     advice,
     capacity,
     clouds,
+    faultisolation,
     gpus,
     monitoring,
     regions,
@@ -27,7 +28,8 @@ from gpupool.spec.checks import (
 from gpupool.spec.diagnostics import Diagnostic
 
 _FAMILIES = (
-    regions, gpus, sharing, spot, capacity, tenancy, rendering, monitoring, clouds, advice, state
+    regions, gpus, sharing, spot, capacity, tenancy, rendering, monitoring, faultisolation, clouds,
+    advice, state,
 )
 
 

@@ -6,9 +6,10 @@ must already run, which gpupool cannot see from a stack file:
 
 - the Prometheus Operator's CRDs: without the ``PrometheusRule`` kind, ``pulumi up`` fails
   (pulumi-kubernetes: "Verify that any required CRDs have been created");
-- a Prometheus whose ``ruleSelector`` and ``serviceMonitorSelector`` match gpupool's objects:
-  kube-prometheus-stack selects only objects labelled ``release: <its Helm release name>``
-  (``ruleSelectorNilUsesHelmValues``, ``serviceMonitorSelectorNilUsesHelmValues``);
+- a Prometheus whose ``ruleSelector``, ``serviceMonitorSelector`` and, with NVSentinel,
+  ``podMonitorSelector`` match gpupool's objects: kube-prometheus-stack selects only objects
+  labelled ``release: <its Helm release name>`` (``ruleSelectorNilUsesHelmValues``,
+  ``serviceMonitorSelectorNilUsesHelmValues``, ``podMonitorSelectorNilUsesHelmValues``);
 - kube-state-metrics exporting the ``gpupool.io/pool`` node label, without which the alerts of
   several pools with unknown node names fire as one set, unable to tell the pools apart
   (``--metric-labels-allowlist=nodes=[gpupool.io/pool]``).
@@ -73,6 +74,8 @@ def _labels_unset(stack: Stack) -> list[Diagnostic]:
         selected.append("the GPU alerts' PrometheusRule (ruleSelector)")
     if mon.dcgm_exporter and prom.service_monitor:
         selected.append("the DCGM exporter's ServiceMonitor (serviceMonitorSelector)")
+    if stack.cluster.nvsentinel is not None:
+        selected.append("NVSentinel's PodMonitor (podMonitorSelector)")
     if not selected:
         return []
     what = " and ".join(selected)

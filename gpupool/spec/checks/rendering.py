@@ -10,7 +10,12 @@ cannot work at all; warnings are ones that work with a caveat the user should kn
 from __future__ import annotations
 
 from gpupool import facts
-from gpupool.facts.names import GPU_OPERATOR_NAMESPACE, HAMI_CORES, HAMI_MEMORY_PERCENT
+from gpupool.facts.names import (
+    GPU_OPERATOR_NAMESPACE,
+    HAMI_CORES,
+    HAMI_MEMORY_PERCENT,
+    NVSENTINEL_NAMESPACE,
+)
 from gpupool.facts.tenancy import (
     KAI_DEFAULT_QUEUES,
     KAI_NON_PREEMPTIBLE,
@@ -28,6 +33,7 @@ _RESERVED_NAMESPACES = {
     "kube-public",
     "kube-node-lease",
     GPU_OPERATOR_NAMESPACE,
+    NVSENTINEL_NAMESPACE,
     "kai-scheduler",
     "kai-resource-reservation",
     "kai-scale-adjust",

@@ -135,3 +135,21 @@ def test_warnings_point_at_the_settings_to_change() -> None:
     )
     unset = monitoring.run(stack({"prometheus": {}}, NAMED))
     assert [d.path for d in unset] == [("cluster", "monitoring", "prometheus")]
+
+
+def test_nvsentinel_pod_monitor_needs_the_labels_too() -> None:
+    # NVSentinel v1.19.0 templates/podMonitor.yaml: the PodMonitor carries podMonitor.labels,
+    # and kube-prometheus-stack selects PodMonitors by its release label
+    # (podMonitorSelectorNilUsesHelmValues, kube-prometheus-stack 88.5.3 values.yaml).
+    doc = copy.deepcopy(NAMED)
+    doc["cluster"] = {
+        "monitoring": {"dcgmExporter": False, "prometheus": {}},
+        "faultIsolation": {"nvsentinel": {}},
+    }
+    assert not schema.validate(doc)
+    [found] = monitoring.run(model.build(doc, "checks.yaml"))
+    assert found.code == "monitoring.prometheus-labels-unset"
+    assert found.detail.startswith("NVSentinel's PodMonitor (podMonitorSelector) carry no label")
+    without = copy.deepcopy(doc)
+    del without["cluster"]["faultIsolation"]
+    assert monitoring.run(model.build(without, "checks.yaml")) == []
