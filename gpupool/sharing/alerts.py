@@ -46,6 +46,7 @@ gpupool does not set it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -373,7 +374,9 @@ def metrics_config_values(stack: Stack) -> dict[str, Any] | None:
     if not stack.cluster.gpu_operator.install or not mon.dcgm_exporter or mon.alerts is None:
         return None
     version = chart("gpu-operator", stack.cluster.gpu_operator.version).version
-    if tuple(int(n) for n in version.lstrip("v").split(".")) < METRICS_CONFIGMAP_CHART_SINCE:
+    release = re.fullmatch(r"v?(\d+)\.(\d+)\.(\d+)", version)
+    # validation admits only such versions; one that is not (a stack built in code) is unknown
+    if release is None or tuple(map(int, release.groups())) < METRICS_CONFIGMAP_CHART_SINCE:
         return None
     return {"name": METRICS_CONFIGMAP, "create": True, "data": dcgm.metrics_list(read_metrics())}
 
