@@ -243,20 +243,20 @@ def test_every_example_on_a_priced_cloud_prices_every_pool() -> None:
 
 
 def test_unknown_spot_price_is_unknown_not_zero(tmp_path: Path) -> None:
-    """A spot pool on a size without a catalog spot price (g5.2xlarge): max is null, not 0."""
-    assert catalog_rows("aws")["g5.2xlarge"]["price"]["spot_hourly"] is None
+    """A spot pool on a size without a catalog spot price (g7.2xlarge): max is null, not 0."""
+    assert catalog_rows("aws")["g7.2xlarge"]["price"]["spot_hourly"] is None
     stack = tmp_path / "spot.yaml"
     stack.write_text(
         "apiVersion: gpupool.io/v1\nkind: GpuPoolStack\nmetadata: {name: t}\n"
         "provider:\n  cloud: aws\n  region: us-east-1\n  cluster: c\n"
         '  settings: {subnetIds: [s-1], nodeRoleArn: "arn:aws:iam::123456789012:role/n"}\n'
-        "pools:\n  - name: a10\n    instanceType: g5.2xlarge\n    nodes: {min: 0, max: 4}\n"
+        "pools:\n  - name: rtx\n    instanceType: g7.2xlarge\n    nodes: {min: 0, max: 4}\n"
         "    capacity: {type: spot}\n    interruption: {checkpoint: recommended}\n",
         encoding="utf-8",
     )
     doc = plan_json.to_json(plan_files(stack, None))
     assert doc["cost"]["hourly"]["max"] is None
-    assert any("g5.2xlarge spot price" in u for u in doc["cost"]["unpriced"])
+    assert any("g7.2xlarge spot price" in u for u in doc["cost"]["unpriced"])
 
 
 # ----------------------------------------------------------------------------- capacity

@@ -19,7 +19,7 @@ def test_instances_text_answers_h100_on_aws() -> None:
     row = next(line for line in lines if "p5.48xlarge" in line).split()
     assert row[:4] == ["aws", "p5.48xlarge", "H100-SXM5-80GB", "8"]
     assert row[-4:] == ["55.04", "30.33", "6.88", "2026-07-20"]  # the row's own price date
-    assert "Data: instances-aws as of 2026-12-01; sources:" in text
+    assert "Data: instances-aws as of 2026-12-02; sources:" in text
     assert text.endswith("\n")
 
 
