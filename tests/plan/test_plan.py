@@ -457,6 +457,21 @@ def test_cost_mixed_spot_pool_without_prices_is_unknown_not_zero() -> None:
     )
 
 
+def test_cost_mixed_spot_pool_with_only_a_spot_price_is_unknown() -> None:
+    """catalog refresh --cloud volcengine reads spot prices only (CNY): a VKE pool whose base
+    runs on-demand has no known cost, and only the on-demand price is missing."""
+    res = _mixed(1, False, lo=1, hi=4, price=2.35, on_demand=None, currency="CNY",
+                 instance="ecs.gni2.3xlarge")  # fmt: skip
+    report = plan.cost(graph(), graph(res, cloud="volcengine"), None)
+    assert report.currency == "CNY"
+    assert report.hourly == MinMax(None, None)
+    assert report.unpriced == ("batch: ecs.gni2.3xlarge on-demand price",)
+    # with no base and no fallback the same pool is all spot and priced
+    plain = _mixed(0, False, lo=1, hi=4, price=2.35, on_demand=None, currency="CNY")
+    hourly = plan.cost(graph(), graph(plain, cloud="volcengine"), None).hourly
+    assert hourly == MinMax(pytest.approx(2.35), pytest.approx(4 * 2.35))
+
+
 def test_cost_unknown_price_is_unknown_not_zero() -> None:
     """A missing spot price makes that end unknown (None) and is listed; zero nodes cost 0."""
     spot = node_pool(capacity="spot", lo=0, hi=4, price=None)
