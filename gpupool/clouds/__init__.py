@@ -60,4 +60,5 @@ def get(name: str) -> Cloud:
 
 def sdks() -> tuple[Sdk, ...]:
     """Return every provider SDK a rendered program may import, Kubernetes' included."""
-    return (*(c.sdk for c in _CLOUDS.values() if c.sdk is not None), KUBERNETES_SDK)
+    own = [s for c in _CLOUDS.values() for s in (c.sdk, *c.extra_sdks) if s is not None]
+    return (*own, KUBERNETES_SDK)

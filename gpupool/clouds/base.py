@@ -1,10 +1,11 @@
 """The type every cloud plug-in is made of: ``Cloud``, and the SDK it renders with (``Sdk``).
 
 A ``Cloud`` states once what is true of one cloud for gpupool: how it is named to people, which
-Pulumi SDK its program imports, whether it provisions machines or labels existing nodes, whether
+Pulumi SDKs its program imports, whether it provisions machines or labels existing nodes, whether
 the catalog lists its instance types, how its managed GPU node images behave towards the NVIDIA
-GPU Operator, which taints it puts on spot nodes, and its naming limits. The builders that turn
-pools into that cloud's resources live beside it in ``gpupool.providers.<cloud>``.
+GPU Operator, which taints it puts on spot nodes, whether one node pool mixes spot and on-demand
+nodes, and its naming limits. The builders that turn pools into that cloud's resources live
+beside it in ``gpupool.providers.<cloud>``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ class Cloud:
         display: the name people read (``AWS``).
         node_pool_noun: what the cloud calls a group of nodes (``node group``).
         sdk: the provider SDK its program imports, or None when it needs only Kubernetes.
+        extra_sdks: further provider SDKs some of its programs import (VKE spot node pools come
+            from pulumi-volcenginecc); each is pinned in ``requirements.txt`` only where used.
         provisions: gpupool creates machines (False: it labels existing nodes).
         has_instance_catalog: the catalog lists the cloud's instance types.
         declares_gpus: pools may declare ``gpu`` and ``host`` beside an instance type, because
@@ -69,6 +72,11 @@ class Cloud:
         cluster_nodes_max: the most nodes one of the cloud's clusters can hold, where it
             matters to gpupool (the GKE quota above must admit a daemon on every node), or None.
         spot_taint: (key, value, effect) the cloud puts on every spot node, or None.
+        mixes_spot: one spot node pool keeps an on-demand base and buys on-demand nodes when
+            spot runs out by itself (VKE's ``InstancesDistribution``), so a spot pool stays one
+            node pool; False: the base and the fallback are a separate on-demand node pool
+            (``gpupool.facts.groups.capacity_groups``).
+        on_demand_base_max: the largest on-demand base such a mixed node pool takes, or None.
         node_pool_name_max: the longest name gpupool may give a node pool, or None.
         node_pool_name: the cloud's node-pool name for a pool's group (pool name, on-demand
             companion?), when the cloud shortens names; None keeps the pool's name.
@@ -101,6 +109,7 @@ class Cloud:
     display: str
     node_pool_noun: str
     sdk: Sdk | None
+    extra_sdks: tuple[Sdk, ...] = ()
     provisions: bool = True
     has_instance_catalog: bool = True
     declares_gpus: bool = False
@@ -114,6 +123,8 @@ class Cloud:
     critical_pod_quota: bool = False
     cluster_nodes_max: int | None = None
     spot_taint: tuple[str, str, str] | None = None
+    mixes_spot: bool = False
+    on_demand_base_max: int | None = None
     node_pool_name_max: int | None = None
     node_pool_name: Callable[[str, bool], str] | None = None
     compact_placement: bool = True

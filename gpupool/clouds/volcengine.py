@@ -7,6 +7,14 @@ A node pool's instance types and system volume change in place: the Terraform Vo
 (v0.0.194, which pulumi-volcengine v0.0.47 bridges) marks neither ``ForceNew`` and sends them
 with ``UpdateNodePoolConfig``, which changes the pool's node configuration; nodes VKE creates
 afterwards get it, and Pulumi replaces no node.
+
+Spot: a VKE node pool buys spot instances at the market price (``NodeConfig.SpotStrategy``
+``SpotAsPriceGo``; the API's only other value is ``NoSpot``, so there is no price cap) and mixes
+on-demand nodes into the same pool (``NodeConfig.InstancesDistribution``: an on-demand base of
+0-500 nodes, the on-demand share above it, and on-demand stand-ins when no spot instance can be
+bought): volcengine/terraform-provider-volcenginecc ``internal/service/cloudcontrol/schemas/
+Volcengine_VKE_NodePool.json``. pulumi-volcengine 0.0.47 has none of these inputs, so spot pools
+render with pulumi-volcenginecc (``extra_sdks``; ``gpupool.providers.volcengine`` says why).
 """
 
 from gpupool.clouds.base import Cloud, Sdk
@@ -23,8 +31,20 @@ CLOUD = Cloud(
         "0.0.47",
         extra="volcengine",
     ),
+    extra_sdks=(
+        Sdk(
+            "volcenginecc",
+            "pulumi_volcenginecc",
+            "volcenginecc",
+            "pulumi-volcenginecc",
+            "0.0.64",
+            extra="volcengine",
+        ),
+    ),
     has_instance_catalog=False,
     declares_gpus=True,
+    mixes_spot=True,
+    on_demand_base_max=500,
     compact_placement=False,
     zonal_compact=False,
     program_helpers=("vke_cluster_id", "vke_kubeconfig"),

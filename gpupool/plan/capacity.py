@@ -157,7 +157,7 @@ def _pool_capacity(stack: Stack, pool: Pool) -> PoolCapacity:
     memory = pf.gpu_memory_gib
     profiles = tuple(SlotProfile(k.name, k.per_gpu, k.memory_gib) for k in pf.slot_kinds)
     slot_mems = [p.memory_gib for p in profiles]
-    lo, hi = reach(pool)
+    lo, hi = reach(pool, stack.cloud)
     gpus = MinMax(lo * per_node, hi * per_node)
     tflops = model.bf16_tflops if model is not None else None
     return PoolCapacity(
@@ -176,7 +176,9 @@ def _pool_capacity(stack: Stack, pool: Pool) -> PoolCapacity:
         bf16_tflops_max=None if tflops is None or gpus.max is None else tflops * gpus.max,
         nodes=MinMax(float(lo), float(hi)),
         nodes_max=pool.nodes.max,
-        groups=tuple(GroupNodes(g.capacity, g.min, g.max) for g in capacity_groups(pool)),
+        groups=tuple(
+            GroupNodes(g.capacity, g.min, g.max) for g in capacity_groups(pool, stack.cloud)
+        ),
     )
 
 

@@ -4,9 +4,10 @@ This module owns the cost view of a plan. Prices come from the ``facts`` the clo
 every node-pool resource (per node and hour at its capacity type, with the catalog's date), so a
 recorded base is priced as it was recorded and needs no stack file. Amounts are hourly and
 monthly (``HOURS_PER_MONTH``) with every node-pool resource at its own fewest and most nodes, so
-the top end is what the rendered groups can really reach (for a spot pool with on-demand
-fallback, more than ``nodes.max``: ``facts.groups.capacity_groups``); a missing price makes that
-end unknown (None), never zero, except where the resource has no nodes.
+the top end is what the rendered groups can really reach (for a split spot pool with on-demand
+fallback, more than ``nodes.max``: ``facts.groups.capacity_groups``); a mixed spot node pool
+(VKE) has its on-demand base, and with fallback its whole top end, priced on-demand. A missing
+price makes that end unknown (None), never zero, except where the resource has no nodes.
 
 Currency: every price fact names its currency (``price_currency``; a fact recorded before
 currencies were recorded is USD). A plan is in one currency, ``price_currency``: the one its
@@ -40,8 +41,9 @@ class PoolCost:
         on_demand_hourly: desired cost per hour if every node were on-demand.
         base_hourly: the base's cost per hour (zero when the pool is new).
         unpriced: what has no catalog price, e.g. ``g6.2xlarge spot price``.
-        falls_back: the on-demand group can grow past its base to stand in for spot nodes
-            (``fallbackToOnDemand``); ``hourly`` at the top end prices those nodes too.
+        falls_back: on-demand nodes can stand in for spot nodes (``fallbackToOnDemand``: the
+            on-demand group grows past its base, or a mixed node pool buys them itself);
+            ``hourly`` at the top end prices those nodes too.
         existing_nodes: the pool names existing nodes (``cloud: kubernetes``): not priced.
 
     """
@@ -161,11 +163,32 @@ def price_currency(*graphs: ResourceGraph) -> str:
     return DEFAULT_CURRENCY
 
 
+def _mixed(nodes: Any, on_demand: int, price: Any, od: Any) -> float | None:
+    """Price ``nodes`` of a spot node pool of which ``on_demand`` (at most all) are on-demand."""
+    if not isinstance(nodes, (int, float)) or isinstance(nodes, bool):
+        return None
+    held = min(on_demand, int(nodes))
+    return _sum_known(_times(held, od), _times(nodes - held, price))
+
+
+def _sum_known(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a + b
+
+
+def _count(value: Any) -> int:
+    """Return a fact that counts nodes, 0 when absent (records from before the fact existed)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def _node_pool_cost(f: Mapping[str, Any], currency: str) -> tuple[MinMax, MinMax, list[str]]:
     """Hourly cost, on-demand equivalent and what lacks a price, of one node-pool resource.
 
     A price in another currency than ``currency`` is not added (nothing converts currencies):
-    the resource counts as unpriced, and what is missing names the currency it has.
+    the resource counts as unpriced, and what is missing names the currency it has. A spot node
+    pool that mixes in on-demand nodes itself (VKE: ``on_demand_base``, ``on_demand_fallback``)
+    has its base priced on-demand at both ends; with fallback, every node at the top end is
+    priced on-demand, the most the pool can cost when no spot instance can be bought (as a split
+    pool's top end prices its full on-demand group).
     """
     lo, hi = f.get("nodes_min"), f.get("nodes_max")
     price, od = f.get("price_hourly"), f.get("on_demand_price_hourly")
@@ -173,10 +196,17 @@ def _node_pool_cost(f: Mapping[str, Any], currency: str) -> tuple[MinMax, MinMax
     why = f" (priced in {_currency(f)}, not {currency})" if other else ""
     if other:
         price = od = None
-    hourly = MinMax(_times(lo, price), _times(hi, price))
+    spot = f.get("capacity") == "spot"
+    base = _count(f.get("on_demand_base")) if spot else 0
+    fallback = spot and bool(f.get("on_demand_fallback"))
+    if base or fallback:
+        top = _count(hi) if fallback else base
+        hourly = MinMax(_mixed(lo, base, price, od), _mixed(hi, top, price, od))
+    else:
+        hourly = MinMax(_times(lo, price), _times(hi, price))
     equivalent = MinMax(_times(lo, od), _times(hi, od))
     missing = []
-    if not hourly.known:
+    if not hourly.known and not isinstance(price, (int, float)):
         missing.append(f"{f.get('instance_type')} {f.get('capacity')} price{why}")
     if not equivalent.known:
         missing.append(f"{f.get('instance_type')} on-demand price{why}")
@@ -203,6 +233,7 @@ def _pool_cost(pool: str, members: list[Mapping[str, Any]], currency: str) -> Po
     for f, is_spot in zip(members, spot, strict=True):
         if split and not is_spot:
             fallback = fallback or f.get("nodes_max") != f.get("nodes_min")
+        fallback = fallback or (is_spot and bool(f.get("on_demand_fallback")))
         h, e, m = _node_pool_cost(f, currency)
         hourly, equivalent, missing = hourly + h, equivalent + e, [*missing, *m]
     return PoolCost(pool, hourly, equivalent, ZERO, tuple(dict.fromkeys(missing)), fallback)
@@ -233,9 +264,10 @@ def cost(base: ResourceGraph, desired: ResourceGraph, price_region: str | None) 
     """Price both graphs from their node-pool facts and compare them.
 
     Each node-pool resource is priced at its own capacity type (a spot pool's on-demand base is
-    a separate resource priced on-demand). A resource without a price makes its pool's cost and
-    the totals unknown at that end (None), never zero, unless it has no nodes there; so does one
-    priced in another currency than the plan's (``price_currency``).
+    a separate resource priced on-demand, or, in a mixed VKE node pool, its nodes priced
+    on-demand). A resource without a price makes its pool's cost and the totals unknown at that
+    end (None), never zero, unless it has no nodes there; so does one priced in another currency
+    than the plan's (``price_currency``).
 
     Args:
         base: the base graph (empty for a first apply).

@@ -3,10 +3,10 @@
 This module owns the sentences of a plan's ``reasons``, derived from the resources' ``facts``
 (never from provider-specific inputs): GPU model and memory, capacity type, instance type,
 sharing mode, time-slicing and MPS replicas (with the memory share of a slot), MIG layouts,
-fractional slots, node counts, quotas and limits, MIG strategy, versions; how many GPUs leave at
-once when a node pool is replaced; what a new resource needs of the cluster that gpupool does not
-install (its ``needs`` fact); and, when no fact explains a change, the changed inputs with their
-old and new values.
+fractional slots, node counts and a mixed spot pool's on-demand base and fallback, quotas and
+limits, MIG strategy, versions; how many GPUs leave at once when a node pool is replaced; what a
+new resource needs of the cluster that gpupool does not install (its ``needs`` fact); and, when
+no fact explains a change, the changed inputs with their old and new values.
 """
 
 from __future__ import annotations
@@ -223,6 +223,15 @@ def _node_pool_reasons(
     for key, label in (("nodes_min", "nodes min"), ("nodes_max", "nodes max")):
         if old.get(key) != new.get(key):
             out.append(f"{label} {old.get(key)} -> {new.get(key)}")
+    # a mixed spot node pool's own on-demand share (VKE); records from before these facts
+    # existed had neither, which means 0 and off
+    base_a, base_b = old.get("on_demand_base") or 0, new.get("on_demand_base") or 0
+    if base_a != base_b:
+        out.append(f"on-demand base {base_a} -> {base_b}")
+    fall_a, fall_b = bool(old.get("on_demand_fallback")), bool(new.get("on_demand_fallback"))
+    if fall_a != fall_b:
+        onoff = {False: "off", True: "on"}
+        out.append(f"on-demand fallback {onoff[fall_a]} -> {onoff[fall_b]}")
     return out, explained
 
 

@@ -279,7 +279,7 @@ def build(stack: Stack) -> CloudResult:
         if pool.topology == "compact":
             extra, launch_template = _placement(stack, pool)
             resources += extra
-        groups = capacity_groups(pool)
+        groups = capacity_groups(pool, stack.cloud)
         built = [_node_group(stack, pool, g, launch_template) for g in groups]
         resources += built
         node_pools[pool.name] = tuple(r.address for r in built)

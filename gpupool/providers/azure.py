@@ -174,7 +174,7 @@ def build(stack: Stack) -> CloudResult:
             ppg = _proximity(stack, pool)
             resources.append(ppg)
             proximity = ppg.address
-        groups = capacity_groups(pool)
+        groups = capacity_groups(pool, stack.cloud)
         built = [_agent_pool(stack, pool, g, proximity) for g in groups]
         resources += built
         node_pools[pool.name] = tuple(r.address for r in built)

@@ -34,6 +34,8 @@ FACT_KEYS = frozenset(
         "gpus_per_node",
         "instance_type",
         "capacity",
+        "on_demand_base",
+        "on_demand_fallback",
         "nodes_min",
         "nodes_max",
         "price_hourly",
@@ -44,7 +46,9 @@ FACT_KEYS = frozenset(
     }
 )
 """The keys of every node-pool resource's ``facts`` (``sharing`` holds mode, replicas,
-mig_layout and slots_per_gpu; ``price_currency`` is the ISO 4217 code of the two prices)."""
+mig_layout and slots_per_gpu; ``price_currency`` is the ISO 4217 code of the two prices;
+``on_demand_base`` and ``on_demand_fallback`` are the on-demand nodes a mixed spot node pool keeps
+and buys itself, 0 and False elsewhere)."""
 
 def address(pool: Pool, part: str) -> str:
     """Return the graph address ``pool.<pool>.<part>``."""
@@ -87,7 +91,9 @@ def facts(stack: Stack, pool: Pool, group: CapacityGroup | None) -> dict[str, An
 
     Returns:
         The facts; prices are per node and hour at the group's capacity type, or None when the
-        catalog has no price (or the pool names existing nodes).
+        catalog has no price (or the pool names existing nodes). A mixed spot group (VKE) also
+        says how many of its nodes stay on-demand and whether it buys on-demand ones when spot
+        runs out; ``gpupool.plan.cost`` prices those at the on-demand price.
 
     """
     inst = pool.instance
@@ -108,6 +114,8 @@ def facts(stack: Stack, pool: Pool, group: CapacityGroup | None) -> dict[str, An
         "gpus_per_node": pool.gpus_per_node,
         "instance_type": pool.instance_type,
         "capacity": capacity,
+        "on_demand_base": group.on_demand_base if group is not None else 0,
+        "on_demand_fallback": group.on_demand_fallback if group is not None else False,
         "nodes_min": group.min if group is not None else 1,
         "nodes_max": group.max if group is not None else 1,
         "price_hourly": spot_price if capacity == "spot" else od_price,

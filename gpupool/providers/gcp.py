@@ -132,7 +132,7 @@ def build(stack: Stack) -> CloudResult:
     resources: list[Resource] = [k8s_provider(stack)]
     node_pools: dict[str, tuple[str, ...]] = {}
     for pool in stack.pools:
-        built = [_node_pool(stack, pool, g) for g in capacity_groups(pool)]
+        built = [_node_pool(stack, pool, g) for g in capacity_groups(pool, stack.cloud)]
         resources += built
         node_pools[pool.name] = tuple(r.address for r in built)
     return CloudResult(tuple(resources), common.K8S_PROVIDER, node_pools)

@@ -150,7 +150,7 @@ def critical_pod_quota(stack: Stack) -> int:
     exporter and, with the operator's driver, no device plugin. A larger quota costs nothing: it
     only admits the operator's own pods.
     """
-    gpu_nodes = sum(reach(pool)[1] for pool in stack.pools)
+    gpu_nodes = sum(reach(pool, stack.cloud)[1] for pool in stack.pools)
     every_node = max(stack.cloud.cluster_nodes_max or 0, gpu_nodes)
     return 2 * _SINGLETONS + every_node + OPERANDS_PER_GPU_NODE * gpu_nodes
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpupool import catalog
+from gpupool import catalog, clouds
 from gpupool.catalog import store
 from tests.paths import UPSTREAM
 
@@ -293,8 +293,17 @@ def test_cloud_facts() -> None:
         30,
     )
     assert not aws.spot_bid and not gcp.spot_bid and azure.spot_bid
-    assert not catalog.cloud("volcengine").spot_node_pools
+    # Volcengine: VKE node pools take SpotAsPriceGo or NoSpot, no price-limit strategy
+    # (terraform-provider-volcenginecc Volcengine_VKE_NodePool.json, SpotStrategy enum), and
+    # BytePlus's ECS docs ("Data recovery when spot instances are reclaimed") give 5 minutes'
+    # notice before a spot instance is interrupted
+    vke = catalog.cloud("volcengine")
+    assert vke.spot_node_pools and not vke.spot_bid and vke.spot_notice_seconds == 300
     assert not catalog.cloud("kubernetes").spot_node_pools
+    # validation refuses spot on no cloud that provisions (gpupool.spec.checks.spot): a cloud
+    # added without spot node pools would need that check back
+    for cloud in clouds.all_clouds():
+        assert catalog.cloud(cloud.name).spot_node_pools == cloud.provisions, cloud.name
     with pytest.raises(LookupError, match="known clouds"):
         catalog.cloud("oracle")
 

@@ -132,3 +132,27 @@ def test_pools_without_fallback_stay_within_nodes_max() -> None:
             pool = stack.pool(p.pool)
             if not pool.capacity.fallback_to_on_demand:
                 assert not p.above_nodes_max, (name, p.pool)
+
+
+def test_vke_fallback_pool_stays_within_nodes_max_and_its_cost_unknown() -> None:
+    # VKE keeps the base and the on-demand stand-ins inside the one node pool
+    # (terraform-provider-volcenginecc Volcengine_VKE_NodePool.json InstancesDistribution), whose
+    # max_replicas is nodes.max: batch is nodes 0..8, onDemandBase 2, fallbackToOnDemand
+    stack = load_stack("checks-spot-volcengine.yaml")
+    result = _plan(stack)
+    pool = next(p for p in result.capacity if p.pool == "batch")
+    assert (pool.nodes.min, pool.nodes.max, pool.nodes_max) == (2, 8, 8)
+    assert not pool.above_nodes_max
+    assert plan_text.ceiling_notes(result) == []
+    [np_] = [r for r in assemble.build(stack).resources if r.address == "pool.batch.node_group"]
+    assert _rendered_bounds(np_) == (2, 8)
+    # no Volcengine price has a source: unknown at both ends, never $0, and said so
+    cost = next(p for p in result.cost.pools if p.pool == "batch")
+    assert cost.hourly == cost.on_demand_hourly == plan.MinMax(None, None)
+    assert cost.falls_back
+    assert result.cost.hourly == plan.MinMax(None, None)
+    assert "batch: ecs.gni2.3xlarge spot price" in result.cost.unpriced
+    assert "batch: ecs.gni2.3xlarge on-demand price" in result.cost.unpriced
+    text = plan_text.format_text(result)
+    [row] = [line for line in text.splitlines() if line.split()[:2] == ["batch", "unknown"]]
+    assert "$" not in row

@@ -417,6 +417,61 @@ def test_cost_spot_split_prices_every_node_the_groups_can_reach() -> None:
     assert pool.falls_back is True
 
 
+def _mixed(base: int, fallback: bool, **kw: Any) -> Resource:
+    """A mixed spot node pool (VKE): its own on-demand base and fallback in its facts."""
+    res = node_pool("batch", capacity="spot", **kw)
+    return replace(res, facts={**res.facts, "on_demand_base": base, "on_demand_fallback": fallback})
+
+
+def test_cost_mixed_spot_pool_prices_its_base_on_demand() -> None:
+    """A VKE spot node pool keeps its base on-demand (InstancesDistribution.OnDemandBaseCapacity,
+    terraform-provider-volcenginecc Volcengine_VKE_NodePool.json): 2 of its nodes at on-demand at
+    both ends, the rest at spot; without fallback nothing else is on-demand."""
+    res = _mixed(2, False, lo=2, hi=8, price=0.5, on_demand=2.0)
+    (pool,) = plan.cost(graph(), graph(res), None).pools
+    assert pool.hourly.min == pytest.approx(2 * 2.0)
+    assert pool.hourly.max == pytest.approx(2 * 2.0 + 6 * 0.5)
+    assert pool.on_demand_hourly.max == pytest.approx(8 * 2.0)
+    assert pool.falls_back is False
+
+
+def test_cost_mixed_spot_pool_with_fallback_prices_its_top_end_on_demand() -> None:
+    """CompensateWithOnDemand: when no spot instance can be bought VKE buys on-demand ones in the
+    same node pool, so the top end (still nodes.max) can be all on-demand."""
+    res = _mixed(1, True, lo=1, hi=6, price=0.5, on_demand=2.0)
+    (pool,) = plan.cost(graph(), graph(res), None).pools
+    assert pool.hourly.min == pytest.approx(1 * 2.0)
+    assert pool.hourly.max == pytest.approx(6 * 2.0)
+    assert pool.falls_back is True
+
+
+def test_cost_mixed_spot_pool_without_prices_is_unknown_not_zero() -> None:
+    """VKE has no price in the catalog: both ends stay unknown and both prices are listed."""
+    res = _mixed(2, True, lo=2, hi=8, price=None, on_demand=None, instance="ecs.gni2.3xlarge")
+    report = plan.cost(graph(), graph(res, cloud="volcengine"), None)
+    assert report.hourly == report.on_demand_hourly == MinMax(None, None)
+    assert report.monthly == MinMax(None, None)
+    assert report.unpriced == (
+        "batch: ecs.gni2.3xlarge spot price",
+        "batch: ecs.gni2.3xlarge on-demand price",
+    )
+
+
+def test_cost_mixed_spot_pool_with_only_a_spot_price_is_unknown() -> None:
+    """catalog refresh --cloud volcengine reads spot prices only (CNY): a VKE pool whose base
+    runs on-demand has no known cost, and only the on-demand price is missing."""
+    res = _mixed(1, False, lo=1, hi=4, price=2.35, on_demand=None, currency="CNY",
+                 instance="ecs.gni2.3xlarge")  # fmt: skip
+    report = plan.cost(graph(), graph(res, cloud="volcengine"), None)
+    assert report.currency == "CNY"
+    assert report.hourly == MinMax(None, None)
+    assert report.unpriced == ("batch: ecs.gni2.3xlarge on-demand price",)
+    # with no base and no fallback the same pool is all spot and priced
+    plain = _mixed(0, False, lo=1, hi=4, price=2.35, on_demand=None, currency="CNY")
+    hourly = plan.cost(graph(), graph(plain, cloud="volcengine"), None).hourly
+    assert hourly == MinMax(pytest.approx(2.35), pytest.approx(4 * 2.35))
+
+
 def test_cost_unknown_price_is_unknown_not_zero() -> None:
     """A missing spot price makes that end unknown (None) and is listed; zero nodes cost 0."""
     spot = node_pool(capacity="spot", lo=0, hi=4, price=None)

@@ -39,3 +39,29 @@ def test_a_replacement_still_says_nodes_are_replaced() -> None:
     c = _node_pool_change(load_stack("aws-inference-l4.yaml"), instance_type="g6e.2xlarge")
     assert c.action == "replace"
     assert any("GPU memory cannot be resized in place, nodes are replaced" in r for r in c.reasons)
+
+
+def test_vke_on_demand_base_change_updates_the_spot_node_pool_in_place() -> None:
+    # terraform-provider-volcenginecc Volcengine_VKE_NodePool.json: InstancesDistribution is not
+    # among the createOnlyProperties, so a new base is an update of the same node pool
+    stack = load_stack("checks-spot-volcengine.yaml")
+    cap = dataclasses.replace(
+        stack.pools[0].capacity, on_demand_base=3, fallback_to_on_demand=False
+    )
+    c = _node_pool_change(stack, capacity=cap)
+    assert c.action == "update"
+    assert "on-demand base 2 -> 3" in c.reasons
+    assert "on-demand fallback on -> off" in c.reasons
+    assert "nodes min 2 -> 3" in c.reasons
+
+
+def test_vke_pool_turning_spot_gets_a_new_node_pool() -> None:
+    # pulumi-volcengine 0.0.47's vke.NodePool has no spot input, so a spot pool is a
+    # pulumi-volcenginecc node pool: another type, which Pulumi creates anew (and VKE's
+    # SpotStrategy is create-only in the Cloud Control schema anyway)
+    stack = load_stack("volcengine-a10.yaml")
+    cap = dataclasses.replace(stack.pools[0].capacity, type="spot")
+    c = _node_pool_change(stack, capacity=cap)
+    assert c.actions == ("create", "delete")  # the new node pool first, then the old goes
+    assert c.type == "volcenginecc:vke/nodePool:NodePool"
+    assert any("a different kind of resource" in r for r in c.reasons), c.reasons

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from gpupool import catalog, providers
+from gpupool.clouds import aws as aws_cloud
 from gpupool.clouds.azure import agent_pool_name
 from gpupool.facts.groups import capacity_groups
 from gpupool.graph import Lookup, Ref, ResourceGraph, order
@@ -90,7 +91,7 @@ def test_capacity_groups(nodes, base, fallback, want) -> None:
         nodes=NodeRange(*nodes),
         capacity=Capacity("spot", base, None, fallback),
     )
-    got = [(g.capacity, g.min, g.max, g.desired) for g in capacity_groups(pool)]
+    got = [(g.capacity, g.min, g.max, g.desired) for g in capacity_groups(pool, aws_cloud.CLOUD)]
     assert got == want
 
 

@@ -1,16 +1,20 @@
-"""Volcengine VKE: what the rendered program does with the cluster it joins.
+"""Volcengine VKE: what the rendered program does with the cluster it joins, and spot pools.
 
-The rendered program is executed under Pulumi's mocks with the real ``pulumi_volcengine`` SDK
-(``tests/pulumi_mocks.py``).
+The rendered program is executed under Pulumi's mocks with the real ``pulumi_volcengine`` and
+``pulumi_volcenginecc`` SDKs (``tests/pulumi_mocks.py``).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 
-from gpupool import assemble, render
+from gpupool import assemble, clouds, render
+from gpupool.providers import volcengine
+from tests.paths import UPSTREAM
 from tests.pulumi_mocks import run_programs
 from tests.stacks import load_stack
 
@@ -48,3 +52,99 @@ def test_program_uses_the_public_kubeconfig_when_there_is_one(tmp_path: Path) ->
     [k8s] = run.by_type("pulumi:providers:kubernetes")
     assert k8s["inputs"]["kubeconfig"].startswith("apiVersion: v1")
     assert "kubeconfig" in k8s["secrets"]
+
+
+# -- spot: one Cloud Control node pool (pulumi-volcenginecc) ---------------------------------------
+
+SPOT_STACK = "checks-spot-volcengine.yaml"
+#: volcengine/terraform-provider-volcenginecc fe912e86, the Cloud Control type pulumi-volcenginecc
+#: 0.0.64's vke.NodePool bridges (tests/upstream/SOURCES.md)
+CC_SCHEMA = json.loads(
+    (UPSTREAM / "volcenginecc-fe912e86-Volcengine_VKE_NodePool.json").read_text(encoding="utf-8")
+)
+
+
+def _render_stack(name: str, out: Path) -> Path:
+    stack = load_stack(name)
+    render.render(stack, assemble.build(stack), out)
+    return out
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def test_spot_pool_is_one_cloud_control_node_pool_buying_spot(tmp_path: Path) -> None:
+    # pulumi-volcenginecc 0.0.64 vke/_inputs.py NodePoolNodeConfigArgs.spot_strategy (NoSpot |
+    # SpotAsPriceGo) and NodePoolNodeConfigInstancesDistributionArgs, run under the mocks with
+    # the real SDK: the inputs reach the registered resource under their wire names
+    [run] = run_programs([_render_stack(SPOT_STACK, tmp_path / "out")])
+    assert run.error is None, run.error
+    spot = run.get(volcengine.SPOT_NODE_POOL, "batch")
+    assert spot["provider"] == "pulumi:providers:volcenginecc::volcenginecc"
+    config = spot["inputs"]["nodeConfig"]
+    assert config["spotStrategy"] == "SpotAsPriceGo"
+    # onDemandBase 2 and fallbackToOnDemand stay in the one node pool, nothing on-demand above it
+    assert config["instancesDistribution"] == {
+        "onDemandBaseCapacity": 2,
+        "onDemandPercentageAboveBaseCapacity": 0,
+        "compensateWithOnDemand": True,
+    }
+    # nodes 0..8 with a base of 2 that always runs: min 2, never more than nodes.max
+    scaling = spot["inputs"]["autoScaling"]
+    assert (scaling["minReplicas"], scaling["maxReplicas"], scaling["desiredReplicas"]) == (2, 8, 2)
+    assert config["instanceTypeIds"] == ["ecs.gni2.3xlarge"]
+    assert spot["inputs"]["clusterId"] == "cc-mock-id"  # the pulumi-volcengine lookup
+    assert not [r for r in run.resources if r["name"].endswith("-od")]
+    cc = run.get(volcengine.CC_PROVIDER, "volcenginecc")
+    assert cc["inputs"]["region"] == "cn-beijing"
+    # the on-demand pool stays a pulumi-volcengine node pool, without a spot strategy
+    serve = run.get(volcengine.NODE_POOL, "serve")
+    assert serve["provider"] == "pulumi:providers:volcengine::volcengine"
+    assert "spotStrategy" not in serve["inputs"]["nodeConfig"]
+
+
+def test_program_pins_volcenginecc_only_when_a_pool_is_spot(tmp_path: Path) -> None:
+    spot = (_render_stack(SPOT_STACK, tmp_path / "spot") / "requirements.txt").read_text()
+    plain = (_render(tmp_path) / "requirements.txt").read_text()
+    assert "pulumi-volcenginecc==0.0.64\n" in spot and "pulumi-volcengine==0.0.47\n" in spot
+    assert "volcenginecc" not in plain
+    assert "import pulumi_volcenginecc" not in (tmp_path / "out" / "__main__.py").read_text()
+
+
+def test_spot_inputs_are_the_cloud_control_schemas() -> None:
+    # Volcengine_VKE_NodePool.json: SpotStrategy's enum has no price-limit strategy, and the
+    # mixed-instance settings are InstancesDistribution's properties
+    node_config = CC_SCHEMA["definitions"]["NodeConfig"]["properties"]
+    distribution = CC_SCHEMA["definitions"]["InstancesDistribution"]["properties"]
+    assert node_config["SpotStrategy"]["enum"] == ["NoSpot", volcengine.SPOT_STRATEGY]
+    [np_] = [
+        r
+        for r in assemble.build(load_stack(SPOT_STACK)).resources
+        if r.type == volcengine.SPOT_NODE_POOL
+    ]
+    sent = np_.inputs["node_config"]
+    assert set(sent) <= {_snake(k) for k in node_config}
+    assert set(sent["instances_distribution"]) <= {_snake(k) for k in distribution}
+    # "Value range: [0,500]": the most gpupool lets onDemandBase be on VKE
+    assert "[0,500]" in distribution["OnDemandBaseCapacity"]["description"]
+    assert clouds.get("volcengine").on_demand_base_max == 500
+
+
+def test_spot_node_pool_is_replaced_only_for_its_create_only_inputs() -> None:
+    # Volcengine_VKE_NodePool.json createOnlyProperties (the Terraform Cloud Control provider
+    # marks them RequiresReplaceIfConfigured): of what gpupool sets, only NodeConfig.SpotStrategy;
+    # ClusterId is not create-only there, so gpupool does not claim a replacement for it
+    create_only = {
+        ".".join(_snake(part) for part in path.removeprefix("/properties/").split("/"))
+        for path in CC_SCHEMA["createOnlyProperties"]
+    }
+    [np_] = [
+        r
+        for r in assemble.build(load_stack(SPOT_STACK)).resources
+        if r.type == volcengine.SPOT_NODE_POOL
+    ]
+    sent = {f"node_config.{k}" for k in np_.inputs["node_config"]} | set(np_.inputs)
+    assert set(np_.replace_on) == create_only & sent == {"node_config.spot_strategy"}
+    # the autoscaler owns the current size here too
+    assert np_.ignore_changes == ("auto_scaling.desired_replicas",)

@@ -36,7 +36,7 @@ def test_gke_quota_admits_an_nfd_worker_on_every_node_and_the_operands_of_every_
     # "Quotas and limits"). NVIDIA's google-gke-gpu-operator-quota.yaml writes 100 only as an
     # example.
     stack = load_stack(name)
-    gpu_nodes = sum(reach(p)[1] for p in stack.pools)
+    gpu_nodes = sum(reach(p, stack.cloud)[1] for p in stack.pools)
     want = 2 * 3 + 15_000 + operator.OPERANDS_PER_GPU_NODE * gpu_nodes
     assert _pods(stack) == operator.critical_pod_quota(stack) == want
     assert want > 100

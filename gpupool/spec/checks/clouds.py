@@ -82,7 +82,7 @@ def _names(stack: Stack) -> list[Diagnostic]:
     taken: dict[str, str] = {p.name: p.name for p in stack.pools}
     agent_pools: dict[str, str] = {}
     for pool in stack.pools:
-        for group in capacity_groups(pool):
+        for group in capacity_groups(pool, stack.cloud):
             logical = pool.name + group.suffix
             if group.suffix and logical in taken:
                 out.append(

@@ -1,7 +1,9 @@
 """Spot and preemptible rules.
 
-Which clouds offer spot node pools and bids, drain time against the cloud's notice, checkpointing
-for training, and all-spot production pools.
+Which clouds take spot bids, the on-demand base a mixed spot node pool takes (VKE), drain time
+against the cloud's notice, checkpointing for training, and all-spot production pools. Every
+cloud that provisions machines has spot node pools (the catalog's ``spot_node_pools``), so none
+is refused here; existing nodes cannot be spot (``gpupool.spec.checks.structure``).
 """
 
 from __future__ import annotations
@@ -16,18 +18,6 @@ def _pool(pool: Pool, stack: Stack) -> list[Diagnostic]:
         return []  # existing nodes: structure reports spot.not-for-existing-nodes
     facts = catalog.cloud(stack.provider.cloud)
     cap = (*pool.path, "capacity")
-    if not facts.spot_node_pools:
-        sdk = stack.cloud.sdk
-        return [
-            error(
-                "spot.unsupported",
-                f"{facts.name} node pools have no spot capacity",
-                f"The node pool resource of {sdk.distribution} {sdk.version}, which gpupool "
-                f"renders {stack.cloud.display} with, takes no spot setting (see the catalog's "
-                "cloud notes); use capacity.type on-demand.",
-                (*cap, "type"),
-            )
-        ]
     out = []
     if pool.capacity.max_price_per_hour is not None and not facts.spot_bid:
         out.append(
@@ -37,6 +27,18 @@ def _pool(pool: Pool, stack: Stack) -> list[Diagnostic]:
                 f"{facts.name} charges the current spot price with no cap; remove "
                 "maxPricePerHour (only Azure AKS takes one).",
                 (*cap, "maxPricePerHour"),
+            )
+        )
+    limit = stack.cloud.on_demand_base_max
+    if limit is not None and pool.capacity.on_demand_base > limit:
+        out.append(
+            error(
+                "spot.base-above-cloud-limit",
+                f"{facts.name} keeps at most {limit} on-demand nodes in a spot node pool",
+                f"A spot {stack.cloud.node_pool_noun} holds its on-demand base itself, and "
+                f"{stack.cloud.display} takes a base of 0 to {limit} nodes; lower onDemandBase "
+                f"to at most {limit}, or make the on-demand nodes a pool of their own.",
+                (*cap, "onDemandBase"),
             )
         )
     drain = pool.interruption.drain_seconds
@@ -79,7 +81,7 @@ def _pool(pool: Pool, stack: Stack) -> list[Diagnostic]:
 
 
 def run(stack: Stack) -> list[Diagnostic]:
-    """Check spot support, bids, drain time, checkpoints and all-spot production pools."""
+    """Check bids, the on-demand base, drain time, checkpoints and all-spot production pools."""
     out: list[Diagnostic] = []
     for pool in stack.pools:
         out += _pool(pool, stack)
