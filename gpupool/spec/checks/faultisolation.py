@@ -109,7 +109,7 @@ def _breaker(stack: Stack) -> list[Diagnostic]:
     ns = stack.cluster.nvsentinel
     if ns is None or ns.action not in _ISOLATING or not stack.pools:
         return []
-    nodes = sum(reach(pool)[1] for pool in stack.pools)
+    nodes = sum(reach(pool, stack.cloud)[1] for pool in stack.pools)
     if math.ceil(nodes * BREAKER_PERCENT / 100) > 1:
         return []
     return [
