@@ -23,7 +23,7 @@ import yaml
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from gpupool import assemble, lock, record, render
+from gpupool import assemble, lock, outdir, record, render
 from gpupool.errors import StateError
 from gpupool.model import Stack
 from gpupool.render import RenderError
@@ -118,15 +118,15 @@ def test_hostile_pool_names_never_write_outside(tmp_path: Path, name: str) -> No
     "rel", ["", "/etc/passwd", "../x", "a/../../x", "a\\b", "a\0b", ".", "a/..", "//x"]
 )
 def test_inside_refuses_paths_that_leave_the_root(tmp_path: Path, rel: str) -> None:
-    """``render._inside`` accepts only relative paths that resolve strictly inside the root."""
+    """``outdir._inside`` accepts only relative paths that resolve strictly inside the root."""
     with pytest.raises(RenderError, match="refusing to write"):
-        render._inside(tmp_path.resolve(), rel)
+        outdir._inside(tmp_path.resolve(), rel)
 
 
 def test_inside_accepts_plain_relative_paths(tmp_path: Path) -> None:
     root = tmp_path.resolve()
-    assert render._inside(root, "manifests/a.yaml") == root / "manifests" / "a.yaml"
-    assert render._inside(root, "snippets/t--..yaml") == root / "snippets" / "t--..yaml"
+    assert outdir._inside(root, "manifests/a.yaml") == root / "manifests" / "a.yaml"
+    assert outdir._inside(root, "snippets/t--..yaml") == root / "snippets" / "t--..yaml"
 
 
 @pytest.mark.parametrize(

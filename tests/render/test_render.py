@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gpupool import assemble, cli, render
+from gpupool import assemble, cli, outdir, render
 from gpupool.errors import GpupoolError
 from tests.paths import EXAMPLES, FIXTURES, ROOT
 from tests.pulumi_mocks import FAKE_KUBECONFIG, Run, run_programs
@@ -305,10 +305,10 @@ def test_paths_never_escape_and_stale_files_go(rendered, tmp_path: Path) -> None
     root = tmp_path.resolve()
     for bad in ("../x", "/etc/passwd", "a/../../x", "", "a\\b"):
         with pytest.raises(render.RenderError):
-            render._inside(root, bad)
+            outdir._inside(root, bad)
     (root / "link").symlink_to(tmp_path.parent)
     with pytest.raises(render.RenderError):
-        render._inside(root, "link/x")
+        outdir._inside(root, "link/x")
     r = rendered["aws-inference-l4"]
     out = tmp_path / "out"
     render.render(r.stack, r.graph, out)
