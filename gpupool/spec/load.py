@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from gpupool.errors import InputError
+from gpupool.files import TooLargeError, UnsafePathError, read_regular
 from gpupool.spec import syntax
 from gpupool.spec.diagnostics import Diagnostic, Path, Pos, Range, error
 
@@ -388,13 +389,13 @@ def read_text(path: FsPath, name: str | None = None) -> tuple[str | None, list[D
     if not stat.S_ISREG(st.st_mode):
         raise InputError(f"{name}: is not a regular file (a pipe or device?); give a stack file")
     try:
-        # O_NONBLOCK: should the path become a FIFO after the check above, opening it must not
-        # wait for a writer; fstat then checks what was actually opened.
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-        with os.fdopen(os.open(path, flags), "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise InputError(f"{name}: is not a regular file; give a stack file")
-            raw = fh.read(MAX_BYTES + 1)
+        # should the path become a FIFO after the check above, read_regular opens it without
+        # waiting for a writer and checks what was actually opened
+        raw = read_regular(FsPath(path), MAX_BYTES)
+    except TooLargeError:
+        return None, [_too_large(name)]
+    except UnsafePathError:
+        raise InputError(f"{name}: is not a regular file; give a stack file") from None
     except OSError as exc:
         raise InputError(f"{name}: cannot be read ({exc.strerror or exc})") from None
     return decode(raw, name)
@@ -405,18 +406,19 @@ def _file_start(filename: str) -> Range:
     return Range(filename, Pos(1, 1), Pos(1, 1))
 
 
+def _too_large(filename: str) -> Diagnostic:
+    return error(
+        "file.too-large",
+        "File is too large",
+        f"Stack files are at most {MAX_BYTES // (1024 * 1024)} MiB.",
+        range=_file_start(filename),
+    )
+
+
 def decode(raw: bytes, filename: str) -> tuple[str | None, list[Diagnostic]]:
     """Decode file bytes as UTF-8 (a BOM is allowed), or say where they stop being text."""
-    start = _file_start(filename)
     if len(raw) > MAX_BYTES:
-        return None, [
-            error(
-                "file.too-large",
-                "File is too large",
-                f"Stack files are at most {MAX_BYTES // (1024 * 1024)} MiB.",
-                range=start,
-            )
-        ]
+        return None, [_too_large(filename)]
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
