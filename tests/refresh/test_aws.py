@@ -91,9 +91,18 @@ def _plan(stack: Path, overlay: Path) -> dict[str, Any]:
 
 
 def test_refresh_writes_an_overlay_that_plan_uses(tmp_path: Path, monkeypatch: Any) -> None:
-    """Before: g5.4xlarge spot is unknown. After the refresh: priced, dated by the overlay."""
+    """Before: an older refresh's overlay prices g5.4xlarge spot at 0.99 (2026-11-01). After this
+    refresh the plan prices it at the recorded 0.6701, dated by the new overlay."""
     overlay = tmp_path / "overlay"
+    overlay.mkdir()
     monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
+    older = {"region": "us-east-1", "currency": "USD", "on_demand_hourly": 1.624,
+             "spot_hourly": 0.99, "source": "gpupool catalog refresh 2026-11-01",
+             "as_of": "2026-11-01"}  # fmt: skip
+    (overlay / "instances-aws.json").write_text(json.dumps({
+        "source": ["gpupool catalog refresh 2026-11-01"], "as_of": "2026-11-01", "cloud": "aws",
+        "prices": [{"name": "g5.4xlarge", "price": older}],
+    }), encoding="utf-8")  # fmt: skip
     stack = tmp_path / "spot-a10g.yaml"
     stack.write_text(
         "apiVersion: gpupool.io/v1\nkind: GpuPoolStack\nmetadata: {name: t}\n"
@@ -104,7 +113,8 @@ def test_refresh_writes_an_overlay_that_plan_uses(tmp_path: Path, monkeypatch: A
         encoding="utf-8",
     )
     before = _plan(stack, overlay)["cost"]
-    assert before["hourly"]["max"] is None and before["unpriced"]
+    assert before["hourly"]["max"] == pytest.approx(4 * 0.99)
+    assert before["pricesAsOf"] == ["2026-11-01"]
 
     names = [e.name for e in catalog.instances("aws")]
     pricing, ec2, prices, spot = _stubbed(names)
