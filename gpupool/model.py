@@ -22,7 +22,9 @@ from gpupool.modes import Fractional, Sharing
 if TYPE_CHECKING:
     from gpupool.catalog import GpuModel, InstanceType
 
-__all__ = ["PRIORITIES", "Fractional", "Pool", "Sharing", "Stack", "Tenant", "build"]
+__all__ = [
+    "PRIORITIES", "DeclaredPrice", "Fractional", "Pool", "Sharing", "Stack", "Tenant", "build",
+]
 
 JsonPath = tuple[str | int, ...]
 T = TypeVar("T")
@@ -177,6 +179,21 @@ class Interruption:
 
 
 @dataclass(frozen=True)
+class DeclaredPrice:
+    """A price the stack file states for a pool's GPUs (``pools[].price``), per GPU and hour.
+
+    The plan's cost, the tenant cost and the showback rules use it instead of the catalog's list
+    price (a chargeback or negotiated rate is what the pool costs the team); advice keeps
+    comparing catalog list prices. Nothing converts ``currency``.
+    """
+
+    per_gpu_hour: float  # on-demand nodes (a spot pool's on-demand base and fallback too)
+    spot_per_gpu_hour: float | None  # spot nodes; spot pools only
+    currency: str  # ISO 4217
+    source: str  # where the figure comes from, as the team states it
+
+
+@dataclass(frozen=True)
 class Taint:
     """A Kubernetes node taint."""
 
@@ -212,6 +229,7 @@ class Pool:
     taints: tuple[Taint, ...] = ()
     cloud: str = ""
     disk_gib: int = DEFAULT_DISK_GIB
+    price: DeclaredPrice | None = None  # pools[].price; None: the catalog's list price
 
     @property
     def instance(self) -> InstanceType | None:
@@ -361,6 +379,19 @@ def _pool(raw: Mapping[str, Any], index: int, cloud: str) -> Pool:
         ),
         cloud=cloud,
         disk_gib=int(raw.get("disk", {}).get("sizeGiB", DEFAULT_DISK_GIB)),
+        price=_price(raw.get("price")),
+    )
+
+
+def _price(raw: Mapping[str, Any] | None) -> DeclaredPrice | None:
+    if not raw:
+        return None
+    spot = raw.get("spotPerGpuHour")
+    return DeclaredPrice(
+        per_gpu_hour=float(raw["perGpuHour"]),
+        spot_per_gpu_hour=None if spot is None else float(spot),
+        currency=str(raw["currency"]),
+        source=str(raw["source"]),
     )
 
 

@@ -138,6 +138,9 @@ EXPLICIT: dict[str, list[tuple[Path, Callable[[dict[str, Any]], None]]]] = {
     "cluster.monitoring.dashboard.labels": [
         (EXAMPLES / "aws-inference-l4.yaml",
          _set(["cluster", "monitoring", "dashboard", "labels"], {"grafana_dashboard": "gpus"}))],
+    # a currency is three capitals: the generic string edits never validate
+    "pools[].price.currency": [(EXAMPLES / "onprem-hami.yaml",
+                                _set(["pools[]", "price", "currency"], "EUR"))],
     "pools[].sharing.mig.layout": [
         (EXAMPLES / "gcp-training-h100-mig.yaml",
          _set(["pools[]", "sharing", "mig", "layout"], {"2g.20gb": 3}, where=1)),

@@ -9,6 +9,12 @@ fallback, more than ``nodes.max``: ``facts.groups.capacity_groups``); a mixed sp
 (VKE) has its on-demand base, and with fallback its whole top end, priced on-demand. A missing
 price makes that end unknown (None), never zero, except where the resource has no nodes.
 
+Declared prices: a pool whose stack file states its price (``pools[].price``, a chargeback or
+negotiated rate) has that price in its facts instead of the catalog's, marked with its source
+(``price_declared``) and without a catalog date; it is priced like any other, existing nodes
+included, and the report names it (``PoolCost.declared``) so no view passes it off as a list
+price.
+
 Currency: every price fact names its currency (``price_currency``; a fact recorded before
 currencies were recorded is USD). A plan is in one currency, ``price_currency``: the one its
 priced resources share, USD when none is priced. Nothing converts currencies, so a resource
@@ -44,7 +50,12 @@ class PoolCost:
         falls_back: on-demand nodes can stand in for spot nodes (``fallbackToOnDemand``: the
             on-demand group grows past its base, or a mixed node pool buys them itself);
             ``hourly`` at the top end prices those nodes too.
-        existing_nodes: the pool names existing nodes (``cloud: kubernetes``): not priced.
+        existing_nodes: the pool names existing nodes (``cloud: kubernetes``): not priced
+            unless the pool declares a price.
+        declared: the source of the pool's declared price (``pools[].price``) in the desired
+            graph; None where its prices are the catalog's.
+        price_currency: the currency of the pool's prices in the desired graph (None unpriced),
+            which is not the plan's where ``unpriced`` says so.
 
     """
 
@@ -55,6 +66,8 @@ class PoolCost:
     unpriced: tuple[str, ...] = ()
     falls_back: bool = False
     existing_nodes: bool = False
+    declared: str | None = None
+    price_currency: str | None = None
 
     @property
     def monthly(self) -> MinMax:
@@ -121,6 +134,15 @@ class CostReport:
     def unpriced(self) -> tuple[str, ...]:
         """Everything without a catalog price, as ``pool: what``."""
         return tuple(f"{p.pool}: {u}" for p in self.pools for u in p.unpriced)
+
+    @property
+    def declared(self) -> dict[str, tuple[str, ...]]:
+        """The pools priced from a declared price, by the source it states (in pool order)."""
+        out: dict[str, tuple[str, ...]] = {}
+        for p in self.pools:
+            if p.declared is not None:
+                out[p.declared] = (*out.get(p.declared, ()), p.pool)
+        return out
 
 
 def node_pools(graph: ResourceGraph) -> list[Resource]:
@@ -205,11 +227,14 @@ def _node_pool_cost(f: Mapping[str, Any], currency: str) -> tuple[MinMax, MinMax
     else:
         hourly = MinMax(_times(lo, price), _times(hi, price))
     equivalent = MinMax(_times(lo, od), _times(hi, od))
+    what = f.get("instance_type") or "existing nodes"
+    if f.get("price_declared") is not None:
+        what += " declared"
     missing = []
     if not hourly.known and not isinstance(price, (int, float)):
-        missing.append(f"{f.get('instance_type')} {f.get('capacity')} price{why}")
+        missing.append(f"{what} {f.get('capacity')} price{why}")
     if not equivalent.known:
-        missing.append(f"{f.get('instance_type')} on-demand price{why}")
+        missing.append(f"{what} on-demand price{why}")
     return hourly, equivalent, missing
 
 
@@ -220,12 +245,17 @@ def _pool_cost(pool: str, members: list[Mapping[str, Any]], currency: str) -> Po
     each group alone, so a split pool's top end is the spot group full and the on-demand group
     full, which with ``fallbackToOnDemand`` is more nodes than ``nodes.max`` (the on-demand group
     grows to ``nodes.max`` while spot is short, and the spot group can still fill when spot
-    returns). Existing nodes (no instance type: ``cloud: kubernetes``) are not priced: gpupool
-    does not provision them, but they cost what they cost, so their amount is unknown (never
-    $0), and so is every total they are part of.
+    returns). Existing nodes (no instance type: ``cloud: kubernetes``) have no catalog price:
+    gpupool does not provision them, but they cost what they cost, so unless the pool declares
+    a price their amount is unknown (never $0), and so is every total they are part of.
     """
-    if all(f.get("instance_type") is None for f in members):
-        return PoolCost(pool, UNKNOWN, UNKNOWN, ZERO, existing_nodes=True)
+    existing = all(f.get("instance_type") is None for f in members)
+    declared = next((str(f["price_declared"]) for f in members
+                     if f.get("price_declared") is not None), None)  # fmt: skip
+    priced = [_currency(f) for f in members if _priced(f)]
+    money = priced[0] if priced else None
+    if existing and not priced:
+        return PoolCost(pool, UNKNOWN, UNKNOWN, ZERO, existing_nodes=True, declared=declared)
     spot = [f.get("capacity") == "spot" for f in members]
     split = any(spot) and not all(spot)
     hourly, equivalent, fallback = ZERO, ZERO, False
@@ -236,7 +266,8 @@ def _pool_cost(pool: str, members: list[Mapping[str, Any]], currency: str) -> Po
         fallback = fallback or (is_spot and bool(f.get("on_demand_fallback")))
         h, e, m = _node_pool_cost(f, currency)
         hourly, equivalent, missing = hourly + h, equivalent + e, [*missing, *m]
-    return PoolCost(pool, hourly, equivalent, ZERO, tuple(dict.fromkeys(missing)), fallback)
+    return PoolCost(pool, hourly, equivalent, ZERO, tuple(dict.fromkeys(missing)), fallback,
+                    existing, declared, money)  # fmt: skip
 
 
 def pool_costs(graph: ResourceGraph, currency: str | None = None) -> dict[str, PoolCost]:

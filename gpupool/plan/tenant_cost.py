@@ -7,7 +7,8 @@ the delta per tenant needs no stack file.
 
 The rules, at each end (nodes.min, nodes.max) of every pool:
 
-- Existing nodes (``cloud: kubernetes``) have no price, so their tenants' cost is unknown.
+- Existing nodes (``cloud: kubernetes``) have no catalog price, so their tenants' cost is unknown
+  unless the pool declares a price (``pools[].price``), which is used like any other.
 - A pool's cost per GPU is its cost at that end divided by the GPUs its node groups hold there
   (a split spot pool blends its spot and on-demand groups, as its cost does).
 - A tenant's **guaranteed** GPUs are its ``quota.gpus``. A tenant on several pools has them split
@@ -38,8 +39,6 @@ from gpupool.plan.capacity import ZERO, MinMax, PoolCapacity
 from gpupool.plan.cost import HOURS_PER_MONTH, PoolCost, node_pools, pool_costs, price_currency
 
 __all__ = ["PoolShare", "TenantCost", "TenantCostReport", "slot_prices", "tenant_costs"]
-
-UNKNOWN = MinMax(None, None)
 
 
 @dataclass(frozen=True)
@@ -155,8 +154,8 @@ def _pools(graph: ResourceGraph, currency: str) -> dict[str, _Pool]:
 
 
 def _hourly(pool: _Pool) -> MinMax:
-    """Return a pool's cost per hour; unknown for existing nodes, which gpupool does not price."""
-    return UNKNOWN if pool.cost.existing_nodes else pool.cost.hourly
+    """Return a pool's cost per hour (unknown for existing nodes without a declared price)."""
+    return pool.cost.hourly
 
 
 def _number(value: Any) -> float | None:

@@ -42,13 +42,15 @@ FACT_KEYS = frozenset(
         "on_demand_price_hourly",
         "price_as_of",
         "price_currency",
+        "price_declared",
         "sharing",
     }
 )
 """The keys of every node-pool resource's ``facts`` (``sharing`` holds mode, replicas,
 mig_layout and slots_per_gpu; ``price_currency`` is the ISO 4217 code of the two prices;
 ``on_demand_base`` and ``on_demand_fallback`` are the on-demand nodes a mixed spot node pool keeps
-and buys itself, 0 and False elsewhere)."""
+and buys itself, 0 and False elsewhere; ``price_declared`` the source of a price the stack file
+states, ``pools[].price``, or None for the catalog's)."""
 
 def address(pool: Pool, part: str) -> str:
     """Return the graph address ``pool.<pool>.<part>``."""
@@ -90,10 +92,12 @@ def facts(stack: Stack, pool: Pool, group: CapacityGroup | None) -> dict[str, An
         group: the node group, or None for the nodes of an existing cluster (one node each).
 
     Returns:
-        The facts; prices are per node and hour at the group's capacity type, or None when the
-        catalog has no price (or the pool names existing nodes). A mixed spot group (VKE) also
-        says how many of its nodes stay on-demand and whether it buys on-demand ones when spot
-        runs out; ``gpupool.plan.cost`` prices those at the on-demand price.
+        The facts; prices are per node and hour at the group's capacity type: the pool's declared
+        price (``pools[].price``, per GPU, times its GPUs per node) where it states one, else the
+        catalog's, or None when neither has one (existing nodes have no catalog price). A mixed
+        spot group (VKE) also says how many of its nodes stay on-demand and whether it buys
+        on-demand ones when spot runs out; ``gpupool.plan.cost`` prices those at the on-demand
+        price.
 
     """
     inst = pool.instance
@@ -104,6 +108,13 @@ def facts(stack: Stack, pool: Pool, group: CapacityGroup | None) -> dict[str, An
         memory = inst.total_gpu_memory_gib / max(inst.gpu_count, 1)
         od_price, spot_price = inst.price.on_demand_hourly, inst.price.spot_hourly
         as_of, currency = inst.price.as_of, inst.price.currency
+    declared = pool.price
+    if declared is not None:  # a negotiated or chargeback rate beats the list price
+        per = pool.gpus_per_node or None  # GPUs unknown: no price, never 0
+        spot = declared.spot_per_gpu_hour
+        od_price = declared.per_gpu_hour * per if per else None
+        spot_price = spot * per if per and spot is not None else None
+        as_of, currency = None, declared.currency
     capacity = group.capacity if group is not None else pool.capacity.type
     sharing = pool.sharing
     return {
@@ -122,6 +133,7 @@ def facts(stack: Stack, pool: Pool, group: CapacityGroup | None) -> dict[str, An
         "on_demand_price_hourly": od_price,
         "price_as_of": as_of,
         "price_currency": currency,
+        "price_declared": declared.source if declared is not None else None,
         "sharing": {
             "mode": sharing.mode,
             "replicas": sharing.replicas,

@@ -121,6 +121,9 @@ def to_json(result: PlanResult) -> dict[str, Any]:
                     "deltaMonthly": _mm(p.delta_monthly, 2),
                     "fallsBackToOnDemand": p.falls_back,
                     "existingNodes": p.existing_nodes,
+                    "declaredPrice": None if p.declared is None else {
+                        "source": p.declared, "currency": p.price_currency,
+                    },
                 }
                 for p in cost.pools
             ],

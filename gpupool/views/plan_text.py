@@ -307,7 +307,7 @@ def cost_rows(cost: CostReport) -> list[list[str]]:
     """Return one row per pool and a total: hourly, monthly, all on-demand, change."""
     rows = []
     for p in cost.pools:
-        if p.existing_nodes:
+        if p.existing_nodes and p.declared is None:
             rows.append([p.pool, "existing nodes: not priced", "", "", ""])
         else:
             rows.append(_cost_row(p.pool, p.hourly, p.on_demand_hourly, p.delta_monthly,
@@ -332,16 +332,24 @@ def price_notes(result: PlanResult) -> list[str]:
         source = f"gpupool catalog list prices{where} as of {', '.join(cost.prices_as_of)}"
     else:
         source = "the gpupool catalog has no prices for these instance types"
-    existing = [p.pool for p in cost.pools if p.existing_nodes]
+    existing = [p.pool for p in cost.pools if p.existing_nodes and p.declared is None]
+    listed = [p for p in cost.pools if not p.existing_nodes and p.declared is None]
+    sources = [source] if listed else []
+    if cost.declared:
+        stated = ", ".join(f"{_names(pools)} from \"{one_line(said)}\""
+                           for said, pools in cost.declared.items())  # fmt: skip
+        sources.append(f"declared in the stack file (pools[].price), not list prices: {stated}")
     out = []
-    if len(existing) < len(cost.pools):
+    if sources:
         out.append(
-            f"Prices: {source}; {HOURS_PER_MONTH} h a month; at the fewest and the most nodes the "
-            "node groups hold, spot nodes at spot and on-demand nodes at on-demand."
+            f"Prices: {'; '.join(sources)}; {HOURS_PER_MONTH} h a month; at the fewest and the "
+            "most nodes the node groups hold, spot nodes at spot and on-demand nodes at "
+            "on-demand."
         )
     if existing:
         out.append(
-            f"{', '.join(existing)}: existing nodes, which gpupool does not provision or price."
+            f"{', '.join(existing)}: existing nodes, which gpupool does not provision or price "
+            "(pools[].price declares a price for them)."
         )
     if cost.base_prices_as_of and cost.base_prices_as_of != cost.prices_as_of:
         out.append(f"The base is priced as recorded, as of {', '.join(cost.base_prices_as_of)}.")
@@ -354,8 +362,13 @@ def price_notes(result: PlanResult) -> list[str]:
         )
     out += ceiling_notes(result)
     if cost.unpriced:
-        out.append("Unknown (no catalog price, not counted as 0): " + "; ".join(cost.unpriced))
+        out.append("Unknown (no price, not counted as 0): " + "; ".join(cost.unpriced))
     return out
+
+
+def _names(names: Sequence[str]) -> str:
+    """Return names as prose: ``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def ceiling_notes(result: PlanResult) -> list[str]:
@@ -404,6 +417,7 @@ def format_text(result: PlanResult) -> str:
 def advice_lines(result: PlanResult) -> list[str]:
     """Return one line per piece of advice: pool, what, and its money effect."""
     out = []
+    declared = {p for pools in result.cost.declared.values() for p in pools}
     for a in result.advice:
         amount = money(MinMax(*a.monthly), monthly)
         if a.code == "advice.idle-floor":
@@ -412,6 +426,8 @@ def advice_lines(result: PlanResult) -> list[str]:
             effect = f"costs {money(MinMax(-a.monthly[0], -a.monthly[1]), monthly)} more"
         else:
             effect = f"saves {amount}"
+        if a.pool in declared:  # advice compares the catalog's list prices only
+            effect += " at catalog list prices, not the pool's declared price"
         out.append(f"{a.pool}: {a.summary} ({effect}) [{a.code}]")
     return out
 

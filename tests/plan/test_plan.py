@@ -7,6 +7,7 @@ import them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -36,6 +37,7 @@ def node_pool(
     part: str = "node_group",
     cloud_type: str = NODE_GROUP,
     currency: str | None = "USD",
+    declared: str | None = None,
 ) -> Resource:
     """A node-pool resource as a cloud module builds it (inputs loosely EKS-shaped)."""
     share = dict(sharing or {"mode": "time-slicing", "replicas": 4, "mig_layout": {}})
@@ -65,8 +67,9 @@ def node_pool(
             "nodes_max": hi,
             "price_hourly": price,
             "on_demand_price_hourly": on_demand,
-            "price_as_of": "2026-07-20",
+            "price_as_of": None if declared is not None else "2026-07-20",
             "price_currency": currency,
+            "price_declared": declared,
             "sharing": share,
         },
     )
@@ -532,3 +535,54 @@ def test_cost_of_existing_nodes_is_not_priced() -> None:
     assert report.delta_monthly == plan.MinMax(None, None)
     assert report.base_hourly == plan.ZERO  # the empty base costs nothing
     assert report.unpriced == ()
+
+
+def test_cost_of_existing_nodes_with_a_declared_price_is_that_price() -> None:
+    """Existing nodes whose pool declares a chargeback rate are priced at it like any pool (two
+    nodes of 8 GPUs at 1.90 a GPU-hour), say where the figure comes from, and add no catalog
+    date."""
+    nodes = [node_pool("dgx", instance=None, lo=1, hi=1, per_node=8, price=8 * 1.9,
+                       on_demand=8 * 1.9, part=f"node.dgx-0{i}", declared="chargeback FY27")
+             for i in (1, 2)]  # fmt: skip
+    report = plan.cost(graph(cloud="kubernetes"), graph(*nodes, cloud="kubernetes"), None)
+    (pool,) = report.pools
+    assert pool.existing_nodes and pool.declared == "chargeback FY27"
+    assert report.hourly == MinMax(pytest.approx(2 * 8 * 1.9), pytest.approx(2 * 8 * 1.9))
+    assert report.unpriced == () and report.prices_as_of == ()
+    assert report.declared == {"chargeback FY27": ("dgx",)}
+    tenants = plan.tenant_costs(graph(cloud="kubernetes"), graph(*nodes, cloud="kubernetes"))
+    assert tenants.gpu_hourly["dgx"] == MinMax(pytest.approx(1.9), pytest.approx(1.9))
+
+
+def test_cost_never_adds_a_declared_price_in_another_currency() -> None:
+    """A pool declared in CNY beside a USD-priced pool: the plan is USD, the CNY pool unknown and
+    named with its currency, in the cost and the tenant cost alike."""
+    usd = node_pool("usd", hi=2, price=1.0)
+    cny = node_pool("cny", instance=None, lo=1, hi=1, price=12.0, on_demand=12.0,
+                    currency="CNY", declared="internal rate FY27")  # fmt: skip
+    report = plan.cost(graph(), graph(usd, cny), None)
+    assert report.currency == "USD"
+    assert report.pools[1].hourly == MinMax(None, None)
+    assert report.hourly == MinMax(None, None)
+    assert report.pools[1].declared == "internal rate FY27"
+    assert report.pools[1].price_currency == "CNY"
+    assert report.unpriced == ("cny: existing nodes declared on-demand price "
+                               "(priced in CNY, not USD)",)  # fmt: skip
+    tenants = plan.tenant_costs(graph(), graph(usd, cny))
+    assert tenants.pool_hourly["cny"] == MinMax(None, None)
+    # alone, the same pool is a plan in CNY
+    alone = plan.cost(graph(), graph(cny), None)
+    assert alone.currency == "CNY" and alone.hourly == MinMax(12.0, 12.0)
+
+
+def test_cost_against_a_base_recorded_with_a_declared_price() -> None:
+    """A recorded base keeps the declared price it was recorded with (facts round-trip): a new
+    rate shows as the delta, and a fact recorded before declared prices existed is the catalog's."""
+    old = node_pool(hi=4, price=1.0, on_demand=1.0, declared="contract 2025-04")
+    new = node_pool(hi=4, price=0.8, on_demand=0.8, declared="contract 2026-04")
+    base = ResourceGraph.from_json(json.loads(graph(old).dumps()))
+    report = plan.cost(base, graph(new), None)
+    assert report.delta_monthly.max == pytest.approx(4 * (0.8 - 1.0) * 730)
+    assert report.pools[0].declared == "contract 2026-04"
+    recorded = replace(old, facts={k: v for k, v in old.facts.items() if k != "price_declared"})
+    assert plan.cost(graph(), graph(recorded), None).pools[0].declared is None

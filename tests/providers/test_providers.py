@@ -6,6 +6,7 @@ import dataclasses
 import json
 
 import pytest
+import yaml
 
 from gpupool import catalog, providers
 from gpupool.clouds import aws as aws_cloud
@@ -16,7 +17,8 @@ from gpupool.model import Capacity, NodeRange, Sharing, Stack
 from gpupool.providers import azure, common, expander
 from gpupool.spec.checks import clouds
 from tests.paths import EXAMPLES
-from tests.stacks import load_stack
+from tests.plan.test_plan_fixtures import catalog_rows
+from tests.stacks import load_stack, stack_file
 
 
 def by_address(stack: Stack) -> dict:
@@ -72,6 +74,47 @@ def test_aws_spot_pool_with_base_and_fallback_splits_in_two() -> None:
     text = cm.inputs["data"]["priorities"]
     assert '"^eks-batch-l4-spot-[0-9a-f]+-[0-9a-f]{8}-"' in text
     assert text.index("10:") < text.index("50:")
+
+
+def _yaml_pool(name: str, pool: str) -> dict:
+    data = yaml.safe_load(stack_file(name).read_text(encoding="utf-8"))
+    (hit,) = [p for p in data["pools"] if p["name"] == pool]
+    return hit
+
+
+def test_a_declared_price_replaces_the_catalog_price_in_the_facts() -> None:
+    """pools[].price is per GPU-hour: a node costs it times its GPUs, spot nodes at the spot
+    figure and the on-demand base at perGpuHour; the facts name its source, with no catalog
+    date. The catalog has no spot price for g4dn.12xlarge, so without it spot is unknown."""
+    stack = load_stack("price-declared-spot")
+    price = _yaml_pool("price-declared-spot", "t4-spot")["price"]
+    gpus = catalog_rows("aws")["g4dn.12xlarge"]["gpu_count"]
+    res = by_address(stack)
+    spot, od = res["pool.t4-spot.node_group"], res["pool.t4-spot.on_demand_node_group"]
+    assert spot.facts["price_hourly"] == pytest.approx(price["spotPerGpuHour"] * gpus)
+    assert od.facts["price_hourly"] == pytest.approx(price["perGpuHour"] * gpus)
+    for r in (spot, od):
+        assert r.facts["on_demand_price_hourly"] == pytest.approx(price["perGpuHour"] * gpus)
+        assert r.facts["price_declared"] == price["source"]
+        assert r.facts["price_currency"] == price["currency"]
+        assert r.facts["price_as_of"] is None
+    listed = dataclasses.replace(stack, pools=(dataclasses.replace(stack.pools[0], price=None),))
+    bare = by_address(listed)["pool.t4-spot.node_group"].facts
+    assert bare["price_hourly"] is None and bare["price_declared"] is None
+    assert bare["on_demand_price_hourly"] == catalog_rows("aws")["g4dn.12xlarge"]["price"][
+        "on_demand_hourly"]
+
+
+def test_existing_nodes_carry_their_declared_price() -> None:
+    """An existing node (one NodePatch each) costs its pool's rate times the GPUs it carries."""
+    dgx = _yaml_pool("onprem-hami", "dgx")
+    res = by_address(load_stack("onprem-hami"))
+    for node in dgx["nodeNames"]:
+        facts = res[f"pool.dgx.node.{node}"].facts
+        assert facts["instance_type"] is None
+        assert facts["price_hourly"] == pytest.approx(dgx["price"]["perGpuHour"]
+                                                      * dgx["gpu"]["count"])  # fmt: skip
+        assert facts["price_declared"] == dgx["price"]["source"]
 
 
 @pytest.mark.parametrize(

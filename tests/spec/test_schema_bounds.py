@@ -41,7 +41,7 @@ SAMPLE_KEY = "1g.10gb"
 #: Values some pattern of the schema accepts; each pattern must accept one of them.
 SAMPLES = (
     "lab", "dgx-01", "gpupool.io/pool", "v25.10.1", "1g.10gb", "my-project-1",
-    "arn:aws:iam::123456789012:role/nodes", "file://state", "release", "1h30m", "1.25",
+    "arn:aws:iam::123456789012:role/nodes", "file://state", "release", "1h30m", "1.25", "USD",
 )  # fmt: skip
 BAD_NUMBERS = {"NaN": math.nan, "+inf": math.inf, "-inf": -math.inf, "1e308": 1e308}
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gpupool import plan
 from gpupool.assemble import build
@@ -227,3 +228,98 @@ def test_text_lists_each_quota_line_in_its_own_units() -> None:
     ]
     text = plan_text.format_text(result)
     assert "ResourceQuota per tenant (each line in its resource's own units):" in text
+
+
+# ------------------------------------------------------------------------ declared prices
+
+
+def _declared_plan(**prices: dict[str, object] | None) -> plan.PlanResult:
+    """aws-inference-l4 with the given pools' ``price`` set (None: removed), planned from empty."""
+    data = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    for pool in data["pools"]:
+        if pool["name"] in prices:
+            if prices[pool["name"]] is None:
+                pool.pop("price", None)
+            else:
+                pool["price"] = prices[pool["name"]]
+    stack = load_stack_text(yaml.safe_dump(data, sort_keys=False))
+    return plan.make_plan(plan.Base("empty", None, None), build(stack), stack)
+
+
+CONTRACT = {"perGpuHour": 0.5, "currency": "USD", "source": "contract 2026-04 | *EDP*"}
+
+
+def test_text_says_a_declared_price_is_declared_and_names_its_source() -> None:
+    """infer-l4 (g6.2xlarge, 1 L4, nodes 3..8) at a negotiated 0.50 a GPU-hour: its row is that
+    price, the Prices: line keeps the catalog's date for the other pools and names the declared
+    pool with its source, and advice on it says it compares list prices."""
+    text = plan_text.format_text(_declared_plan(**{"infer-l4": CONTRACT}))
+    cost = text.split("Cost (USD):")[1]
+    row = next(line for line in cost.splitlines() if line.strip().startswith("infer-l4"))
+    assert "$1.50 to $4.00" in row  # 3 to 8 nodes x 1 GPU x 0.50
+    prices = next(line for line in cost.splitlines() if "Prices:" in line)
+    assert "gpupool catalog list prices for us-east-1 as of" in prices
+    assert ('declared in the stack file (pools[].price), not list prices: infer-l4 from '
+            '"contract 2026-04 | *EDP*"') in prices
+    advice = text.split("Advice (")[1]
+    (line,) = [a for a in advice.splitlines() if a.strip().startswith("infer-l4:")]
+    assert "at catalog list prices, not the pool's declared price" in line
+    (other,) = [a for a in advice.splitlines() if a.strip().startswith("infer-l40s-mps:")]
+    assert "declared" not in other
+
+
+def test_json_and_markdown_carry_the_declared_price_and_its_source() -> None:
+    """JSON: cost.pools[].declaredPrice with source and currency (null for catalog prices);
+    markdown: the note names it, escaped."""
+    result = _declared_plan(**{"infer-l4": CONTRACT})
+    doc = json.loads(plan_json.format_json(result))
+    pools = {p["pool"]: p for p in doc["cost"]["pools"]}
+    assert pools["infer-l4"]["declaredPrice"] == {"source": CONTRACT["source"], "currency": "USD"}
+    assert pools["infer-l4"]["hourly"] == {"min": 1.5, "max": 4.0}
+    assert pools["infer-l40s-mps"]["declaredPrice"] is None
+    md = plan_markdown.format_markdown(result)
+    assert "infer-l4 from \"contract 2026-04 \\| \\*EDP\\*\"" in md
+
+
+def test_existing_nodes_with_a_declared_price_are_priced_in_every_view() -> None:
+    """The on-prem example declares its chargeback rates: no 'not priced' row, totals known, and
+    the note no longer says gpupool does not price them."""
+    stack = load_stack(EXAMPLES / "onprem-hami.yaml")
+    result = plan.make_plan(plan.Base("empty", None, None), build(stack), stack)
+    text = plan_text.format_text(result)
+    assert "not priced" not in text and "does not provision or price" not in text
+    rates = {p["name"]: p["price"]["perGpuHour"] * len(p["nodeNames"]) * p["gpu"]["count"]
+             for p in yaml.safe_load((EXAMPLES / "onprem-hami.yaml").read_text("utf-8"))["pools"]}
+    doc = json.loads(plan_json.format_json(result))
+    total = sum(rates.values())
+    assert doc["cost"]["hourly"] == pytest.approx({"min": total, "max": total})
+    assert all(p["existingNodes"] and p["declaredPrice"] for p in doc["cost"]["pools"])
+    assert "#### Cost (USD a month)" in plan_markdown.format_markdown(result)
+
+
+def test_existing_nodes_without_a_price_point_at_the_field() -> None:
+    """Without a declared price existing nodes are not priced, and the note says how to price
+    them."""
+    data = yaml.safe_load((EXAMPLES / "onprem-hami.yaml").read_text(encoding="utf-8"))
+    for pool in data["pools"]:
+        pool.pop("price")
+    stack = load_stack_text(yaml.safe_dump(data, sort_keys=False))
+    text = plan_text.format_text(plan.make_plan(plan.Base("empty", None, None), build(stack),
+                                                stack))  # fmt: skip
+    assert "dgx          existing nodes: not priced" in text
+    assert ("dgx, interactive: existing nodes, which gpupool does not provision or price "
+            "(pools[].price declares a price for them).") in text
+    assert "Prices:" not in text
+
+
+def test_a_declared_price_in_another_currency_is_named_never_added() -> None:
+    """A pool declared in EUR beside USD-priced pools is unknown in a USD plan, named with it."""
+    euro = {"perGpuHour": 0.45, "currency": "EUR", "source": "contract 2026-04"}
+    result = _declared_plan(**{"infer-l4": euro})
+    text = plan_text.format_text(result)
+    cost = text.split("Cost (USD):")[1]
+    assert "infer-l4: g6.2xlarge declared on-demand price (priced in EUR, not USD)" in cost
+    total = next(line for line in cost.splitlines() if line.strip().startswith("total"))
+    assert "unknown" in total and "EUR" not in total
+    doc = json.loads(plan_json.format_json(result))
+    assert doc["cost"]["currency"] == "USD" and doc["cost"]["hourly"]["max"] is None

@@ -258,6 +258,37 @@ def _spot_fields(
     return out
 
 
+def _price_fields(stack: Stack, pool: Pool) -> list[Diagnostic]:
+    """Check that a declared price states a spot figure exactly where the pool has spot nodes."""
+    price = pool.price
+    if price is None:
+        return []
+    if price.spot_per_gpu_hour is not None and not pool.capacity.spot:
+        return [
+            error(
+                "spot.field-not-for-on-demand",
+                "price.spotPerGpuHour only applies to spot pools",
+                "This pool's nodes are all priced at price.perGpuHour; set capacity.type: spot, "
+                "or remove spotPerGpuHour.",
+                (*pool.path, "price", "spotPerGpuHour"),
+                anchor="key",
+            )
+        ]
+    if price.spot_per_gpu_hour is None and pool.capacity.spot and stack.cloud.provisions:
+        return [
+            error(
+                "spot.declared-price-without-spot",
+                "A spot pool's declared price needs spotPerGpuHour",
+                "A declared price replaces the catalog's for the whole pool, so its spot nodes "
+                "need their own figure: add price.spotPerGpuHour (perGpuHour prices its "
+                "on-demand nodes).",
+                (*pool.path, "price"),
+                anchor="key",
+            )
+        ]
+    return []
+
+
 def _tenants(stack: Stack) -> list[Diagnostic]:
     names = [p.name for p in stack.pools]
     known = set(names)
@@ -347,5 +378,6 @@ def run(stack: Stack, raw: Mapping[str, Any] | None = None) -> list[Diagnostic]:
             )
         out += _sharing_fields(pool)
         out += _spot_fields(pool, set(rp.get("capacity", {})), "interruption" in rp)
+        out += _price_fields(stack, pool)
     out += _tenants(stack)
     return out
