@@ -3,11 +3,13 @@
 This module owns ``k8s.prometheusrule.gpu-operator.gpupool-showback``: a PrometheusRule of
 recording rules, rendered when the stack says the Prometheus Operator runs
 (``cluster.monitoring.prometheus``: the kind must exist) and has tenants on priced pools. The
-catalog's prices are baked in at render time, each series labelled with their as-of date:
+prices are baked in at render time: a pool's declared price (``pools[].price``) where it states
+one, else the catalog's, each series labelled with where its price comes from (``prices_as_of``,
+the catalog row's date, or ``price_source``, what the declared price says it comes from):
 
-- ``gpupool:tenant_pool_cost_usd_per_hour{stack, tenant, pool, resource, prices_as_of}``: per
-  tenant, pool and GPU resource, the units that running pods in the tenant's namespace request
-  on the pool's nodes, times the price of one unit an hour;
+- ``gpupool:tenant_pool_cost_usd_per_hour{stack, tenant, pool, resource, prices_as_of |
+  price_source}``: per tenant, pool and GPU resource, the units that running pods in the
+  tenant's namespace request on the pool's nodes, times the price of one unit an hour;
 - ``gpupool:tenant_cost_usd_per_hour{stack, tenant}``: their sum per tenant.
 
 The inputs are kube-state-metrics' series: ``kube_pod_container_resource_requests`` (the
@@ -19,11 +21,12 @@ in, ``kube_node_labels`` with the pool label (the allowlist ``gpupool.sharing.pr
 for pools of named nodes, ``kube_node_info``. Each input is reduced with ``max by`` its identity
 first, so two kube-state-metrics replicas (two series per object) are not charged twice.
 
-A unit's price is the pool's instance price at its capacity type (a spot pool at spot, its
-on-demand base and fallback nodes too) over the units one GPU yields
-(``gpupool.facts``: a time-slicing replica, a HAMi vGPU, a MIG instance). Pods that request no
-GPU resource (KAI's ``gpu-fraction`` pods) are not seen; pools without a catalog price in USD
-get no rule, never a price of 0 (nor a CNY price under a USD name).
+A unit's price is the pool's price per GPU at its capacity type (a spot pool at spot, its
+on-demand base and fallback nodes too: the declared ``spotPerGpuHour``, or the instance's spot
+price over its GPUs) over the units one GPU yields (``gpupool.facts``: a time-slicing replica, a
+HAMi vGPU, a MIG instance). Pods that request no GPU resource (KAI's ``gpu-fraction`` pods) are
+not seen; pools without a price in USD (declared or the catalog's) get no rule, never a price of
+0 (nor a CNY price under a USD name).
 """
 
 from __future__ import annotations
@@ -51,15 +54,23 @@ def ksm_resource(resource: str) -> str:
 def unit_price(stack: Stack, pool: Pool, units_per_gpu: int) -> float | None:
     """Return what one unit of a pool's resource costs an hour in USD, or None without one.
 
-    The recording rules are USD (``POOL_COST``); a price the catalog has in another currency (a
-    refreshed Volcengine price is CNY) is not one, and nothing converts it.
+    A declared price (``pools[].price``, per GPU) is used instead of the catalog's. The
+    recording rules are USD (``POOL_COST``); a price in another currency (a declared EUR rate, a
+    refreshed Volcengine price in CNY) is not one, and nothing converts it.
     """
+    spot = pool.capacity.type == "spot"
+    declared = pool.price
+    if declared is not None:
+        per_gpu = declared.spot_per_gpu_hour if spot else declared.per_gpu_hour
+        if declared.currency != "USD" or per_gpu is None or units_per_gpu <= 0:
+            return None
+        return per_gpu / units_per_gpu
     inst = pool.instance
     if inst is None or units_per_gpu <= 0 or pool.gpus_per_node <= 0:
         return None
     if inst.price.currency != "USD":
         return None
-    price = inst.price.spot_hourly if pool.capacity.type == "spot" else inst.price.on_demand_hourly
+    price = inst.price.spot_hourly if spot else inst.price.on_demand_hourly
     if price is None:
         return None
     return price / pool.gpus_per_node / units_per_gpu
@@ -88,6 +99,15 @@ def expression(tenant: Tenant, pool: Pool, resource: str, price: float) -> str:
     )
 
 
+def _provenance(stack: Stack, pool: Pool) -> dict[str, str] | None:
+    """Return the label saying where a pool's price comes from, or None without a price."""
+    if pool.price is not None:
+        return {"price_source": pool.price.source}
+    # each catalog row dates its own prices (a refreshed overlay row its refresh)
+    inst = pool.instance if stack.cloud.provisions else None
+    return {"prices_as_of": inst.price.as_of} if inst is not None and inst.price.as_of else None
+
+
 def rules(stack: Stack) -> list[dict[str, Any]]:
     """Return the recording rules: one per tenant, priced pool and resource, then the totals."""
     known = facts.of(stack)
@@ -97,18 +117,16 @@ def rules(stack: Stack) -> list[dict[str, Any]]:
             pool = stack.pool(name)
             if pool is None:
                 continue
-            # each catalog row dates its own prices (a refreshed overlay row its refresh)
-            inst = pool.instance if stack.cloud.provisions else None
-            as_of = inst.price.as_of if inst is not None else None
+            provenance = _provenance(stack, pool)
             for resource, per_gpu in sorted(known.pool(pool).exposure.items()):
                 price = unit_price(stack, pool, per_gpu)
-                if price is None or as_of is None:
+                if price is None or provenance is None:
                     continue
                 out.append({
                     "record": POOL_COST,
                     "expr": expression(tenant, pool, resource, price),
                     "labels": {"stack": stack.name, "tenant": tenant.name, "pool": pool.name,
-                               "resource": resource, "prices_as_of": as_of},
+                               "resource": resource, **provenance},
                 })
     if out:
         out.append({

@@ -4,7 +4,7 @@
 kube-state-metrics series as kube-state-metrics writes them (``resource`` sanitised to
 ``nvidia_com_gpu``: kube-state-metrics ``internal/store/utils.go`` ``toResourceUnitValue``;
 labels per ``docs/metrics/workload/pod-metrics.md``), from two replicas at once, and expects the
-cost series computed here from the catalog's JSON files.
+cost series computed here from the catalog's JSON files or the stack file's declared prices.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from gpupool import assemble, catalog
-from gpupool.model import Prometheus, Stack
+from gpupool.model import DeclaredPrice, Prometheus, Stack
 from gpupool.sharing import showback
 from tests.manifests import validate_manifest
 from tests.paths import EXAMPLES, PACKAGE
@@ -187,12 +187,83 @@ def test_no_usd_rule_from_a_price_in_another_currency(monkeypatch: pytest.Monkey
     assert rule_manifest(stack) is None
 
 
+def with_prices(stack: Stack, **prices: DeclaredPrice | None) -> Stack:
+    """The stack with the given pools' declared prices replaced (None: no declared price)."""
+    pools = tuple(dataclasses.replace(p, price=prices[p.name]) if p.name in prices else p
+                  for p in stack.pools)  # fmt: skip
+    return dataclasses.replace(stack, pools=pools)
+
+
 def test_no_rule_without_the_prometheus_operator_or_a_price() -> None:
-    """Unstated Prometheus: the kind may not exist. Existing nodes: no price, no rule."""
+    """Unstated Prometheus: the kind may not exist. Existing nodes without a declared price: no
+    price, no rule."""
     bare = load_stack("aws-inference-l4")
     bare = dataclasses.replace(bare, cluster=dataclasses.replace(
         bare.cluster, monitoring=dataclasses.replace(bare.cluster.monitoring, prometheus=None)))
     assert rule_manifest(bare) is None
-    assert rule_manifest(with_prometheus(load_stack("onprem-hami"))) is None
-    assert showback.unit_price(load_stack("onprem-hami"), load_stack("onprem-hami").pools[0],
-                               4) is None
+    onprem = load_stack("onprem-hami")
+    unpriced = with_prices(onprem, **{p.name: None for p in onprem.pools})
+    assert rule_manifest(with_prometheus(unpriced)) is None
+    assert showback.unit_price(unpriced, unpriced.pools[0], 4) is None
+
+
+def test_existing_nodes_are_charged_at_their_declared_usd_rate(tmp_path: Path) -> None:
+    """The on-prem example's pools declare a chargeback rate per GPU-hour: a running pod's
+    HAMi vGPUs (4 per A100 on dgx) are charged at a quarter of it each, on the pool's named
+    nodes (kube_node_info), and the series names the declared source instead of a catalog date.
+    """
+    data = yaml.safe_load((EXAMPLES / "onprem-hami.yaml").read_text(encoding="utf-8"))
+    (dgx,) = [p for p in data["pools"] if p["name"] == "dgx"]
+    stack = load_stack("onprem-hami")
+    manifest = rule_manifest(stack)
+    assert manifest is not None
+    per_vgpu = dgx["price"]["perGpuHour"] / dgx["sharing"]["fractional"]["slotsPerGpu"]
+    info = series("kube_node_info", {"node": dgx["nodeNames"][0]}, "1x10")
+    labels = {"stack": stack.name, "tenant": "research", "pool": "dgx",
+              "resource": "nvidia.com/gpu", "price_source": dgx["price"]["source"]}
+    body = ",".join(f'{k}="{v}"' for k, v in labels.items())
+    test = {
+        "rule_files": [str(write_rules(tmp_path, manifest))],
+        "evaluation_interval": "1m",
+        "tests": [{
+            "interval": "1m",
+            "input_series": [*info, *pod("research", "a", dgx["nodeNames"][0], "Running",
+                                         {"main": 3})],
+            "promql_expr_test": [
+                {"expr": f'{showback.POOL_COST}{{tenant="research"}}', "eval_time": "5m",
+                 "exp_samples": [{"labels": f"{showback.POOL_COST}{{{body}}}",
+                                  "value": 3 * per_vgpu}]},
+            ],
+        }],
+    }
+    path = tmp_path / "test.yaml"
+    path.write_text(yaml.safe_dump(test), encoding="utf-8")
+    done = subprocess.run([promtool(), "test", "rules", str(path)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_declared_price_beats_the_catalog_and_spot_pools_use_its_spot_figure() -> None:
+    """A negotiated rate replaces the catalog's list price in the rule; a spot pool is charged
+    at the declared spotPerGpuHour (its on-demand nodes too, as with catalog prices)."""
+    stack = with_prometheus(load_stack("aws-inference-l4"))
+    negotiated = DeclaredPrice(0.5, None, "USD", "contract 2026-04")
+    spot = DeclaredPrice(0.9, 0.3, "USD", "contract 2026-04")
+    priced = with_prices(stack, **{"infer-l4": negotiated, "batch-l4-spot": spot})
+    pools = {p.name: p for p in priced.pools}
+    assert showback.unit_price(priced, pools["infer-l4"], 4) == pytest.approx(0.5 / 4)
+    assert showback.unit_price(priced, pools["batch-l4-spot"], 1) == pytest.approx(0.3)
+    rules = {r["labels"]["pool"]: r for r in showback.rules(priced) if "labels" in r}
+    assert rules["infer-l4"]["expr"].endswith(f") * {0.5 / 4!r}")
+    assert rules["infer-l4"]["labels"]["price_source"] == "contract 2026-04"
+    assert "prices_as_of" not in rules["infer-l4"]["labels"]
+    assert "price_source" not in rules["infer-l40s-mps"]["labels"]  # catalog-priced still
+
+
+def test_no_usd_rule_from_a_declared_price_in_another_currency() -> None:
+    """A chargeback rate in EUR is not a USD figure: that pool gets no rule, nothing converts."""
+    stack = load_stack("onprem-hami")
+    euro = with_prices(stack, dgx=DeclaredPrice(1.75, None, "EUR", "internal rate FY27"))
+    pools = {r["labels"]["pool"] for r in showback.rules(euro) if "labels" in r}
+    assert pools == {"interactive"}
+    assert showback.unit_price(euro, euro.pools[0], 4) is None
