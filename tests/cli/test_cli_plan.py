@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gpupool import record
 from gpupool.assemble import build
@@ -259,9 +260,14 @@ def test_a_git_base_where_the_stack_had_another_name_is_an_error_unless_forced(
     assert run(["plan", str(stack), "--base", "HEAD", "--force-base"]) == 0
 
 
-def test_existing_nodes_never_total_0_dollars(capsys: Capture) -> None:
-    """On-prem pools are not priced, so no format shows a $0 total (README: never $0)."""
-    stack = EXAMPLES / "onprem-hami.yaml"
+def test_existing_nodes_never_total_0_dollars(capsys: Capture, tmp_path: Path) -> None:
+    """On-prem pools without a declared price are not priced, so no format shows a $0 total
+    (README: never $0)."""
+    data = yaml.safe_load((EXAMPLES / "onprem-hami.yaml").read_text(encoding="utf-8"))
+    for pool in data["pools"]:
+        pool.pop("price")
+    stack = tmp_path / "onprem-unpriced.yaml"
+    stack.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     assert run(["plan", str(stack)]) == 0
     text = capsys.readouterr().out
     [total] = [line for line in text.splitlines() if line.strip().startswith("total")]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 
 from gpupool import plan
 from gpupool.assemble import build
@@ -112,14 +113,46 @@ tenants:
     assert result.tenant_cost.unallocated_hourly["infer"].max == pytest.approx(price, abs=1e-9)
 
 
+def _onprem(declared: bool) -> tuple[dict[str, Any], plan.PlanResult]:
+    """The on-prem example as YAML data and its plan, with or without its declared prices."""
+    data = yaml.safe_load((EXAMPLES / "onprem-hami.yaml").read_text(encoding="utf-8"))
+    if not declared:
+        for pool in data["pools"]:
+            pool.pop("price")
+    stack = load_stack_text(yaml.safe_dump(data, sort_keys=False))
+    return data, plan.make_plan(plan.Base("empty", None, None), build(stack), stack)
+
+
 def test_existing_nodes_have_unknown_tenant_cost_never_zero() -> None:
-    """On-prem pools are not priced: their tenants' cost is unknown (null), not $0."""
-    doc = _doc(plan_files(EXAMPLES / "onprem-hami.yaml", None))
+    """On-prem pools without a declared price are not priced: their tenants' cost is unknown
+    (null), not $0."""
+    doc = _doc(_onprem(declared=False)[1])
+    assert doc["cost"]["tenants"]
     for t in doc["cost"]["tenants"]:
         for s in t["pools"]:
+            assert s["ceilingMonthly"] == {"min": None, "max": None}
             if s["guaranteedGpus"]["max"]:
                 assert s["guaranteedMonthly"] == {"min": None, "max": None}
     assert all(u["monthly"] == {"min": None, "max": None} for u in doc["cost"]["unallocated"])
+
+
+def test_existing_nodes_with_a_declared_price_price_their_tenants() -> None:
+    """A declared chargeback rate prices existing nodes: a tenant's ceiling is its limit.gpus
+    at the pool's rate per GPU-hour, and a pool's remainder is all its GPUs at that rate."""
+    data, result = _onprem(declared=True)
+    doc = _doc(result)
+    pools = {p["name"]: p for p in data["pools"]}
+    rate = {name: p["price"]["perGpuHour"] for name, p in pools.items()}
+    gpus = {name: len(p["nodeNames"]) * p["gpu"]["count"] for name, p in pools.items()}
+    for tenant in data["tenants"]:
+        (pool,) = tenant["pools"]
+        share = _share(doc, tenant["name"], pool)
+        expected = tenant["limit"]["gpus"] * rate[pool] * MONTH
+        assert share["ceilingMonthly"] == pytest.approx({"min": expected, "max": expected},
+                                                        abs=0.01)  # fmt: skip
+    for u in doc["cost"]["unallocated"]:  # no quotas: every GPU is unallocated
+        whole = gpus[u["pool"]] * rate[u["pool"]] * MONTH
+        assert u["monthly"] == pytest.approx({"min": whole, "max": whole}, abs=0.01)
 
 
 def test_unit_prices_of_one_gpu_add_up_to_its_price() -> None:
