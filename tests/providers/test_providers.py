@@ -85,7 +85,7 @@ def _yaml_pool(name: str, pool: str) -> dict:
 def test_a_declared_price_replaces_the_catalog_price_in_the_facts() -> None:
     """pools[].price is per GPU-hour: a node costs it times its GPUs, spot nodes at the spot
     figure and the on-demand base at perGpuHour; the facts name its source, with no catalog
-    date. The catalog has no spot price for g4dn.12xlarge, so without it spot is unknown."""
+    date. Without it the same pool has the catalog row's figures again."""
     stack = load_stack("price-declared-spot")
     price = _yaml_pool("price-declared-spot", "t4-spot")["price"]
     gpus = catalog_rows("aws")["g4dn.12xlarge"]["gpu_count"]
@@ -100,9 +100,10 @@ def test_a_declared_price_replaces_the_catalog_price_in_the_facts() -> None:
         assert r.facts["price_as_of"] is None
     listed = dataclasses.replace(stack, pools=(dataclasses.replace(stack.pools[0], price=None),))
     bare = by_address(listed)["pool.t4-spot.node_group"].facts
-    assert bare["price_hourly"] is None and bare["price_declared"] is None
-    assert bare["on_demand_price_hourly"] == catalog_rows("aws")["g4dn.12xlarge"]["price"][
-        "on_demand_hourly"]
+    row = catalog_rows("aws")["g4dn.12xlarge"]["price"]
+    assert bare["price_declared"] is None and bare["price_as_of"] == row["as_of"]
+    assert (bare["price_hourly"], bare["on_demand_price_hourly"]) == (row["spot_hourly"],
+                                                                      row["on_demand_hourly"])
 
 
 def test_existing_nodes_carry_their_declared_price() -> None:
