@@ -10,11 +10,14 @@ import importlib.metadata
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from gpupool import assemble, cli, outdir, render
 from gpupool.errors import GpupoolError
+from gpupool.spec.validate import validate_file
 from tests.paths import EXAMPLES, FIXTURES, ROOT
 from tests.pulumi_mocks import FAKE_KUBECONFIG, Run, run_programs
 from tests.stacks import load_stack
@@ -406,3 +409,31 @@ def test_the_longest_names_render_within_what_a_file_system_takes(tmp_path: Path
 def _write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def _every_manifest() -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for path in STACKS:
+        stack = validate_file(path).stack
+        if stack is not None:
+            out += [r.manifest for r in assemble.build(stack).resources if r.manifest]
+    return out
+
+
+def test_manifests_are_the_same_bytes_with_or_without_libyaml() -> None:
+    """render uses libyaml's emitter where PyYAML has it; a machine without gets the same files.
+
+    The two emitters fold long scalars at different places (PyYAML's emitter.py vs libyaml's
+    emitter.c), so manifests are written with lines never folded, where they agree.
+    """
+    if not getattr(yaml, "__with_libyaml__", False):
+        pytest.skip("PyYAML without libyaml: only one emitter to compare")
+    manifests = _every_manifest()
+    assert len(manifests) > 300
+    for manifest in manifests:
+        python = render.manifest_yaml(manifest, yaml.SafeDumper)
+        assert render.manifest_yaml(manifest, yaml.CSafeDumper) == python
+        assert yaml.safe_load(python) == manifest
+    long_value = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"},
+                  "data": {"k": "a b " * 2000}}  # fmt: skip
+    assert render.manifest_yaml(long_value).count("\n") == 6  # 6 keys, 6 lines
