@@ -138,7 +138,10 @@ def _cmd_init(args: argparse.Namespace) -> int:
     from gpupool.views import init as view
 
     starter = init.init(Path(args.file), args.cloud, args.gpu)
-    _out(view.written(starter, args.file))
+    if args.format == "json":
+        _out(view.written_json(starter, args.file))
+    else:
+        _out(view.written(starter, args.file))
     return EXIT_OK
 
 
@@ -524,6 +527,7 @@ def build_parser() -> argparse.ArgumentParser:
         "its cheapest instance type)",
     )
     p.add_argument("file", metavar="FILE", help="the stack file to write (must not exist)")
+    _formats(p)
     p.set_defaults(handler=_cmd_init)
 
     p = command("schema", "print the stack JSON Schema")

@@ -1,4 +1,6 @@
-"""Output of ``gpupool init``: the commented starter stack file, and the line that reports it.
+"""Output of ``gpupool init``: the commented starter stack file, and the report of it.
+
+``written`` is the one line of text, ``written_json`` the JSON document.
 
 ``stack_text`` turns a ``usecases.init.Starter`` into YAML a newcomer can read top to bottom:
 every section says what it is for and which command or document tells more, and every
@@ -13,6 +15,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from gpupool import modes
+from gpupool.formats import FORMAT_VERSION
 
 if TYPE_CHECKING:
     from gpupool.usecases.init import Starter
@@ -131,3 +134,19 @@ def written(s: Starter, path: str) -> str:
         + (f" ({s.instance.name})" if s.instance is not None else "")
         + f". Replace every REPLACE-ME, then run: gpupool validate {path}\n"
     )
+
+
+def written_json(s: Starter, path: str) -> str:
+    """Return ``gpupool init --format json``'s document: what was written, and what to do next."""
+    doc = {
+        "format_version": FORMAT_VERSION,
+        "file": path,
+        "cloud": s.cloud.name,
+        "stack": s.name,
+        "pool": s.pool,
+        "gpu": s.gpu.name,
+        "instance_type": s.instance.name if s.instance is not None else None,
+        "placeholder": "REPLACE-ME",
+        "next": f"gpupool validate {path}",
+    }
+    return json.dumps(doc, indent=2) + "\n"

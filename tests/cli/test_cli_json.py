@@ -6,6 +6,7 @@ and ``error`` with ``kind``, ``message``, ``exit_code``, ``diagnostics`` and ``d
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import pkgutil
@@ -22,6 +23,7 @@ import gpupool.drift.run
 import gpupool.nodes.nvml
 import gpupool.usecases.base
 import gpupool.usecases.expect
+from gpupool import cli
 from gpupool.cli import _kind, run
 from gpupool.errors import GpupoolError
 from gpupool.formats import FORMAT_VERSION
@@ -162,3 +164,20 @@ def test_up_without_changes_stops_after_the_preview_and_says_so_in_json(
     assert (doc["summary"], doc["changes"]) == ({}, 0)
     assert doc["plan"]["summary"] == {"add": 0, "change": 0, "destroy": 0, "replace": 0}
     assert not [argv for argv in fake_pulumi.calls(tmp_path) if "up" in argv]
+
+
+def test_every_command_that_prints_a_result_takes_format_json() -> None:
+    """docs/commands.md, Formats: every command but `completion` (a shell script) takes it."""
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    lacking = []
+    for name, command in sub.choices.items():
+        parsers = [command]
+        nested = [a for a in command._actions if isinstance(a, argparse._SubParsersAction)]
+        for action in nested:
+            parsers = list(action.choices.values())
+        for p in parsers:
+            formats = [a for a in p._actions if "--format" in a.option_strings]
+            if name != "completion" and (not formats or "json" not in formats[0].choices):
+                lacking.append(p.prog)
+    assert lacking == []

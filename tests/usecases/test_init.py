@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from gpupool import catalog, clouds
 from gpupool.cli import run
 from gpupool.errors import InputError
+from gpupool.formats import FORMAT_VERSION
 from gpupool.spec.validate import validate_file
 from gpupool.usecases import init
 
@@ -97,3 +99,24 @@ def test_unknown_gpu_and_cloud_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"unknown GPU 'H1000' \(closest: H100"):
         init.init(tmp_path / "s.yaml", "aws", "H1000")
     assert run(["init", "--cloud", "ibm", str(tmp_path / "s.yaml")]) == 64
+
+
+def test_init_json_says_what_it_wrote(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--format json: one document naming the file, the choices made and the next command; an
+    error is the one JSON error document (exit 1), and the existing file is left alone."""
+    path = tmp_path / "new.yaml"
+    assert run(["init", "--cloud", "aws", "--gpu", "L4", "--format", "json", str(path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc == {
+        "format_version": FORMAT_VERSION, "file": str(path), "cloud": "aws", "stack": "new",
+        "pool": doc["pool"], "gpu": "L4", "instance_type": "g6.2xlarge",
+        "placeholder": "REPLACE-ME", "next": f"gpupool validate {path}",
+    }  # fmt: skip
+    text = path.read_text(encoding="utf-8")
+    assert f"- name: {doc['pool']}" in text and "REPLACE-ME" in text
+    assert run(["init", "--cloud", "aws", "--format", "json", str(path)]) == 1
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["exit_code"] == 1 and "already exists" in error["message"]
+    assert path.read_text(encoding="utf-8") == text
