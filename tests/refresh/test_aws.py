@@ -26,6 +26,7 @@ from gpupool.errors import InputError
 from gpupool.refresh import RefreshedPrice, aws
 from gpupool.usecases import catalog as catalog_use
 from tests.paths import ROOT, TESTS
+from tests.refresh.planned import plan
 
 boto3 = pytest.importorskip("boto3")
 stub = pytest.importorskip("botocore.stub")
@@ -80,16 +81,6 @@ def test_fetch_reads_on_demand_and_the_highest_newest_spot_price() -> None:
     assert found["p5.48xlarge"] == RefreshedPrice("p5.48xlarge", None, None)
 
 
-def _plan(stack: Path, overlay: Path) -> dict[str, Any]:
-    env = {**os.environ, catalog.OVERLAY_ENV: str(overlay), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-m", "gpupool", "plan", str(stack), "--format", "json"],
-        capture_output=True, text=True, env=env, cwd=ROOT, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode in (0, 2), done.stderr
-    return json.loads(done.stdout)
-
-
 def test_refresh_writes_an_overlay_that_plan_uses(tmp_path: Path, monkeypatch: Any) -> None:
     """Before: an older refresh's overlay prices g5.4xlarge spot at 0.99 (2026-11-01). After this
     refresh the plan prices it at the recorded 0.6701, dated by the new overlay."""
@@ -112,7 +103,7 @@ def test_refresh_writes_an_overlay_that_plan_uses(tmp_path: Path, monkeypatch: A
         "    capacity: {type: spot}\n    interruption: {checkpoint: recommended}\n",
         encoding="utf-8",
     )
-    before = _plan(stack, overlay)["cost"]
+    before = plan(stack, overlay)["cost"]
     assert before["hourly"]["max"] == pytest.approx(4 * 0.99)
     assert before["pricesAsOf"] == ["2026-11-01"]
 
@@ -126,7 +117,7 @@ def test_refresh_writes_an_overlay_that_plan_uses(tmp_path: Path, monkeypatch: A
     written = json.loads(result.path.read_text("utf-8"))
     assert written["as_of"] == "2026-12-01" and written["cloud"] == "aws"
 
-    after = _plan(stack, overlay)["cost"]
+    after = plan(stack, overlay)["cost"]
     assert after["unpriced"] == []
     assert after["hourly"]["max"] == pytest.approx(4 * 0.6701)
     assert after["pricesAsOf"] == ["2026-12-01"]

@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
-import subprocess
-import sys
 import urllib.error
 from datetime import date
 from email.message import Message
@@ -34,6 +31,7 @@ from gpupool.errors import InputError
 from gpupool.refresh import RefreshedPrice, azure
 from gpupool.usecases import catalog as catalog_use
 from tests.paths import ROOT, TESTS
+from tests.refresh.planned import plan
 
 RECORDED = json.loads(
     (TESTS / "refresh" / "recorded" / "azure-retail-prices.json").read_text("utf-8")
@@ -151,16 +149,6 @@ def test_documented_examples_are_read_by_their_fields() -> None:
     assert azure.meters({**linux, "currencyCode": "EUR"}, "westeurope") is None
 
 
-def _plan(stack: Path, overlay: Path) -> dict[str, Any]:
-    env = {**os.environ, catalog.OVERLAY_ENV: str(overlay), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-m", "gpupool", "plan", str(stack), "--format", "json"],
-        capture_output=True, text=True, env=env, cwd=ROOT, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode in (0, 2), done.stderr
-    return json.loads(done.stdout)
-
-
 def _pool(cost: dict[str, Any], name: str) -> dict[str, Any]:
     return next(p for p in cost["pools"] if p["pool"] == name)
 
@@ -173,7 +161,7 @@ def test_refresh_writes_an_overlay_that_plan_uses(tmp_path: Path, monkeypatch: A
     """
     overlay = tmp_path / "overlay"
     monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
-    before = _plan(KAI_FAIR, overlay)["cost"]
+    before = plan(KAI_FAIR, overlay)["cost"]
     assert before["pricesAsOf"] == ["2026-08-21"]
     assert catalog.instance("azure", "Standard_NV6ads_A10_v5").price.on_demand_hourly is None
 
@@ -190,7 +178,7 @@ def test_refresh_writes_an_overlay_that_plan_uses(tmp_path: Path, monkeypatch: A
     assert rows["Standard_NC40ads_H100_v5"]["spot_hourly"] is None
     assert rows["Standard_NC40ads_H100_v5"]["source"].endswith("spot from the bundled catalog")
 
-    after = _plan(KAI_FAIR, overlay)["cost"]
+    after = plan(KAI_FAIR, overlay)["cost"]
     assert after["pricesAsOf"] == ["2026-12-01"] and after["unpriced"] == []
     assert after["priceRegion"] == "eastus"
     assert _pool(after, "a100")["hourly"]["min"] == pytest.approx(2 * 14.692)
@@ -207,13 +195,13 @@ def test_refresh_of_the_stacks_region_changes_the_plans_prices(
     text = KAI_FAIR.read_text("utf-8")
     assert "  region: eastus\n" in text
     stack.write_text(text.replace("  region: eastus\n", "  region: westus2\n"), "utf-8")
-    before = _plan(stack, overlay)["cost"]
+    before = plan(stack, overlay)["cost"]
     assert before["priceRegion"] == "eastus" and before["pricesAsOf"] == ["2026-08-21"]
 
     result = catalog_use.refresh("azure", "westus2", RetailPrices(RECORDED["items"]), TODAY)
     assert set(result.priced) == {"Standard_NC16as_T4_v3", "Standard_NC96ads_A100_v4"}
 
-    after = _plan(stack, overlay)["cost"]
+    after = plan(stack, overlay)["cost"]
     assert after["pricesAsOf"] == ["2026-12-01"]
     t4_before, t4_after = (_pool(c, "t4-spot")["hourly"]["min"] for c in (before, after))
     assert t4_before == pytest.approx(0.1435) and t4_after == pytest.approx(0.140988, abs=5e-5)

@@ -17,8 +17,6 @@ the date it shows, run as a separate process the way a user runs it.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,7 +32,8 @@ from gpupool import catalog
 from gpupool.errors import InputError
 from gpupool.refresh import RefreshedPrice, gcp
 from gpupool.usecases import catalog as catalog_use
-from tests.paths import EXAMPLES, ROOT, TESTS
+from tests.paths import EXAMPLES, TESTS
+from tests.refresh.planned import plan
 
 billing_v1 = pytest.importorskip("google.cloud.billing_v1")
 credentials = pytest.importorskip("google.auth.credentials")
@@ -185,22 +184,12 @@ def test_fetch_prices_nothing_it_cannot_compose() -> None:
     assert unknown == (RefreshedPrice("no-such-type", None, None),)
 
 
-def _plan(stack: Path, overlay: Path) -> dict[str, Any]:
-    env = {**os.environ, catalog.OVERLAY_ENV: str(overlay), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-m", "gpupool", "plan", str(stack), "--format", "json"],
-        capture_output=True, text=True, env=env, cwd=ROOT, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode in (0, 2), done.stderr
-    return json.loads(done.stdout)
-
-
 def test_refresh_writes_an_overlay_that_plan_uses(tmp_path: Path, monkeypatch: Any) -> None:
     """The GKE training example: its H100 pool is priced from the refresh, dated by it."""
     overlay = tmp_path / "overlay"
     monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
     stack = EXAMPLES / "gcp-training-h100-mig.yaml"
-    before = _plan(stack, overlay)["cost"]
+    before = plan(stack, overlay)["cost"]
     assert before["pricesAsOf"] != ["2026-12-01"]
     bundled = catalog.instance("gcp", "a3-ultragpu-8g").price  # type: ignore[union-attr]
 
@@ -218,7 +207,7 @@ def test_refresh_writes_an_overlay_that_plan_uses(tmp_path: Path, monkeypatch: A
     assert ultra["spot_hourly"] != bundled.spot_hourly
     assert ultra["source"].endswith("on-demand from the bundled catalog")
 
-    after = _plan(stack, overlay)["cost"]
+    after = plan(stack, overlay)["cost"]
     assert after["pricesAsOf"] == ["2026-12-01"]
     h100 = next(p for p in after["pools"] if p["pool"] == "train-h100")
     was = next(p for p in before["pools"] if p["pool"] == "train-h100")

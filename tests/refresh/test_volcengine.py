@@ -32,6 +32,7 @@ from gpupool.errors import InputError
 from gpupool.refresh import RefreshedPrice, volcengine
 from gpupool.usecases import catalog as catalog_use
 from tests.paths import EXAMPLES, ROOT, TESTS
+from tests.refresh.planned import plan
 
 urllib3 = pytest.importorskip("urllib3")
 pytest.importorskip("volcenginesdkcore")
@@ -136,16 +137,6 @@ def test_fetch_reads_the_highest_of_each_zones_newest_spot_price(
     assert all("/cn-beijing/ecs/request" in h["Authorization"] for h in pool.headers)
 
 
-def _plan(stack: Path, overlay: Path) -> dict[str, Any]:
-    env = {**os.environ, catalog.OVERLAY_ENV: str(overlay), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-m", "gpupool", "plan", str(stack), "--format", "json"],
-        capture_output=True, text=True, env=env, cwd=ROOT, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode in (0, 2), done.stderr
-    return json.loads(done.stdout)
-
-
 def test_refresh_writes_a_cny_overlay_that_plan_and_catalog_use(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -155,7 +146,7 @@ def test_refresh_writes_a_cny_overlay_that_plan_and_catalog_use(
     overlay = tmp_path / "overlay"
     monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
     stack = EXAMPLES / "volcengine-a10.yaml"
-    before = _plan(stack, overlay)["cost"]
+    before = plan(stack, overlay)["cost"]
     assert before["pricesAsOf"] == ["2026-12-01"] and before["hourly"]["max"] is None
 
     names = [e.name for e in catalog.instances("volcengine")]
@@ -171,7 +162,7 @@ def test_refresh_writes_a_cny_overlay_that_plan_and_catalog_use(
     assert row["price"]["spot_hourly"] == 2.35 and row["price"]["on_demand_hourly"] is None
     assert written["as_of"] == "2026-12-15" and "DescribeSpotPriceHistory" in row["price"]["source"]
 
-    after = _plan(stack, overlay)["cost"]
+    after = plan(stack, overlay)["cost"]
     assert after["pricesAsOf"] == ["2026-12-15"]
     assert after["unpriced"] == ["a10: ecs.gni2.3xlarge on-demand price"]
     assert after["hourly"]["max"] is None  # unknown, never 0 and never a CNY spot price as USD
