@@ -23,9 +23,11 @@ Typical use::
     fit = catalog.fit_layout(model, {"3g.40gb": 2, "1g.10gb": 1})
     fit.ok, fit.detail  # False, "3g.40gb x2 uses all 8 memory slots; 1g.10gb x1 has no slot left."
 
-Files are read lazily on the first lookup and cached for the life of the process. A local price
+Files are read lazily on the first lookup and cached for the life of the process. A local
 overlay (``overlay_dir()``, written by ``gpupool catalog refresh``) replaces the bundled prices of
-the instance types it names, each row with its own source and as-of date.
+the instance types it names, each row with its own source and as-of date, and may add instance
+types the bundled catalog lacks (Volcengine's, read from ECS ``DescribeInstanceTypes``), which
+then count as the cloud's own (``overlay_types``; ``bundled_instances`` reads past it).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from gpupool.catalog.store import (
     INSTANCE_CLOUDS,
     OVERLAY_ENV,
     CatalogDataError,
+    bundled_instances,
     closest,
     cloud,
     clouds,
@@ -60,6 +63,7 @@ from gpupool.catalog.store import (
     instances,
     overlay,
     overlay_dir,
+    overlay_types,
 )
 
 __all__ = [
@@ -77,6 +81,7 @@ __all__ = [
     "MigProfile",
     "PlacedInstance",
     "Price",
+    "bundled_instances",
     "closest",
     "cloud",
     "clouds",
@@ -93,4 +98,5 @@ __all__ = [
     "mig_resource_name",
     "overlay",
     "overlay_dir",
+    "overlay_types",
 ]

@@ -5,6 +5,9 @@ use (once per process), checks every row's shape and cross-references (an instan
 exist, a MIG placement must fit the GPU), builds the frozen types of ``gpupool.catalog.models``,
 and serves the lookups that ``gpupool.catalog`` re-exports. A malformed file raises
 ``CatalogDataError`` naming the file and the entry; that is a packaging bug, not a user error.
+It also reads the local overlay ``gpupool catalog refresh`` writes (``overlay_dir()``): price
+rows that replace bundled prices, and instance rows of the bundled files' shape whose types the
+bundled file lacks become instances of the cloud (``bundled_instances`` reads past it).
 
 Names: GPU lookups ignore case and treat spaces, underscores and dashes alike, and accept a
 model's canonical name, aliases, GPU Feature Discovery product label and GKE accelerator type.
@@ -286,11 +289,15 @@ def gpu_names() -> tuple[str, ...]:
     return tuple(name for m in _gpu_catalog() for name in (m.name, *m.aliases))
 
 
-def _instance(cloud_name: str, row: Mapping[str, Any], where: str) -> InstanceType:
-    """Build one instance type from its JSON row."""
+def _instance(
+    cloud_name: str, row: Mapping[str, Any], where: str, *more: str
+) -> InstanceType:
+    """Build one instance type from its JSON row (``more``: further keys it may carry)."""
+    if not isinstance(row, Mapping):
+        raise CatalogDataError(f"{where}: expected an object")
     optional = ("gpu_fraction", "accelerator", "regions", "confidence")
     required = [n for n in _names(InstanceType) if n not in (*optional, "gpu_memory_gib")]
-    _keys(row, required, where, *optional, "note")
+    _keys(row, required, where, *optional, "note", *more)
     if row["cloud"] != cloud_name:
         raise CatalogDataError(f"{where}: cloud {row['cloud']!r} in the {cloud_name} file")
     model = gpu(str(row["gpu"]))
@@ -356,10 +363,10 @@ def _price(raw: Mapping[str, Any], where: str) -> Price:
 
 
 @cache
-def _instance_catalog(cloud_name: str) -> tuple[InstanceType, ...]:
-    """All instance types of one cloud, in file order."""
+def _bundled(cloud_name: str) -> dict[str, InstanceType]:
+    """Return the instance types of one cloud's bundled file, by name, in file order."""
     if cloud_name not in INSTANCE_CLOUDS:
-        return ()
+        return {}
     name = f"instances-{cloud_name}"
     _, payload = _load(name)
     built: dict[str, InstanceType] = {}
@@ -368,10 +375,30 @@ def _instance_catalog(cloud_name: str) -> tuple[InstanceType, ...]:
         if entry.name in built:
             raise CatalogDataError(f"{name}.json: {entry.name} listed twice")
         built[entry.name] = entry
+    return built
+
+
+@cache
+def _instance_catalog(cloud_name: str) -> tuple[InstanceType, ...]:
+    """All instance types of one cloud: the bundled file's, then the overlay's own types.
+
+    An overlay's instance row of a type the bundled file lacks becomes an instance of the cloud;
+    one of a bundled type gives it only its price and (where it lists them) regions, the
+    bundled facts stay. An overlay's price row then replaces the price of the type it names.
+    """
+    built = dict(_bundled(cloud_name))
     loaded = _overlay(cloud_name)
     if loaded is not None:
-        _, prices = loaded
-        for entry_name, price in prices.items():
+        for entry in loaded.instances.values():
+            known = built.get(entry.name)
+            if known is None:
+                built[entry.name] = entry
+            else:
+                regions = entry.regions or known.regions
+                built[entry.name] = dataclasses.replace(
+                    known, price=entry.price, regions=regions
+                )
+        for entry_name, price in loaded.prices.items():
             if entry_name in built:
                 built[entry_name] = dataclasses.replace(built[entry_name], price=price)
     return tuple(built.values())
@@ -386,7 +413,8 @@ def overlay_dir() -> Path:
 
     ``$GPUPOOL_CATALOG_OVERLAY`` when set, else ``$XDG_CACHE_HOME/gpupool/catalog``, else
     ``~/.cache/gpupool/catalog``. ``gpupool catalog refresh`` writes ``instances-<cloud>.json``
-    there; every lookup of that cloud's instance types then takes its prices from it.
+    there; every lookup of that cloud's instance types then takes its prices from it, and the
+    instance types it adds (rows the bundled catalog lacks) as the cloud's own.
     """
     if os.environ.get(OVERLAY_ENV):
         return Path(os.environ[OVERLAY_ENV])
@@ -394,9 +422,23 @@ def overlay_dir() -> Path:
     return Path(cache) / "gpupool" / "catalog"
 
 
+@dataclasses.dataclass(frozen=True)
+class _Overlay:
+    """One cloud's overlay file as read: its provenance, price rows and instance rows."""
+
+    dataset: Dataset
+    prices: dict[str, Price]
+    instances: dict[str, InstanceType]
+
+
 @cache
-def _overlay(cloud_name: str) -> tuple[Dataset, dict[str, Price]] | None:
-    """Read one cloud's overlay: its provenance and prices, or None when there is none."""
+def _overlay(cloud_name: str) -> _Overlay | None:
+    """Read one cloud's overlay, or None when there is none.
+
+    Its ``prices`` rows are ``{name, price}``; its optional ``instances`` rows are full rows of
+    the bundled files' shape (checked the same way: a canonical GPU name, a dated price), each
+    with the ``source`` it was read from.
+    """
     path = overlay_dir() / f"instances-{cloud_name}.json"
     if not path.is_file():
         return None
@@ -408,7 +450,7 @@ def _overlay(cloud_name: str) -> tuple[Dataset, dict[str, Price]] | None:
         raise CatalogDataError(problem) from exc
     if not isinstance(payload, dict) or payload.get("cloud") != cloud_name:
         raise CatalogDataError(f"{where}: not a {cloud_name} price overlay")
-    _keys(payload, ("source", "as_of", "cloud", "prices"), where, "notes")
+    _keys(payload, ("source", "as_of", "cloud", "prices"), where, "notes", "instances")
     prices: dict[str, Price] = {}
     for row in payload["prices"]:
         at = f"{where} {row.get('name') if isinstance(row, dict) else row!r}"
@@ -416,19 +458,50 @@ def _overlay(cloud_name: str) -> tuple[Dataset, dict[str, Price]] | None:
             raise CatalogDataError(f"{at}: expected an object")
         _keys(row, ("name", "price"), at)
         prices[str(row["name"])] = _price(row["price"], f"{at} price")
+    instances: dict[str, InstanceType] = {}
+    for row in payload.get("instances", ()):
+        at = f"{where} {row.get('name') if isinstance(row, dict) else row!r}"
+        entry = _instance(cloud_name, row, at, "source")
+        if not str(row.get("source", "")).strip():
+            raise CatalogDataError(f"{at}: an overlay's instance row names its source")
+        if entry.name in instances:
+            raise CatalogDataError(f"{where}: {entry.name} listed twice")
+        instances[entry.name] = entry
     dataset = Dataset(
         name=f"instances-{cloud_name} overlay",
         source=tuple(str(s) for s in payload["source"]),
         as_of=str(payload["as_of"]),
         notes=(f"local overlay {where}", *(str(n) for n in payload.get("notes", ()))),
     )
-    return dataset, prices
+    return _Overlay(dataset, prices, instances)
 
 
 def overlay(cloud: str) -> Dataset | None:
     """Return the provenance of ``cloud``'s local price overlay, or None when there is none."""
     loaded = _overlay(cloud) if cloud in INSTANCE_CLOUDS else None
-    return loaded[0] if loaded is not None else None
+    return loaded.dataset if loaded is not None else None
+
+
+def overlay_types(cloud: str) -> tuple[str, ...]:
+    """Return the instance types ``cloud``'s local overlay adds to the bundled catalog.
+
+    Those are the overlay's instance rows of types the bundled file lacks (``gpupool catalog
+    refresh --cloud volcengine`` writes them from ECS ``DescribeInstanceTypes``), in file order;
+    empty without an overlay.
+    """
+    loaded = _overlay(cloud) if cloud in INSTANCE_CLOUDS else None
+    if loaded is None:
+        return ()
+    return tuple(n for n in loaded.instances if n not in _bundled(cloud))
+
+
+def bundled_instances(cloud: str) -> tuple[InstanceType, ...]:
+    """Return ``cloud``'s instance types as gpupool's bundled file has them, in file order.
+
+    Unlike ``instances``, no local overlay is read: this is what a refresh prices and compares
+    the vendor's API with (and a malformed overlay cannot stop the refresh that replaces it).
+    """
+    return tuple(_bundled(cloud).values())
 
 
 def instance(cloud: str, name: str) -> InstanceType | None:

@@ -9,6 +9,11 @@ tests pass clients wrapped in the SDK's own stubbing instead (Azure's public API
 a stand-in HTTP fetcher). The use case (``gpupool.usecases.catalog.refresh``) writes what
 ``fetch`` returns as the catalog's local overlay.
 
+A vendor whose cloud publishes no static catalog (Volcengine) also has
+``instance_types(region, clients)``: the GPU instance types its API describes, as
+``RefreshedType`` with the GPU mapped to a catalog name; the use case writes those the bundled
+catalog lacks as full instance rows of the overlay, and prices them too.
+
 Adding a vendor is adding its module; ``VENDORS`` finds it.
 """
 
@@ -37,6 +42,24 @@ class RefreshedPrice:
     on_demand_hourly: float | None
     spot_hourly: float | None
     currency: str = "USD"
+
+
+@dataclass(frozen=True)
+class RefreshedType:
+    """One GPU instance type as a vendor's API describes it, the GPU in catalog names.
+
+    ``gpu`` is a canonical catalog GPU model name, or None when the API's GPU product maps to
+    none (``skip`` then says why, and the type cannot be a catalog row: a pool on it declares
+    its GPUs as before). ``rdma`` is whether the API lists RDMA network interfaces for it.
+    """
+
+    instance_type: str
+    gpu: str | None
+    gpu_count: int
+    vcpus: int
+    memory_gib: float
+    rdma: bool
+    skip: str = ""
 
 
 class Vendor(Protocol):

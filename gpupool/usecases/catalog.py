@@ -2,7 +2,11 @@
 
 ``refresh`` reads the current prices of a cloud's catalog instance types from the vendor's own
 API (``gpupool.refresh``) and writes them to the catalog's local overlay
-(``gpupool.catalog.overlay_dir``), which every later lookup, validate and plan uses.
+(``gpupool.catalog.overlay_dir``), which every later lookup, validate and plan uses. Where the
+vendor module also describes instance types (Volcengine, which publishes no static catalog),
+the GPU types the bundled catalog lacks become full instance rows of the overlay, and the facts
+of bundled types are compared with the API's (a contradiction is reported; the bundled facts
+stay).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from gpupool import catalog
 from gpupool.catalog import CloudFacts, GpuModel, InstanceType
 from gpupool.errors import InputError
 from gpupool.files import write_atomic
-from gpupool.refresh import VENDORS, vendor
+from gpupool.refresh import VENDORS, RefreshedType, vendor
 
 REFRESHABLE = VENDORS
 """Clouds ``gpupool catalog refresh`` reads prices for (from the vendor's own API)."""
@@ -74,6 +78,12 @@ class Refreshed:
         as_of: The overlay's date.
         priced: Instance types with a price from the API (on-demand or spot).
         missing: Instance types the API gave no price for (the bundled prices stay).
+        added: Instance types the API describes that the bundled catalog lacks, written as
+            instance rows (with a price where the API gave one).
+        skipped: GPU types the API describes that cannot be rows, ``"<type>: <why>"`` (their
+            GPU product is no catalog GPU).
+        disputed: Bundled types whose facts the API contradicts, ``"<type>: <what>"`` (the
+            bundled facts stay).
 
     """
 
@@ -82,6 +92,46 @@ class Refreshed:
     as_of: str
     priced: tuple[str, ...]
     missing: tuple[str, ...]
+    added: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    disputed: tuple[str, ...] = ()
+
+
+def _disputes(base: InstanceType, described: RefreshedType) -> str:
+    """Say what the API says of a bundled type that its row does not ("" when they agree)."""
+    if described.gpu is None:
+        return f"{described.skip}; catalog {base.gpu_count} x {base.gpu}"
+    facts = (
+        ("GPUs", f"{base.gpu_count} x {base.gpu}", f"{described.gpu_count} x {described.gpu}"),
+        ("vCPUs", f"{base.vcpus}", f"{described.vcpus}"),
+        ("GiB host memory", f"{base.memory_gib:g}", f"{described.memory_gib:g}"),
+        ("RDMA", "yes" if base.interconnect.high_speed_network else "no",
+         "yes" if described.rdma else "no"),
+    )  # fmt: skip
+    return "; ".join(
+        f"{what}: API {api}, catalog {bundled}" for what, bundled, api in facts if bundled != api
+    )
+
+
+def _row(
+    cloud: str, described: RefreshedType, price: dict[str, Any], source: str
+) -> dict[str, Any]:
+    """Return the overlay's row of a type the API describes (the bundled files' shape)."""
+    return {
+        "cloud": cloud,
+        "name": described.instance_type,
+        "machine_type": described.instance_type,
+        "gpu": described.gpu,
+        "gpu_count": described.gpu_count,
+        "vcpus": described.vcpus,
+        "memory_gib": described.memory_gib,
+        "interconnect": {
+            "nvlink": False, "nvswitch": False, "efa": False, "infiniband": described.rdma,
+        },
+        "price": price,
+        "confidence": "A",
+        "source": source,
+    }  # fmt: skip
 
 
 def refresh(
@@ -117,9 +167,13 @@ def refresh(
         )
     api = vendor(cloud)
     where = region or catalog.cloud(cloud).reference_region or ""
-    names = [e.name for e in catalog.instances(cloud)]
+    bundled = {e.name: e for e in catalog.bundled_instances(cloud)}
+    describe = getattr(api, "instance_types", None)  # vendors without a static catalog
     try:
-        found = api.fetch(names, where, clients if clients is not None else api.clients(where))
+        ready = clients if clients is not None else api.clients(where)
+        described = {t.instance_type: t for t in (describe(where, ready) if describe else ())}
+        new = [n for n, t in described.items() if t.gpu and n not in bundled]
+        found = api.fetch([*bundled, *new], where, ready)
     except ModuleNotFoundError as exc:
         hint = f"pip install 'gpupool[{api.EXTRA}]'"
         raise InputError(f"{exc.name} is not installed: {hint}") from exc
@@ -130,9 +184,24 @@ def refresh(
     as_of = (today or datetime.now(timezone.utc).date()).isoformat()
     source = f"gpupool catalog refresh {as_of}: {api.source(where)}"
     rows: list[dict[str, Any]] = []
+    instances: list[dict[str, Any]] = []
     missing: list[str] = []
     for price in found:
-        base = catalog.instance(cloud, price.instance_type)
+        base = bundled.get(price.instance_type)
+        if base is None and price.instance_type in described:
+            has = price.on_demand_hourly is not None or price.spot_hourly is not None
+            call = getattr(api, "TYPES_CALL", api.VENDOR)
+            row_source = f"gpupool catalog refresh {as_of}: {call} {where}"
+            figures = {
+                "region": where,
+                "currency": price.currency,
+                "on_demand_hourly": price.on_demand_hourly,
+                "spot_hourly": price.spot_hourly,
+                "source": source if has else f"{source}; no price from the API",
+                "as_of": as_of,
+            }
+            instances.append(_row(cloud, described[price.instance_type], figures, row_source))
+            continue
         if base is None or (price.on_demand_hourly is None and price.spot_hourly is None):
             missing.append(price.instance_type)
             continue
@@ -161,18 +230,51 @@ def refresh(
                 },
             }
         )
-    document = {
+    skipped = tuple(
+        f"{n}: {t.skip}" for n, t in described.items() if not t.gpu and n not in bundled
+    )
+    disputed = tuple(
+        f"{n}: {what}"
+        for n, t in described.items()
+        if (base := bundled.get(n)) is not None
+        if (what := _disputes(base, t))
+    )
+    notes = [
+        "Written by gpupool catalog refresh; validate and plan take these prices in place of "
+        "the bundled catalog's for the instance types listed. Run it again to refresh, or "
+        "delete this file to go back to the bundled prices.",
+    ]
+    if describe is not None:
+        notes.append(
+            "instances: the GPU types the API describes that the bundled catalog lacks; validate "
+            "and plan use them like bundled rows (GPU bound to the type). The API lists no "
+            "regions or NVLink for them."
+        )
+    notes += [f"Not a row: {s}" for s in skipped]
+    notes += [f"The API contradicts the bundled row (kept): {d}" for d in disputed]
+    document: dict[str, Any] = {
         "source": [source],
         "as_of": as_of,
-        "notes": [
-            "Written by gpupool catalog refresh; validate and plan take these prices in place of "
-            "the bundled catalog's for the instance types listed. Run it again to refresh, or "
-            "delete this file to go back to the bundled prices.",
-        ],
+        "notes": notes,
         "cloud": cloud,
         "prices": rows,
     }
+    if describe is not None:
+        document["instances"] = instances
     path = catalog.overlay_dir() / f"instances-{cloud}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, (json.dumps(document, indent=2) + "\n").encode("utf-8"))
-    return Refreshed(path, where, as_of, tuple(r["name"] for r in rows), tuple(missing))
+    priced = [r["name"] for r in rows] + [
+        r["name"] for r in instances
+        if r["price"]["on_demand_hourly"] is not None or r["price"]["spot_hourly"] is not None
+    ]  # fmt: skip
+    return Refreshed(
+        path,
+        where,
+        as_of,
+        tuple(priced),
+        tuple(missing),
+        tuple(r["name"] for r in instances),
+        skipped,
+        disputed,
+    )

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 from gpupool.catalog.models import CloudFacts, Dataset, GpuModel, InstanceType
-from gpupool.catalog.store import dataset, overlay
+from gpupool.catalog.store import dataset, overlay, overlay_types
 from gpupool.formats import FORMAT_VERSION
 
 FORMATS = ("text", "json")
@@ -250,6 +250,13 @@ def format_instances(instances: Iterable[InstanceType], fmt: str) -> str:
         if local is not None:
             refreshed = f"gpupool catalog refresh, {local.as_of}"
             lines.append(f"Prices from the {local.notes[0]} ({refreshed}).")
+            shown = {e.name for e in entries if e.cloud == cloud}
+            added = [name for name in overlay_types(cloud) if name in shown]
+            if added:
+                lines.append(
+                    f"Instance types from the same overlay, read from the {cloud} API "
+                    f"(confidence A): {', '.join(added)}."
+                )
     return "\n".join(lines) + "\n"
 
 
@@ -296,4 +303,14 @@ def format_refreshed(result: Any) -> str:
             f"No price from the API for {len(result.missing)}: {', '.join(result.missing)} "
             "(the bundled prices stay)."
         )
+    added = getattr(result, "added", ())
+    if added:
+        lines.append(
+            f"Added {len(added)} GPU instance type(s) the bundled catalog lacks: "
+            f"{', '.join(added)}; validate and plan now know their GPUs."
+        )
+    for skipped in getattr(result, "skipped", ()):
+        lines.append(f"Not added: {skipped}; a pool on it declares gpu: {{model, count}}.")
+    for disputed in getattr(result, "disputed", ()):
+        lines.append(f"The API contradicts the bundled catalog for {disputed} (kept).")
     return "\n".join(lines) + "\n"

@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -479,3 +480,95 @@ def test_volcengine_rows_are_only_the_sourced_types() -> None:
     assert h20.total_gpu_memory_gib == 8 * 96  # H20-SXM5-96GB, bound to the type
     for entry in rows.values():
         assert entry.price.on_demand_hourly is None and entry.price.spot_hourly is None
+
+
+# ---------------------------------------------------------------- the local overlay
+
+
+@pytest.fixture
+def overlay_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Point the catalog at an empty overlay directory, with its caches cleared around it."""
+    monkeypatch.setenv(catalog.OVERLAY_ENV, str(tmp_path))
+    caches = (store._overlay, store._instance_catalog)
+    for cached in caches:
+        cached.cache_clear()
+    yield tmp_path / "instances-volcengine.json"
+    for cached in caches:
+        cached.cache_clear()
+
+
+def _row(name: str, gpu: str = "L20", **changes: object) -> dict[str, object]:
+    """An overlay instance row as gpupool catalog refresh writes it."""
+    row: dict[str, object] = {
+        "cloud": "volcengine", "name": name, "machine_type": name, "gpu": gpu, "gpu_count": 1,
+        "vcpus": 44, "memory_gib": 232,
+        "interconnect": {"nvlink": False, "nvswitch": False, "efa": False, "infiniband": False},
+        "price": {"region": "cn-beijing", "currency": "CNY", "on_demand_hourly": None,
+                  "spot_hourly": 3.5, "source": "refresh", "as_of": "2026-12-15"},
+        "confidence": "A", "source": "gpupool catalog refresh 2026-12-15: ECS "
+        "DescribeInstanceTypes cn-beijing",
+    }  # fmt: skip
+    row.update(changes)
+    return row
+
+
+def _write(path: Path, instances: list[object], prices: Sequence[object] = ()) -> None:
+    path.write_text(json.dumps({
+        "source": ["gpupool catalog refresh 2026-12-15"], "as_of": "2026-12-15",
+        "cloud": "volcengine", "prices": list(prices), "instances": instances,
+    }), "utf-8")  # fmt: skip
+
+
+def test_overlay_instance_rows_add_types_and_only_price_bundled_ones(overlay_file: Path) -> None:
+    """A row of a type the bundled file lacks becomes a Volcengine instance, GPU memory bound to
+    its catalog GPU; a row of a bundled type changes its price and regions, never its facts."""
+    bundled = _row("ecs.gni2.3xlarge", gpu="H20", vcpus=99, regions=["cn-shanghai"])
+    _write(overlay_file, [_row("ecs.gni3cl.11xlarge"), bundled])
+    added = catalog.instance("volcengine", "ecs.gni3cl.11xlarge")
+    assert added is not None
+    assert (added.gpu, added.total_gpu_memory_gib, added.memory_gib, added.confidence) == (
+        "L20", 48.0, 232.0, "A"
+    )
+    assert added.price.spot_hourly == 3.5 and added.price.currency == "CNY"
+    a10 = catalog.instance("volcengine", "ecs.gni2.3xlarge")
+    assert a10 is not None
+    assert (a10.gpu, a10.vcpus, a10.confidence) == ("A10", 14, "C")  # the bundled facts
+    assert a10.regions == ("cn-shanghai",) and a10.price.spot_hourly == 3.5
+    assert catalog.overlay_types("volcengine") == ("ecs.gni3cl.11xlarge",)
+    assert [e.name for e in catalog.bundled_instances("volcengine")] == [
+        "ecs.gni2.3xlarge", "ecs.ebmhpcpni3l.48xlarge"
+    ]  # fmt: skip
+    assert [e.name for e in catalog.instances("volcengine", gpu="L20")] == ["ecs.gni3cl.11xlarge"]
+
+
+def test_an_overlay_price_row_still_prices_an_instance_row(overlay_file: Path) -> None:
+    """The ``prices`` rows (the overlay's original shape) apply after the instance rows."""
+    price = {"region": "cn-beijing", "currency": "CNY", "on_demand_hourly": 9.0,
+             "spot_hourly": None, "source": "later", "as_of": "2026-12-16"}  # fmt: skip
+    _write(overlay_file, [_row("ecs.gni3cl.11xlarge")], [
+        {"name": "ecs.gni3cl.11xlarge", "price": price}
+    ])  # fmt: skip
+    added = catalog.instance("volcengine", "ecs.gni3cl.11xlarge")
+    assert added is not None and added.price.on_demand_hourly == 9.0
+    assert added.price.as_of == "2026-12-16"
+
+
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        (_row("ecs.x", gpu="Tesla-V100"), "is not a canonical GPU model name"),
+        (_row("ecs.x", source=""), "names its source"),
+        (_row("ecs.x", cloud="aws"), "cloud 'aws' in the volcengine file"),
+        (_row("ecs.x", gpus=2), "unexpected \\['gpus'\\]"),
+        ("ecs.x", "expected an object"),
+    ],
+)
+def test_a_malformed_overlay_instance_row_names_itself(
+    overlay_file: Path, row: object, problem: str
+) -> None:
+    """An instance row is checked like a bundled one (canonical GPU, known keys) and needs its
+    source; the error names the overlay file."""
+    _write(overlay_file, [row])
+    with pytest.raises(catalog.CatalogDataError, match=problem) as caught:
+        catalog.instances("volcengine")
+    assert str(overlay_file) in str(caught.value)

@@ -4,18 +4,20 @@ The Volcengine SDK has no stubber of its own (botocore's ``Stubber`` has no coun
 the tests stand in at the lowest layer the SDK owns: the ``ECSApi`` is made by
 ``gpupool.refresh.volcengine.clients`` as a user gets it, and its ``ApiClient``'s REST client
 gets a urllib3 pool whose ``request`` answers with recorded HTTP bodies
-(``tests/refresh/recorded/volcengine-cn-beijing.json``, sources in its ``about``) as urllib3
-``HTTPResponse`` objects. Everything above runs as it does against Volcengine: the SDK builds
-the query, signs it with the environment's key for the region, raises its ``ApiException`` on a
-4xx answer and deserialises the body into its own model classes
-(``DescribeSpotPriceHistoryResponse``, ``SpotPriceForDescribeSpotPriceHistoryOutput``). Each
-request is checked against the parameters Volcengine documents for ``DescribeSpotPriceHistory``.
-The overlay the refresh writes must then reach ``gpupool plan``, run as a separate process the
-way a user runs it.
+(``tests/refresh/recorded/volcengine-cn-beijing.json`` and ``volcengine-instance-types.json``,
+sources in their ``about``) as urllib3 ``HTTPResponse`` objects. Everything above runs as it
+does against Volcengine: the SDK builds the query, signs it with the environment's key for the
+region, raises its ``ApiException`` on a 4xx answer and deserialises the body into its own model
+classes (``DescribeSpotPriceHistoryResponse``, ``DescribeInstanceTypesResponse`` and the
+``...ForDescribeInstanceTypesOutput`` types). Each request is checked against the parameters
+Volcengine documents for ``DescribeInstanceTypes`` and ``DescribeSpotPriceHistory``. The overlay
+the refresh writes must then reach ``gpupool validate``, ``plan`` and ``catalog instances``, run
+as separate processes the way a user runs them.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -29,8 +31,9 @@ import pytest
 
 from gpupool import catalog
 from gpupool.errors import InputError
-from gpupool.refresh import RefreshedPrice, volcengine
+from gpupool.refresh import RefreshedPrice, RefreshedType, volcengine
 from gpupool.usecases import catalog as catalog_use
+from gpupool.views.catalog import format_refreshed
 from tests.paths import EXAMPLES, ROOT, TESTS
 from tests.refresh.planned import plan
 
@@ -43,6 +46,10 @@ pytestmark = pytest.mark.cloud_sdks
 RECORDED = json.loads(
     (TESTS / "refresh" / "recorded" / "volcengine-cn-beijing.json").read_text("utf-8")
 )
+TYPES = json.loads(
+    (TESTS / "refresh" / "recorded" / "volcengine-instance-types.json").read_text("utf-8")
+)["DescribeInstanceTypes"]
+NEW_TYPES = ["ecs.gni3cl.11xlarge", "ecs.hpcpni3ln.45xlarge"]  # GPU types the bundle lacks
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 TODAY = date(2026, 12, 15)  # not the bundled catalog's date, so the plan's date must change
 ENDPOINT = "https://open.volcengineapi.com/"  # the SDK's endpoint for ECS in cn-beijing
@@ -93,6 +100,32 @@ def _query(instance_type: str, token: str | None = None, now: bool = True) -> di
     if token:
         query["NextToken"] = token
     return query  # fmt: skip
+
+
+def _types_query(token: str | None = None) -> dict[str, Any]:
+    """What the SDK sends for one page of DescribeInstanceTypes (API 2020-04-01).
+
+    As BytePlus's page for the same API documents it (docs.byteplus.com/en/docs/ecs/
+    DescribeInstanceTypes): no InstanceTypeIds, so every type; MaxResults (1..1000); NextToken
+    from the previous page after the first.
+    """
+    query: dict[str, Any] = {
+        "Action": "DescribeInstanceTypes", "Version": "2020-04-01", "MaxResults": 100,
+    }  # fmt: skip
+    if token:
+        query["NextToken"] = token
+    return query
+
+
+def _type_answers(
+    pages: list[dict[str, Any]] | None = None,
+) -> list[tuple[dict[str, Any], int, dict[str, Any]]]:
+    """The DescribeInstanceTypes pages (the recorded ones by default), in the order asked."""
+    out, token = [], None
+    for page in TYPES if pages is None else pages:
+        out.append((_types_query(token), 200, page))
+        token = page["Result"]["NextToken"]
+    return out
 
 
 def _answers(
@@ -149,8 +182,9 @@ def test_refresh_writes_a_cny_overlay_that_plan_and_catalog_use(
     before = plan(stack, overlay)["cost"]
     assert before["pricesAsOf"] == ["2026-12-01"] and before["hourly"]["max"] is None
 
-    names = [e.name for e in catalog.instances("volcengine")]
-    ecs, pool = _clients(monkeypatch, _answers(names, now=False))
+    names = [e.name for e in catalog.bundled_instances("volcengine")]
+    answers = _type_answers() + _answers([*names, *NEW_TYPES], now=False)
+    ecs, pool = _clients(monkeypatch, answers)
     result = catalog_use.refresh("volcengine", "cn-beijing", ecs, TODAY)
     assert pool.answers == []
     assert result.path == overlay / "instances-volcengine.json"
@@ -202,3 +236,223 @@ def test_refresh_refuses_what_it_cannot_read(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setitem(sys.modules, "volcenginesdkecs", None)  # as if not installed
     with pytest.raises(InputError, match=r"is not installed: pip install 'gpupool\[volcengine-"):
         catalog_use.refresh("volcengine", "cn-beijing")
+
+
+def test_instance_types_reads_the_gpu_types_over_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two pages of DescribeInstanceTypes: the types without GPUs (no ``Gpu``, an empty
+    ``GpuDevices``) are left out; host memory is MiB; each GPU product maps to its catalog name
+    (a device's reported memory, 46068 MiB for a 48 GB L20, is near enough); RDMA network
+    interfaces are RDMA; ``Tesla-V100`` with 32 GB is SXM2 or PCIe, which the answer does not
+    say, so it is no catalog GPU and carries the reason."""
+    ecs, pool = _clients(monkeypatch, _type_answers())
+    found = volcengine.instance_types("cn-beijing", ecs)
+    assert pool.answers == []
+    v100 = (
+        "GPU product 'Tesla-V100' with 31.748 GiB could be any of V100-SXM2-32GB, V100-PCIE-32GB"
+    )
+    assert found == (
+        RefreshedType("ecs.gni2.3xlarge", "A10", 1, 14, 56.0, False),
+        RefreshedType("ecs.gni3cl.11xlarge", "L20", 1, 44, 232.0, False),
+        RefreshedType("ecs.hpcpni3ln.45xlarge", "H20", 8, 180, 2048.0, True),
+        RefreshedType("ecs.ebmhpcpni3l.48xlarge", "H20", 8, 192, 2048.0, True),
+        RefreshedType("ecs.g1ve.2xlarge", None, 1, 8, 64.0, False, v100),
+    )
+    assert all("/cn-beijing/ecs/request" in h["Authorization"] for h in pool.headers)
+
+
+def _gpu_type(name: str, product: str, count: int, gpu_mib: int | None) -> dict[str, Any]:
+    """One InstanceTypes[] entry in the SDK model's shape, 16 vCPUs and 64 GiB."""
+    device: dict[str, Any] = {"ProductName": product, "Count": count}
+    if gpu_mib is not None:
+        device["Memory"] = {"Size": gpu_mib}
+    return {"InstanceTypeId": name, "Processor": {"Cpus": 16}, "Memory": {"Size": 65536},
+            "Gpu": {"GpuDevices": [device]}}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("product", "gpu_mib", "gpu", "why"),
+    [
+        ("NVIDIA A10", 23028, "A10", ""),  # what the device reports: 6 % under the nominal 24 GB
+        ("nvidia_h20", None, "H20", ""),  # no memory: the name alone
+        ("NVIDIA H100", 98304, "H100-SXM5-96GB", ""),  # 'H100' is the 80 GB part by name; 96
+        ("Tesla V100", 16384, "V100-SXM2-16GB", ""),  # the catalog's alias V100 is the 16 GB
+        ("NVIDIA A100", None, None, "any of A100-SXM4-40GB, A100-SXM4-80GB, A100-PCIE-40GB, "
+         "A100-PCIE-80GB (the API gives no memory)"),
+        ("NVIDIA A10", 12288, None, "is A10 by name, but the API gives 12 GiB per GPU"),
+        ("NVIDIA GeForce RTX 5090", 32607, None, "is not a catalog GPU (gpupool catalog gpus)"),
+    ],
+)
+def test_gpu_products_map_to_catalog_names_or_say_why_not(
+    monkeypatch: pytest.MonkeyPatch, product: str, gpu_mib: int | None, gpu: str | None, why: str
+) -> None:
+    """A product maps through the catalog's own names (aliases, any case, without a leading
+    NVIDIA/Tesla), then by memory within its family; a product the catalog does not know, one
+    that names several models, or one whose memory contradicts its model maps to none."""
+    page = copy.deepcopy(TYPES[-1])  # the envelope of a last page (ResponseMetadata, Result)
+    page["Result"]["InstanceTypes"] = [_gpu_type("ecs.x.4xlarge", product, 2, gpu_mib)]
+    ecs, _ = _clients(monkeypatch, _type_answers([page]))
+    (found,) = volcengine.instance_types("cn-beijing", ecs)
+    assert (found.gpu, found.gpu_count, found.vcpus, found.memory_gib) == (gpu, 2, 16, 64.0)
+    assert why in found.skip and bool(found.skip) == (gpu is None)
+
+
+def _stack(tmp_path: Path, name: str, pools: str) -> Path:
+    """A VKE stack (the example's provider) with the given pools block."""
+    example = (EXAMPLES / "volcengine-a10.yaml").read_text("utf-8")
+    head = example[: example.index("cluster:\n")]
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(head + "pools:\n" + pools, "utf-8")
+    return path
+
+
+def _gpupool(overlay: Path, *words: str) -> tuple[int, dict[str, Any]]:
+    env = {**os.environ, catalog.OVERLAY_ENV: str(overlay), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "gpupool", *words, "--format", "json"],
+        capture_output=True, text=True, env=env, cwd=ROOT, timeout=120, check=False,
+    )  # fmt: skip
+    return done.returncode, json.loads(done.stdout)
+
+
+def _codes(result: dict[str, Any]) -> list[str]:
+    return [d["code"] for d in result["diagnostics"]]
+
+
+L20_POOL = """\
+  - name: l20
+    instanceType: ecs.gni3cl.11xlarge
+    workload: inference
+    nodes: {min: 1, max: 2}
+"""
+
+
+def test_refreshed_types_validate_and_plan_like_bundled_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before the refresh a pool on ecs.gni3cl.11xlarge must declare its GPUs (the catalog lacks
+    the type); the refresh writes it (and ecs.hpcpni3ln.45xlarge) as instance rows, each naming
+    DescribeInstanceTypes, the region and the date, and leaves out the types it cannot map;
+    after it the pool validates without gpu, the plan takes its L20 from the overlay and dates
+    its prices by the refresh, a declared GPU other than the overlay's is an error, the RDMA
+    type counts as an interconnect for compact placement, and catalog instances lists the
+    overlay's types."""
+    overlay = tmp_path / "overlay"
+    monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
+    stack = _stack(tmp_path, "l20", L20_POOL)
+    code, before = _gpupool(overlay, "validate", str(stack))
+    assert code == 1 and _codes(before) == ["catalog.volcengine-needs-gpu"]
+    declared = _stack(tmp_path, "declared", L20_POOL + "    gpu: {model: L20, count: 1}\n")
+    assert _gpupool(overlay, "validate", str(declared))[0] == 0  # today's way: declare it
+
+    names = [e.name for e in catalog.bundled_instances("volcengine")]
+    ecs, pool = _clients(monkeypatch, _type_answers() + _answers([*names, *NEW_TYPES], False))
+    result = catalog_use.refresh("volcengine", "cn-beijing", ecs, TODAY)
+    assert pool.answers == []
+    assert result.added == tuple(NEW_TYPES) and result.disputed == ()
+    assert result.skipped == (
+        "ecs.g1ve.2xlarge: GPU product 'Tesla-V100' with 31.748 GiB could be any of "
+        "V100-SXM2-32GB, V100-PCIE-32GB",
+    )
+    written = json.loads(result.path.read_text("utf-8"))
+    rows = {r["name"]: r for r in written["instances"]}
+    assert set(rows) == set(NEW_TYPES)  # the bundled types stay bundled rows
+    l20, h20 = rows["ecs.gni3cl.11xlarge"], rows["ecs.hpcpni3ln.45xlarge"]
+    assert (l20["gpu"], l20["gpu_count"], l20["vcpus"], l20["memory_gib"]) == ("L20", 1, 44, 232)
+    assert (h20["gpu"], h20["gpu_count"], h20["interconnect"]["infiniband"]) == ("H20", 8, True)
+    assert l20["interconnect"]["infiniband"] is False and l20["confidence"] == "A"
+    assert l20["source"] == (
+        "gpupool catalog refresh 2026-12-15: ECS DescribeInstanceTypes cn-beijing"
+    )
+    assert l20["price"]["currency"] == "CNY" and l20["price"]["spot_hourly"] is None
+    assert any("Tesla-V100" in n for n in written["notes"])
+
+    code, after = _gpupool(overlay, "validate", str(stack))
+    assert code == 0 and after["valid"] and _codes(after) == []
+    code, plan = _gpupool(overlay, "plan", str(stack))
+    assert code in (0, 2)
+    (capacity,) = plan["capacity"]
+    assert (capacity["gpu"], capacity["gpuMemoryGiB"], capacity["gpus"]) == (
+        "L20", 48.0, {"min": 1, "max": 2}
+    )
+    assert plan["cost"]["pricesAsOf"] == ["2026-12-15"]
+    assert plan["cost"]["unpriced"] == ["l20: ecs.gni3cl.11xlarge on-demand price"]
+
+    contradicting = _stack(tmp_path, "a10", L20_POOL + "    gpu: {model: A10, count: 1}\n")
+    code, wrong = _gpupool(overlay, "validate", str(contradicting))
+    assert code == 1 and _codes(wrong) == ["catalog.declared-gpu-differs"]
+    assert "gives ecs.gni3cl.11xlarge 1 x L20" in wrong["diagnostics"][0]["detail"]
+
+    compact = _stack(tmp_path, "compact", L20_POOL + "    placement: {topology: compact}\n"
+                     + L20_POOL.replace("l20", "h20").replace("gni3cl.11xlarge",
+                                                              "hpcpni3ln.45xlarge")
+                     + "    placement: {topology: compact}\n")  # fmt: skip
+    diagnostics = _gpupool(overlay, "validate", str(compact))[1]["diagnostics"]
+    no_link = [
+        d["path"] for d in diagnostics if d["code"] == "placement.compact-without-interconnect"
+    ]
+    assert no_link == [["pools", 0, "placement", "topology"]]  # the H20 type has RDMA
+
+    env = {**os.environ, catalog.OVERLAY_ENV: str(overlay), "PYTHONPATH": str(ROOT)}
+    listed = subprocess.run(
+        [sys.executable, "-m", "gpupool", "catalog", "instances", "--cloud", "volcengine"],
+        capture_output=True, text=True, env=env, cwd=ROOT, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    row = r"ecs\.hpcpni3ln\.45xlarge\s+H20\s+8\s+768\s+180\s+2048\s+infiniband\s+cn-beijing"
+    assert re.search(row, listed)
+    assert (
+        "Instance types from the same overlay, read from the volcengine API (confidence A): "
+        "ecs.gni3cl.11xlarge, ecs.hpcpni3ln.45xlarge." in listed
+    )
+
+
+def test_refresh_reports_what_the_api_contradicts_and_keeps_the_bundled_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The API giving a bundled type other facts (here 16 vCPUs for ecs.gni2.3xlarge, whose
+    bundled row, grade C, says 14) is reported in the result, the overlay's notes and the
+    command's output; the overlay gets no instance row for it, so the bundled facts stay. A new
+    type whose GPU the catalog does not know is left out, with its reason."""
+    overlay = tmp_path / "overlay"
+    monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
+    pages = copy.deepcopy(TYPES)
+    (a10,) = [t for t in pages[0]["Result"]["InstanceTypes"] if t["InstanceTypeId"] ==
+              "ecs.gni2.3xlarge"]  # fmt: skip
+    a10["Processor"]["Cpus"] = 16
+    pages[1]["Result"]["InstanceTypes"].append(
+        _gpu_type("ecs.gni5.4xlarge", "NVIDIA GeForce RTX 5090", 1, 32607)
+    )
+    names = [e.name for e in catalog.bundled_instances("volcengine")]
+    answers = _type_answers(pages) + _answers([*names, *NEW_TYPES], now=False)
+    ecs, pool = _clients(monkeypatch, answers)
+    result = catalog_use.refresh("volcengine", "cn-beijing", ecs, TODAY)
+    assert pool.answers == []
+    assert result.disputed == ("ecs.gni2.3xlarge: vCPUs: API 16, catalog 14",)
+    assert result.skipped[-1] == (
+        "ecs.gni5.4xlarge: GPU product 'NVIDIA GeForce RTX 5090' with 31.8428 GiB is not a "
+        "catalog GPU (gpupool catalog gpus)"
+    )
+    written = json.loads(result.path.read_text("utf-8"))
+    assert "ecs.gni2.3xlarge" not in {r["name"] for r in written["instances"]}
+    assert (
+        "The API contradicts the bundled row (kept): ecs.gni2.3xlarge: vCPUs: API 16, catalog 14"
+        in written["notes"]
+    )
+    text = format_refreshed(result)
+    assert "The API contradicts the bundled catalog for ecs.gni2.3xlarge: vCPUs: API 16, " \
+        "catalog 14 (kept)." in text  # fmt: skip
+    assert "Not added: ecs.gni5.4xlarge: GPU product 'NVIDIA GeForce RTX 5090'" in text
+    listed = _gpupool(overlay, "catalog", "instances", "--cloud", "volcengine")[1]
+    vcpus = {e["name"]: e["vcpus"] for e in listed["instances"]}
+    assert vcpus["ecs.gni2.3xlarge"] == 14 and "ecs.gni5.4xlarge" not in vcpus
+
+
+def test_instance_type_refusal_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A refused DescribeInstanceTypes is the API's code and message, as for the prices."""
+    refused = RECORDED["InvalidAccessKey"]
+    ecs, _ = _clients(monkeypatch, [(_types_query(), refused["status"], refused["body"])])
+    with pytest.raises(InputError) as caught:
+        catalog_use.refresh("volcengine", "cn-beijing", ecs, TODAY)
+    assert str(caught.value) == (
+        "Volcengine refused the instance type lookup: InvalidAccessKey: The accesskey "
+        "[testing-ak] included in the request is invalid. (HTTP 401)"
+    )

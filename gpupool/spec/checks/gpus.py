@@ -27,7 +27,9 @@ def _names(pool: Pool, stack: Stack) -> list[Diagnostic]:
                 f"gpupool's catalog does not list '{pool.instance_type}' ({plugin.display} "
                 "publishes no static catalog; the catalog lists only the types whose specs have "
                 f"a source: gpupool catalog instances --cloud {cloud}), so say what each node "
-                "carries: gpu: {model: A10, count: 1} and optionally host: {memoryGiB: 120}.",
+                "carries: gpu: {model: A10, count: 1} and optionally host: {memoryGiB: 120}; "
+                f"or read the {plugin.display} API's GPU types into the catalog's local overlay: "
+                f"gpupool catalog refresh --cloud {cloud} --region R.",
                 pool.path,
                 anchor="parent",
             )
