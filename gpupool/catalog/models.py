@@ -223,8 +223,9 @@ class InstanceType:
         regions: The regions the type is offered in, where the catalog knows them; empty when
             it does not (nothing is then checked).
         confidence: How strong the row's sources are where they are not the cloud's own
-            catalog (Volcengine: ``A`` its own docs or repositories, ``B`` ByteDance-affiliated
-            open source, ``C`` third-party observations); empty for the cloud's own data.
+            catalog (Volcengine: ``A`` its own docs, repositories or API, as a refreshed
+            overlay's rows from ECS ``DescribeInstanceTypes``, ``B`` ByteDance-affiliated open
+            source, ``C`` third-party observations); empty for the cloud's own data.
 
     """
 

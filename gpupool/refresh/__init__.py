@@ -11,8 +11,9 @@ a stand-in HTTP fetcher). The use case (``gpupool.usecases.catalog.refresh``) wr
 
 A vendor whose cloud publishes no static catalog (Volcengine) also has
 ``instance_types(region, clients)``: the GPU instance types its API describes, as
-``RefreshedType`` with the GPU mapped to a catalog name; the use case writes those the bundled
-catalog lacks as full instance rows of the overlay, and prices them too.
+``RefreshedType`` with the GPU mapped to a catalog name, and ``TYPES_CALL``, the call each
+row's source names; the use case writes the types the bundled catalog lacks as full instance
+rows of the overlay, and prices them too.
 
 Adding a vendor is adding its module; ``VENDORS`` finds it.
 """
