@@ -164,7 +164,7 @@ def _cmd_catalog(args: argparse.Namespace) -> int:
     elif args.what == "regions":
         _out(view.format_regions(catalog.regions(args.cloud), args.format))
     elif args.what == "refresh":
-        _out(view.format_refreshed(catalog.refresh(args.cloud, args.region)))
+        _out(view.format_refreshed(catalog.refresh(args.cloud, args.region), args.format))
     else:
         found = catalog.instances(args.cloud, args.gpu)
         _out(view.format_instances(found, args.format))

@@ -1,10 +1,11 @@
-"""Text and JSON views of the catalog, behind ``gpupool catalog gpus|instances``.
+"""Text and JSON views of the catalog, behind ``gpupool catalog gpus|instances|regions|refresh``.
 
 This module owns the catalog's two output formats. ``text`` is an aligned table for people,
 ending with the as-of date and sources of the data shown, so a price is never read without
 its date. ``json`` is stable for scripts: ``{"format_version": ..., "gpus": [...]}`` or
 ``{"format_version": ..., "instances": [...]}`` (``gpupool.formats.FORMAT_VERSION``) with every
-catalog field, plus a ``datasets`` list carrying the same provenance. Filtering (by cloud or
+catalog field, plus a ``datasets`` list carrying the same provenance; a refresh's document names
+the overlay it wrote and what it priced, added, skipped and disputed. Filtering (by cloud or
 GPU) is the caller's job (``gpupool.usecases.catalog``); these functions format whatever they are
 given.
 """
@@ -15,11 +16,14 @@ import dataclasses
 import json
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpupool.catalog.models import CloudFacts, Dataset, GpuModel, InstanceType
 from gpupool.catalog.store import dataset, overlay, overlay_types
 from gpupool.formats import FORMAT_VERSION
+
+if TYPE_CHECKING:
+    from gpupool.usecases.catalog import Refreshed
 
 FORMATS = ("text", "json")
 
@@ -292,8 +296,21 @@ def format_regions(clouds: Iterable[CloudFacts], fmt: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def format_refreshed(result: Any) -> str:
-    """Say what ``gpupool catalog refresh`` wrote (a ``usecases.catalog.Refreshed``)."""
+def format_refreshed(result: Refreshed, fmt: str = "text") -> str:
+    """Say what ``gpupool catalog refresh`` wrote, as text or as its JSON document."""
+    if fmt == "json":
+        doc = {
+            "format_version": FORMAT_VERSION,
+            "overlay": str(result.path),
+            "region": result.region,
+            "as_of": result.as_of,
+            "priced": list(result.priced),
+            "missing": list(result.missing),
+            "added": list(result.added),
+            "skipped": list(result.skipped),
+            "disputed": list(result.disputed),
+        }
+        return json.dumps(doc, indent=2) + "\n"
     lines = [
         f"Wrote {len(result.priced)} price(s) for {result.region} as of {result.as_of} to "
         f"{result.path}; validate and plan now use them."
@@ -303,14 +320,13 @@ def format_refreshed(result: Any) -> str:
             f"No price from the API for {len(result.missing)}: {', '.join(result.missing)} "
             "(the bundled prices stay)."
         )
-    added = getattr(result, "added", ())
-    if added:
+    if result.added:
         lines.append(
-            f"Added {len(added)} GPU instance type(s) the bundled catalog lacks: "
-            f"{', '.join(added)}; validate and plan now know their GPUs."
+            f"Added {len(result.added)} GPU instance type(s) the bundled catalog lacks: "
+            f"{', '.join(result.added)}; validate and plan now know their GPUs."
         )
-    for skipped in getattr(result, "skipped", ()):
+    for skipped in result.skipped:
         lines.append(f"Not added: {skipped}; a pool on it declares gpu: {{model, count}}.")
-    for disputed in getattr(result, "disputed", ()):
+    for disputed in result.disputed:
         lines.append(f"The API contradicts the bundled catalog for {disputed} (kept).")
     return "\n".join(lines) + "\n"

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from gpupool import catalog
+from gpupool.formats import FORMAT_VERSION
+from gpupool.usecases.catalog import Refreshed
+from gpupool.views import catalog as view
 from gpupool.views.catalog import format_gpus, format_instances, format_regions
 
 
@@ -95,3 +99,22 @@ def test_regions_text_and_json() -> None:
     doc = json.loads(format_regions([catalog.cloud("gcp")], "json"))
     assert "us-central1" in doc["clouds"][0]["regions"]
     assert doc["datasets"][0]["name"] == "clouds"
+
+
+def test_refresh_result_as_json_names_everything_the_text_does(tmp_path: Path) -> None:
+    """--format json on catalog refresh: one document with the overlay and every list."""
+    result = Refreshed(tmp_path / "instances-volcengine.json", "cn-beijing", "2026-12-02",
+                       ("ecs.gni2.3xlarge",), ("ecs.ebmhpcpni3l.48xlarge",),
+                       ("ecs.gni3cl.11xlarge",), ("ecs.g1ve.2xlarge: no such GPU",),
+                       ("ecs.gni2.3xlarge: vCPUs 14, the API says 12",))  # fmt: skip
+    doc = json.loads(view.format_refreshed(result, "json"))
+    assert doc == {
+        "format_version": FORMAT_VERSION, "overlay": str(result.path), "region": "cn-beijing",
+        "as_of": "2026-12-02", "priced": ["ecs.gni2.3xlarge"],
+        "missing": ["ecs.ebmhpcpni3l.48xlarge"], "added": ["ecs.gni3cl.11xlarge"],
+        "skipped": ["ecs.g1ve.2xlarge: no such GPU"],
+        "disputed": ["ecs.gni2.3xlarge: vCPUs 14, the API says 12"],
+    }  # fmt: skip
+    text = view.format_refreshed(result)
+    for item in (*result.added, *result.skipped, *result.disputed, *result.missing):
+        assert item in text
