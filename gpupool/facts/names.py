@@ -16,6 +16,14 @@ if TYPE_CHECKING:
     from gpupool.model import Pool
 
 POOL_LABEL = "gpupool.io/pool"
+# The capacity type of a node group's nodes, ``spot`` or ``on-demand`` (``CapacityGroup.capacity``);
+# the cloud modules set it on every node group that holds one kind of capacity only.
+CAPACITY_LABEL = "gpupool.io/capacity"
+# The node labels gpupool's PromQL reads from kube-state-metrics' kube_node_labels, which carries
+# a node label only when kube-state-metrics is started with it allowlisted (kube-state-metrics
+# docs/developer/cli-arguments.md, --metric-labels-allowlist; one line for both labels).
+KSM_NODE_LABELS = (POOL_LABEL, CAPACITY_LABEL)
+KSM_ALLOWLIST = f"--metric-labels-allowlist=nodes=[{','.join(KSM_NODE_LABELS)}]"
 TENANT_LABEL = "gpupool.io/tenant"
 STACK_LABEL = "gpupool.io/stack"
 MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"

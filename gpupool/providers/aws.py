@@ -223,7 +223,7 @@ def _node_group(
             "max_size": group.max,
             "min_size": group.min,
         },
-        "labels": _labels(stack, pool),
+        "labels": _labels(stack, pool, group),
         "tags": common.tags(stack),
     }
     if taints:
@@ -243,9 +243,9 @@ def _node_group(
     )
 
 
-def _labels(stack: Stack, pool: Pool) -> dict[str, str]:
+def _labels(stack: Stack, pool: Pool, group: CapacityGroup) -> dict[str, str]:
     """Return a node group's labels: the accelerator label, then the pool's (keys sorted)."""
-    labels = common.node_labels(stack, pool)
+    labels = common.node_labels(stack, pool, group)
     if pool.gpu is not None and ACCELERATOR_LABEL not in labels:
         labels[ACCELERATOR_LABEL] = accelerator_type(pool.gpu)
     return dict(sorted(labels.items()))

@@ -101,7 +101,7 @@ def _agent_pool(
         "count": group.desired,
         "min_count": group.min,
         "max_count": group.max,
-        "node_labels": common.node_labels(stack, pool),
+        "node_labels": common.node_labels(stack, pool, group),
         "gpu_profile": {"driver": "Install" if managed else "None"},
         "os_disk_size_gb": pool.disk_gib,
         "tags": common.tags(stack),

@@ -5,7 +5,8 @@ This module owns the rules that must read the same on every cloud:
 - how a pool's node groups are built from ``gpupool.facts.groups.capacity_groups`` (re-exported
   here for the cloud modules);
 - the labels its nodes carry (``node_labels``: the pool's own labels, then the ones the sharing
-  configuration selects by, which win on a clash);
+  configuration selects by, then, per node group, the capacity label ``gpupool.io/capacity``;
+  gpupool's win on a clash);
 - the ``facts`` every node-pool resource carries for the offline plan (exactly the keys of
   ``FACT_KEYS``);
 - graph addresses and logical names.
@@ -17,6 +18,7 @@ from typing import Any
 
 from gpupool import facts as gpu_facts
 from gpupool.facts.groups import CapacityGroup
+from gpupool.facts.names import CAPACITY_LABEL
 from gpupool.graph import Resource
 from gpupool.model import Pool, Stack
 
@@ -62,14 +64,20 @@ def owner(pool: Pool) -> str:
     return f"pool:{pool.name}"
 
 
-def node_labels(stack: Stack, pool: Pool) -> dict[str, str]:
+def node_labels(stack: Stack, pool: Pool, group: CapacityGroup | None = None) -> dict[str, str]:
     """Return the labels a pool's nodes carry, keys sorted.
 
     The pool's ``labels`` come first; the labels the sharing configuration selects nodes by
     (``gpupool.facts.node_labels``) are applied over them, so a pool label can never detach a
-    node from its device-plugin or MIG configuration.
+    node from its device-plugin or MIG configuration. A node group (``group``) also labels its
+    nodes ``gpupool.io/capacity: spot | on-demand``, its capacity type, which the showback rules
+    price its nodes by; not a group that mixes both kinds (a VKE spot node pool with an
+    on-demand base or on-demand stand-ins), whose nodes one label cannot tell apart. Existing
+    nodes (``group`` None) get none.
     """
     merged = {**dict(pool.labels), **gpu_facts.node_labels(stack, pool)}
+    if group is not None and not (group.on_demand_base or group.on_demand_fallback):
+        merged[CAPACITY_LABEL] = group.capacity
     return dict(sorted(merged.items()))
 
 

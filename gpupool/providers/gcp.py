@@ -85,7 +85,7 @@ def _node_pool(stack: Stack, pool: Pool, group: CapacityGroup) -> Resource:
         "guest_accelerators": [_accelerator(stack, pool)],
         "spot": group.spot,
         "disk_size_gb": pool.disk_gib,
-        "labels": common.node_labels(stack, pool),
+        "labels": common.node_labels(stack, pool, group),
         "resource_labels": common.tags(stack),
     }
     if pool.taints:

@@ -81,9 +81,10 @@ def _cluster_id(stack: Stack) -> Lookup:
 def _node_pool(stack: Stack, pool: Pool, group: CapacityGroup) -> Resource:
     settings = stack.provider.settings
     inst = pool.instance
+    labels = common.node_labels(stack, pool, group)
     kubernetes_config: dict[str, Any] = {
         "cordon": False,
-        "labels": [{"key": k, "value": v} for k, v in common.node_labels(stack, pool).items()],
+        "labels": [{"key": k, "value": v} for k, v in labels.items()],
     }
     if pool.taints:
         kubernetes_config["taints"] = [

@@ -21,6 +21,10 @@ A **scope** is the nodes one group of alerts (and one dashboard row) covers:
   exact; several share one scope, labelled with all their names.
 
 kube-state-metrics series are deduplicated with ``max by`` before any ``unless``/``and`` join.
+
+``kube_node_labels`` carries the pool label, and the capacity label (``gpupool.io/capacity``) by
+which the showback rules (``gpupool.sharing.showback``) price a split spot pool's nodes, only when
+kube-state-metrics allowlists them: ``KSM_ALLOWLIST`` is the one flag that does both.
 """
 
 from __future__ import annotations
@@ -28,13 +32,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpupool.facts.names import POOL_LABEL
+from gpupool.facts.names import CAPACITY_LABEL, POOL_LABEL
+from gpupool.facts.names import KSM_ALLOWLIST as KSM_ALLOWLIST  # the one allowlist line
 from gpupool.model import Stack
 
-# kube-state-metrics names a node label's series label "label_" + the key with every character
-# outside [a-zA-Z0-9_] turned into "_" (docs/metrics/cluster/node-metrics.md).
-KSM_POOL_LABEL = "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", POOL_LABEL)
-KSM_ALLOWLIST = f"--metric-labels-allowlist=nodes=[{POOL_LABEL}]"
+
+def ksm_node_label(key: str) -> str:
+    """Return the series label kube-state-metrics' ``kube_node_labels`` gives a node label.
+
+    ``label_`` + the key with every character outside ``[a-zA-Z0-9_]`` turned into ``_``
+    (kube-state-metrics docs/metrics/cluster/node-metrics.md).
+    """
+    return "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", key)
+
+
+KSM_POOL_LABEL = ksm_node_label(POOL_LABEL)
+KSM_CAPACITY_LABEL = ksm_node_label(CAPACITY_LABEL)
 
 # Extended resources as kube-state-metrics names them in its resource label (the resource name
 # with "." and "/" turned into "_"): whole GPUs, time-sliced or HAMi vGPUs, mixed-strategy MIG.

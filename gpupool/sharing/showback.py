@@ -21,12 +21,25 @@ in, ``kube_node_labels`` with the pool label (the allowlist ``gpupool.sharing.pr
 for pools of named nodes, ``kube_node_info``. Each input is reduced with ``max by`` its identity
 first, so two kube-state-metrics replicas (two series per object) are not charged twice.
 
-A unit's price is the pool's price per GPU at its capacity type (a spot pool at spot, its
-on-demand base and fallback nodes too: the declared ``spotPerGpuHour``, or the instance's spot
-price over its GPUs) over the units one GPU yields (``gpupool.facts``: a time-slicing replica, a
-HAMi vGPU, a MIG instance). Pods that request no GPU resource (KAI's ``gpu-fraction`` pods) are
-not seen; pools without a price in USD (declared or the catalog's) get no rule, never a price of
-0 (nor a CNY price under a USD name).
+A unit's price is the pool's price per GPU at the node's capacity type (the declared
+``perGpuHour`` or ``spotPerGpuHour``, or the instance's on-demand or spot price over its GPUs)
+over the units one GPU yields (``gpupool.facts``: a time-slicing replica, a HAMi vGPU, a MIG
+instance). An on-demand pool is priced on-demand, a spot pool at spot, except a split spot pool
+(``gpupool.facts.groups.capacity_groups``: a spot and an on-demand node group, EKS, GKE, AKS):
+there each node is priced by its capacity label (``gpupool.io/capacity``, which
+``gpupool.providers.common.node_labels`` sets on every node group), the nodes labelled
+``on-demand`` at the on-demand price and every other node of the pool at spot. The join is
+``(on-demand nodes * on-demand price) or (all the pool's nodes * spot price)``: ``or`` keeps the
+on-demand figure where a node has one, so without the capacity label in ``kube_node_labels``
+(kube-state-metrics not allowlisting it) every node is priced at spot, as before the label
+existed; the rule's ``needs`` say so. A VKE spot pool with an on-demand base or stand-ins is one
+node pool of both kinds, which no label tells apart (VKE labels no node with its capacity type),
+so all its nodes are priced at spot; so are a split pool's on-demand nodes where the pool has
+no on-demand price.
+
+Pods that request no GPU resource (KAI's ``gpu-fraction`` pods) are not seen; pools without a
+price in USD (declared or the catalog's) get no rule, never a price of 0 (nor a CNY price under
+a USD name).
 """
 
 from __future__ import annotations
@@ -35,11 +48,13 @@ import re
 from typing import Any
 
 from gpupool import facts
+from gpupool.facts.groups import capacity_groups
+from gpupool.facts.names import CAPACITY_LABEL, POOL_LABEL
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Pool, Stack, Tenant
 from gpupool.sharing.alerts import prometheus_rule
 from gpupool.sharing.objects import k8s_object
-from gpupool.sharing.promql import KSM_POOL_LABEL
+from gpupool.sharing.promql import KSM_ALLOWLIST, KSM_CAPACITY_LABEL, KSM_POOL_LABEL
 
 RULE_NAME = "gpupool-showback"
 POOL_COST = "gpupool:tenant_pool_cost_usd_per_hour"
@@ -51,14 +66,17 @@ def ksm_resource(resource: str) -> str:
     return re.sub(r"[^a-zA-Z0-9_]", "_", resource)
 
 
-def unit_price(stack: Stack, pool: Pool, units_per_gpu: int) -> float | None:
+def unit_price(
+    stack: Stack, pool: Pool, units_per_gpu: int, capacity: str | None = None
+) -> float | None:
     """Return what one unit of a pool's resource costs an hour in USD, or None without one.
 
-    A declared price (``pools[].price``, per GPU) is used instead of the catalog's. The
-    recording rules are USD (``POOL_COST``); a price in another currency (a declared EUR rate, a
-    refreshed Volcengine price in CNY) is not one, and nothing converts it.
+    ``capacity`` (``spot`` or ``on-demand``) is the capacity type of the nodes priced; the
+    pool's own type by default. A declared price (``pools[].price``, per GPU) is used instead of
+    the catalog's. The recording rules are USD (``POOL_COST``); a price in another currency (a
+    declared EUR rate, a refreshed Volcengine price in CNY) is not one, and nothing converts it.
     """
-    spot = pool.capacity.type == "spot"
+    spot = (capacity or pool.capacity.type) == "spot"
     declared = pool.price
     if declared is not None:
         per_gpu = declared.spot_per_gpu_hour if spot else declared.per_gpu_hour
@@ -76,27 +94,42 @@ def unit_price(stack: Stack, pool: Pool, units_per_gpu: int) -> float | None:
     return price / pool.gpus_per_node / units_per_gpu
 
 
-def _pool_nodes(pool: Pool) -> str:
+def split(stack: Stack, pool: Pool) -> bool:
+    """Whether a pool's nodes are in a spot and an on-demand node group (priced apart)."""
+    return len({g.capacity for g in capacity_groups(pool, stack.cloud)}) > 1
+
+
+def _pool_nodes(pool: Pool, matchers: str = "") -> str:
     """Return a vector of value 1 per node of the pool, labelled ``node``."""
     if pool.node_names:
         names = "|".join(n.replace(".", "\\\\.") for n in pool.node_names)
         return f'max by (node) (kube_node_info{{node=~"{names}"}})'
-    return f'max by (node) (kube_node_labels{{{KSM_POOL_LABEL}="{pool.name}"}})'
+    return f'max by (node) (kube_node_labels{{{KSM_POOL_LABEL}="{pool.name}"{matchers}}})'
 
 
-def expression(tenant: Tenant, pool: Pool, resource: str, price: float) -> str:
-    """Return the PromQL of one tenant's cost an hour on one pool's resource."""
+def expression(
+    tenant: Tenant, pool: Pool, resource: str, price: float, on_demand: float | None = None
+) -> str:
+    """Return the PromQL of one tenant's cost an hour on one pool's resource.
+
+    ``price`` is one unit's price on every node of the pool; with ``on_demand`` (a split spot
+    pool), the nodes labelled ``gpupool.io/capacity: on-demand`` are priced at it instead and the
+    others at ``price``.
+    """
     ns = tenant.namespace
     requests = (f'kube_pod_container_resource_requests{{namespace="{ns}", '
                 f'resource="{ksm_resource(resource)}"}}')
     running = f'kube_pod_status_phase{{namespace="{ns}", phase="Running"}} == 1'
-    return (
-        "sum(\n"
-        f"  max by (namespace, pod, container, node) ({requests})\n"
-        f"  * on (node) group_left () {_pool_nodes(pool)}\n"
-        f"  * on (namespace, pod) group_left () max by (namespace, pod) ({running})\n"
-        f") * {price!r}"
-    )
+    head = f"  max by (namespace, pod, container, node) ({requests})\n"
+    tail = f"  * on (namespace, pod) group_left () max by (namespace, pod) ({running})\n"
+    if on_demand is None:
+        return f"sum(\n{head}  * on (node) group_left () {_pool_nodes(pool)}\n{tail}) * {price!r}"
+    od_nodes = _pool_nodes(pool, f', {KSM_CAPACITY_LABEL}="on-demand"')
+    # `or` keeps a node's on-demand price and adds the pool's other nodes at spot: without the
+    # capacity label in kube_node_labels every node is priced at spot
+    nodes = (f"(\n    ({od_nodes} * {on_demand!r})\n"
+             f"    or ({_pool_nodes(pool)} * {price!r})\n  )")
+    return f"sum(\n{head}  * on (node) group_left () {nodes}\n{tail})"
 
 
 def _provenance(stack: Stack, pool: Pool) -> dict[str, str] | None:
@@ -118,13 +151,15 @@ def rules(stack: Stack) -> list[dict[str, Any]]:
             if pool is None:
                 continue
             provenance = _provenance(stack, pool)
+            apart = split(stack, pool)
             for resource, per_gpu in sorted(known.pool(pool).exposure.items()):
                 price = unit_price(stack, pool, per_gpu)
                 if price is None or provenance is None:
                     continue
+                od = unit_price(stack, pool, per_gpu, "on-demand") if apart else None
                 out.append({
                     "record": POOL_COST,
-                    "expr": expression(tenant, pool, resource, price),
+                    "expr": expression(tenant, pool, resource, price, od),
                     "labels": {"stack": stack.name, "tenant": tenant.name, "pool": pool.name,
                                "resource": resource, **provenance},
                 })
@@ -134,6 +169,28 @@ def rules(stack: Stack) -> list[dict[str, Any]]:
             "expr": f'sum by (stack, tenant) ({POOL_COST}{{stack="{stack.name}"}})',
         })
     return out
+
+
+def needs(stack: Stack, recorded: list[dict[str, Any]]) -> list[str]:
+    """Say what the recorded rules need of kube-state-metrics beyond its defaults, if anything.
+
+    Cloud pools are found by the pool label in ``kube_node_labels``, a split spot pool's
+    on-demand nodes by the capacity label there; kube-state-metrics exports either only when
+    allowlisted (``KSM_ALLOWLIST``, one flag for both).
+    """
+    priced = list(dict.fromkeys(r["labels"]["pool"] for r in recorded if "labels" in r))
+    pools = [p for p in stack.pools if p.name in priced]
+    joined = [p.name for p in pools if not p.node_names]
+    if not joined:
+        return []
+    apart = [p.name for p in pools if not p.node_names and split(stack, p)]
+    text = (f"kube-state-metrics started with `{KSM_ALLOWLIST}` (kube-prometheus-stack: "
+            f"`kube-state-metrics.metricLabelsAllowlist`): without {POOL_LABEL} the showback "
+            f"rules of {', '.join(joined)} record nothing")
+    if apart:
+        text += (f", without {CAPACITY_LABEL} they price the on-demand nodes of "
+                 f"{', '.join(apart)} at spot")
+    return [text]
 
 
 def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Resource]:
@@ -152,6 +209,7 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
         return []
     manifest = prometheus_rule(stack, RULE_NAME, {"name": f"gpupool.{stack.name}.showback",
                                                   "interval": "1m", "rules": recorded})
+    required = needs(stack, recorded)
     return [
         k8s_object(
             stack,
@@ -159,6 +217,7 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
             provider=cloud.k8s_provider,
             depends_on=tuple(after),
             facts={"showback_tenants": sorted({r["labels"]["tenant"] for r in recorded
-                                               if "labels" in r})},
+                                               if "labels" in r}),
+                   **({"needs": required} if required else {})},
         )
     ]

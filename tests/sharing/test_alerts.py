@@ -85,7 +85,11 @@ def test_pool_join_uses_the_label_kube_state_metrics_exports() -> None:
     # label_<NODE_LABEL> with the key sanitized to [a-zA-Z0-9_], only for the keys allowed by
     # --metric-labels-allowlist (docs/developer/cli-arguments.md).
     assert promql.KSM_POOL_LABEL == "label_gpupool_io_pool"
-    assert promql.KSM_ALLOWLIST == "--metric-labels-allowlist=nodes=[gpupool.io/pool]"
+    assert promql.KSM_CAPACITY_LABEL == "label_gpupool_io_capacity"
+    # one flag allowlists both node labels: nodes=[key1,key2] (the flag's own example)
+    assert promql.KSM_ALLOWLIST == (
+        "--metric-labels-allowlist=nodes=[gpupool.io/pool,gpupool.io/capacity]"
+    )
     rules = [r for r in _alerts(_graph(load_stack(STATED))) if r["labels"].get("pool") == "l4"]
     assert rules
     for rule in rules:
@@ -271,7 +275,7 @@ def test_needs_name_every_prerequisite_when_stated() -> None:
     assert needs[3].startswith("Prometheus scraping kube-state-metrics")
     # gpupool installs the operator here and sets the metrics list itself: no need for one
     assert not any("metrics list" in n for n in needs)
-    assert "`--metric-labels-allowlist=nodes=[gpupool.io/pool]`" in needs[4]
+    assert f"`{promql.KSM_ALLOWLIST}`" in needs[4]
     assert needs[4].endswith("or the alerts of l4 never fire")
     assert len(needs) == 5
 

@@ -24,7 +24,7 @@ from gpupool.sharing import showback
 from tests.manifests import validate_manifest
 from tests.paths import EXAMPLES, PACKAGE
 from tests.promtool import require as promtool
-from tests.stacks import load_stack
+from tests.stacks import load_stack, load_stack_text, stack_file
 
 CATALOG = PACKAGE / "catalog" / "data"
 REPLICAS = ("ksm-0", "ksm-1")  # two kube-state-metrics replicas: every series twice
@@ -80,8 +80,26 @@ def pod(ns: str, name: str, node: str, phase: str, gpus: dict[str, int]) -> list
     return out
 
 
-def node(name: str, pool: str) -> list[dict[str, str]]:
-    return series("kube_node_labels", {"node": name, "label_gpupool_io_pool": pool}, "1x10")
+def node(name: str, pool: str, capacity: str | None = None) -> list[dict[str, str]]:
+    """A node's kube_node_labels, with its capacity label where kube-state-metrics exports it."""
+    labels = {"node": name, "label_gpupool_io_pool": pool}
+    if capacity is not None:
+        labels["label_gpupool_io_capacity"] = capacity
+    return series("kube_node_labels", labels, "1x20")
+
+
+def phased_pod(ns: str, name: str, node: str, gpus: int,
+               phases: dict[str, str]) -> list[dict[str, str]]:
+    """A pod of one container whose phase series take the given values (the others stay 0)."""
+    out = series("kube_pod_container_resource_requests",
+                 {"namespace": ns, "pod": name, "container": "main", "node": node,
+                  "resource": "nvidia_com_gpu", "unit": "integer", "uid": f"u-{name}"},
+                 f"{gpus}x20")
+    for p in ("Pending", "Running", "Succeeded"):
+        out += series("kube_pod_status_phase",
+                      {"namespace": ns, "pod": name, "phase": p, "uid": f"u-{name}"},
+                      phases.get(p, "0x20"))
+    return out
 
 
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.yaml"))
@@ -244,8 +262,8 @@ def test_existing_nodes_are_charged_at_their_declared_usd_rate(tmp_path: Path) -
 
 
 def test_a_declared_price_beats_the_catalog_and_spot_pools_use_its_spot_figure() -> None:
-    """A negotiated rate replaces the catalog's list price in the rule; a spot pool is charged
-    at the declared spotPerGpuHour (its on-demand nodes too, as with catalog prices)."""
+    """A negotiated rate replaces the catalog's list price in the rule; a spot pool's spot nodes
+    are charged at the declared spotPerGpuHour, its on-demand nodes at perGpuHour."""
     stack = with_prometheus(load_stack("aws-inference-l4"))
     negotiated = DeclaredPrice(0.5, None, "USD", "contract 2026-04")
     spot = DeclaredPrice(0.9, 0.3, "USD", "contract 2026-04")
@@ -255,6 +273,9 @@ def test_a_declared_price_beats_the_catalog_and_spot_pools_use_its_spot_figure()
     assert showback.unit_price(priced, pools["batch-l4-spot"], 1) == pytest.approx(0.3)
     rules = {r["labels"]["pool"]: r for r in showback.rules(priced) if "labels" in r}
     assert rules["infer-l4"]["expr"].endswith(f") * {0.5 / 4!r}")
+    split = rules["batch-l4-spot"]["expr"]  # two replicas per GPU on batch-l4-spot
+    assert f'label_gpupool_io_capacity="on-demand"}}) * {0.9 / 2!r})' in split
+    assert f'label_gpupool_io_pool="batch-l4-spot"}}) * {0.3 / 2!r})' in split
     assert rules["infer-l4"]["labels"]["price_source"] == "contract 2026-04"
     assert "prices_as_of" not in rules["infer-l4"]["labels"]
     assert "price_source" not in rules["infer-l40s-mps"]["labels"]  # catalog-priced still
@@ -267,3 +288,116 @@ def test_no_usd_rule_from_a_declared_price_in_another_currency() -> None:
     pools = {r["labels"]["pool"] for r in showback.rules(euro) if "labels" in r}
     assert pools == {"interactive"}
     assert showback.unit_price(euro, euro.pools[0], 4) is None
+
+
+# --------------------------------------------------------------------------- spot pools
+
+SPLIT_POOL = "batch-l4-spot"  # aws-inference-l4: spot, onDemandBase 2 and fallback: two groups
+
+
+def _split_pool_units() -> tuple[float, float, dict[str, str]]:
+    """The on-demand and spot price of one unit of batch-l4-spot, and its series' labels."""
+    data = yaml.safe_load((EXAMPLES / "aws-inference-l4.yaml").read_text(encoding="utf-8"))
+    (pool,) = [p for p in data["pools"] if p["name"] == SPLIT_POOL]
+    rows = json.loads((CATALOG / "instances-aws.json").read_text(encoding="utf-8"))["instances"]
+    (row,) = [r for r in rows if r["name"] == pool["instanceType"]]
+    units = row["gpu_count"] * pool["sharing"]["replicas"]  # time-slicing replicas per node
+    labels = {"stack": "inference-prod", "tenant": "offline-scoring", "pool": SPLIT_POOL,
+              "resource": "nvidia.com/gpu", "prices_as_of": row["price"]["as_of"]}
+    return row["price"]["on_demand_hourly"] / units, row["price"]["spot_hourly"] / units, labels
+
+
+def _promtool_test(tmp_path: Path, manifest: dict[str, Any], inputs: list[dict[str, str]],
+                   checks: list[dict[str, Any]]) -> subprocess.CompletedProcess[str]:
+    test = {"rule_files": [str(write_rules(tmp_path, manifest))], "evaluation_interval": "1m",
+            "tests": [{"interval": "1m", "input_series": inputs, "promql_expr_test": checks}]}
+    path = tmp_path / "test.yaml"
+    path.write_text(yaml.safe_dump(test), encoding="utf-8")
+    return subprocess.run([promtool(), "test", "rules", str(path)], capture_output=True,
+                          text=True, timeout=60)
+
+
+# Pod a holds one unit on the on-demand node for the first ten minutes, then ends; pod b waits
+# that long and then holds one unit on the spot node: at minute 5 only a runs, at 15 only b.
+FIRST, SECOND = "1x9 0x10", "0x9 1x10"
+
+
+def _split_pods() -> list[dict[str, str]]:
+    return [
+        *phased_pod("scoring", "a", "n-od", 1, {"Running": FIRST, "Succeeded": SECOND}),
+        *phased_pod("scoring", "b", "n-spot", 1, {"Pending": FIRST, "Running": SECOND}),
+    ]
+
+
+def test_a_split_spot_pool_charges_each_node_at_its_own_capacity_type(tmp_path: Path) -> None:
+    """batch-l4-spot's on-demand base node (labelled gpupool.io/capacity: on-demand by its node
+    group) costs the on-demand price, its spot node the spot price, each series counted once
+    although both kube-state-metrics replicas report it."""
+    stack = with_prometheus(load_stack("aws-inference-l4"))
+    manifest = rule_manifest(stack)
+    assert manifest is not None
+    od, spot, labels = _split_pool_units()
+    assert od > spot > 0
+    body = ",".join(f'{k}="{v}"' for k, v in labels.items())
+    inputs = [*node("n-od", SPLIT_POOL, "on-demand"), *node("n-spot", SPLIT_POOL, "spot"),
+              *_split_pods()]
+    cost = f'{showback.POOL_COST}{{pool="{SPLIT_POOL}"}}'
+    checks = [
+        {"expr": cost, "eval_time": "5m",
+         "exp_samples": [{"labels": f"{showback.POOL_COST}{{{body}}}", "value": od}]},
+        {"expr": cost, "eval_time": "15m",
+         "exp_samples": [{"labels": f"{showback.POOL_COST}{{{body}}}", "value": spot}]},
+    ]
+    done = _promtool_test(tmp_path, manifest, inputs, checks)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # the same inputs priced the old way (every node at spot) fail the first check
+    checks[0]["exp_samples"][0]["value"] = spot
+    assert _promtool_test(tmp_path, manifest, inputs, checks).returncode != 0
+
+
+def test_without_the_capacity_label_every_node_of_a_split_pool_is_charged_at_spot(
+    tmp_path: Path,
+) -> None:
+    """kube-state-metrics allowlisting gpupool.io/pool only: the on-demand node is found by its
+    pool but not its capacity, and is priced at spot, as the rule's needs say."""
+    stack = with_prometheus(load_stack("aws-inference-l4"))
+    manifest = rule_manifest(stack)
+    assert manifest is not None
+    _, spot, labels = _split_pool_units()
+    body = ",".join(f'{k}="{v}"' for k, v in labels.items())
+    inputs = [*node("n-od", SPLIT_POOL), *node("n-spot", SPLIT_POOL), *_split_pods()]
+    cost = f'{showback.POOL_COST}{{pool="{SPLIT_POOL}"}}'
+    checks = [{"expr": cost, "eval_time": t,
+               "exp_samples": [{"labels": f"{showback.POOL_COST}{{{body}}}", "value": spot}]}
+              for t in ("5m", "15m")]
+    done = _promtool_test(tmp_path, manifest, inputs, checks)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (need,) = showback.needs(stack, showback.rules(stack))
+    assert need.endswith(f"without gpupool.io/capacity they price the on-demand nodes of "
+                         f"{SPLIT_POOL} at spot")
+    assert "`--metric-labels-allowlist=nodes=[gpupool.io/pool,gpupool.io/capacity]`" in need
+
+
+def test_only_split_pools_are_priced_per_node() -> None:
+    """An on-demand pool and a spot pool of one node group keep one price; a VKE spot pool that
+    mixes both kinds in one node pool is priced at spot throughout (no label tells its nodes
+    apart). Pools of named nodes need no allowlisted label."""
+    stack = load_stack("aws-inference-l4")
+    rules = {r["labels"]["pool"]: r["expr"] for r in showback.rules(stack) if "labels" in r}
+    assert "label_gpupool_io_capacity" in rules[SPLIT_POOL]
+    assert "label_gpupool_io_capacity" not in rules["infer-l4"]
+    assert showback.split(stack, stack.pool(SPLIT_POOL))  # type: ignore[arg-type]
+    data = yaml.safe_load(stack_file("checks-spot-volcengine").read_text(encoding="utf-8"))
+    (batch,) = [p for p in data["pools"] if p["name"] == "batch"]
+    batch["price"] = {"perGpuHour": 0.9, "spotPerGpuHour": 0.3, "currency": "USD",
+                      "source": "contract 2026-04"}
+    data["cluster"] = {"monitoring": {"prometheus": {"labels": {}}}}
+    data["tenants"] = [{"name": "etl", "pools": ["batch"]}]
+    priced = load_stack_text(yaml.safe_dump(data))
+    pools = {p.name: p for p in priced.pools}
+    assert not showback.split(priced, pools["batch"])
+    (rule,) = [r for r in showback.rules(priced) if r.get("labels", {}).get("pool") == "batch"]
+    assert "label_gpupool_io_capacity" not in rule["expr"]
+    assert rule["expr"].endswith(f") * {0.3!r}")
+    assert showback.needs(load_stack("onprem-hami"), showback.rules(load_stack("onprem-hami"))) \
+        == []

@@ -12,7 +12,8 @@ must already run, which gpupool cannot see from a stack file:
   ``serviceMonitorSelectorNilUsesHelmValues``, ``podMonitorSelectorNilUsesHelmValues``);
 - kube-state-metrics exporting the ``gpupool.io/pool`` node label, without which the alerts of
   several pools with unknown node names fire as one set, unable to tell the pools apart
-  (``--metric-labels-allowlist=nodes=[gpupool.io/pool]``).
+  (``--metric-labels-allowlist=nodes=[gpupool.io/pool,gpupool.io/capacity]``: the same flag
+  exports the capacity label the showback rules price a split spot pool's nodes by).
 
 ``cluster.monitoring.prometheus`` states the first two (and acknowledges the third); each rule
 here warns where the stack relies on one of them without saying so. One error-free rule from
@@ -21,7 +22,7 @@ before stays here too: alerts with the exporter turned off never fire.
 
 from __future__ import annotations
 
-from gpupool.facts.names import POOL_LABEL
+from gpupool.facts.names import KSM_ALLOWLIST, POOL_LABEL
 from gpupool.model import Stack
 from gpupool.spec.diagnostics import Diagnostic, warning
 
@@ -110,7 +111,7 @@ def _pool_label_unexported(stack: Stack) -> list[Diagnostic]:
             f'their alerts fire as one set (pool label "{",".join(shared)}"). To tell them '
             "apart the alerts join kube_node_labels from kube-state-metrics, which carries the "
             f"{POOL_LABEL} node label only when started with "
-            f"--metric-labels-allowlist=nodes=[{POOL_LABEL}] (kube-prometheus-stack: "
+            f"{KSM_ALLOWLIST} (kube-prometheus-stack: "
             "kube-state-metrics.metricLabelsAllowlist). gpupool cannot check this: set it up, "
             "then say so with cluster.monitoring.prometheus.kubeStateMetricsPoolLabel: true.",
             _ALERT_PATH,

@@ -130,7 +130,7 @@ def test_warnings_point_at_the_settings_to_change() -> None:
     alert = ("cluster", "monitoring", "alerts")
     assert by_code["monitoring.prometheus-unstated"].path == alert
     assert by_code["monitoring.pool-label-unexported"].path == alert
-    assert "--metric-labels-allowlist=nodes=[gpupool.io/pool]" in (
+    assert "--metric-labels-allowlist=nodes=[gpupool.io/pool,gpupool.io/capacity]" in (
         by_code["monitoring.pool-label-unexported"].detail
     )
     unset = monitoring.run(stack({"prometheus": {}}, NAMED))
