@@ -6,7 +6,8 @@ fields). These helpers make such mistakes fail in tests instead:
 
 - ``validate_manifest(obj)``: built-in kinds against the upstream OpenAPI schemas shipped by
   ``kubernetes-validate`` in strict mode (no unknown fields) for Kubernetes ``K8S_VERSION``;
-  KAI ``Queue`` and ``PrometheusRule`` against ``schemas/k8s``; any other kind is an error.
+  KAI ``Queue``, ``PrometheusRule`` and GKE's ``Network`` and ``GKENetworkParamSet`` against
+  ``schemas/k8s``; any other kind is an error.
   A few API-server rules the OpenAPI schemas do not carry (names, labels, ResourceQuota keys,
   PriorityClass range) and gpupool's own rules are checked too; the latter say ``gpupool:``.
 - ``validate_values(chart, values)``: Helm values of gpu-operator, hami, kai-scheduler,
@@ -54,6 +55,8 @@ CHART_SCHEMAS: dict[str, str] = {
 CUSTOM_KINDS: dict[tuple[str, str], tuple[str, bool]] = {
     ("scheduling.run.ai/v2", "Queue"): ("kai-queue.schema.json", False),
     ("monitoring.coreos.com/v1", "PrometheusRule"): ("prometheusrule.schema.json", True),
+    ("networking.gke.io/v1", "Network"): ("gke-network.schema.json", False),
+    ("networking.gke.io/v1", "GKENetworkParamSet"): ("gke-network-param-set.schema.json", False),
 }
 
 CLUSTER_SCOPED_KINDS = frozenset(
@@ -242,8 +245,8 @@ def validate_manifest(
 ) -> list[str]:
     """Validate one Kubernetes object; return error strings (empty = valid).
 
-    Built-in kinds use kubernetes-validate's strict schemas for ``k8s_version``; KAI Queue and
-    PrometheusRule use ``schemas/k8s`` plus a strict ObjectMeta check; unknown custom kinds are
+    Built-in kinds use kubernetes-validate's strict schemas for ``k8s_version``; the custom kinds
+    of ``CUSTOM_KINDS`` use ``schemas/k8s`` plus a strict ObjectMeta check; unknown custom kinds are
     an error. Namespaced kinds must name their namespace unless ``require_namespace`` is False
     (an object without one lands in ``default``), cluster-scoped kinds must not.
     """
@@ -473,12 +476,44 @@ def _check_prometheus_rule(obj: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _check_gke_network(obj: Mapping[str, Any]) -> list[str]:
+    """A Device network takes its parameters from a cluster-scoped GKENetworkParamSet.
+
+    gke-networking-api ``apis/network/v1``: ``parametersRef.namespace`` "MUST be unset when
+    referring to a Cluster-scoped resource", and a Device network referencing a parameter set
+    without ``deviceMode`` is not ready (``DeviceModeMissing``); gpupool renders only these.
+    """
+    spec = obj.get("spec") or {}
+    if not isinstance(spec, Mapping) or spec.get("type") != "Device":
+        return []
+    ref = spec.get("parametersRef")
+    if not isinstance(ref, Mapping):
+        return ["spec.parametersRef: a Device network needs its GKENetworkParamSet"]
+    want = {"group": "networking.gke.io", "kind": "GKENetworkParamSet"}
+    errors = [
+        f"spec.parametersRef.{k}: must be {v!r}" for k, v in want.items() if ref.get(k) != v
+    ]
+    if "namespace" in ref:
+        errors.append("spec.parametersRef.namespace: GKENetworkParamSet is cluster-scoped")
+    return errors
+
+
+def _check_gke_network_param_set(obj: Mapping[str, Any]) -> list[str]:
+    """gpupool: every parameter set it renders serves a Device network, so it names a deviceMode."""
+    spec = obj.get("spec") or {}
+    if isinstance(spec, Mapping) and "vpc" in spec and "deviceMode" not in spec:
+        return ["spec.deviceMode: gpupool: a Device network's parameter set needs it"]
+    return []
+
+
 _KIND_CHECKS = {
     "ResourceQuota": _check_resource_quota,
     "PriorityClass": _check_priority_class,
     "ConfigMap": _check_config_map,
     "Queue": _check_queue,
     "PrometheusRule": _check_prometheus_rule,
+    "Network": _check_gke_network,
+    "GKENetworkParamSet": _check_gke_network_param_set,
 }
 
 

@@ -181,13 +181,15 @@ def _shape(node: Any) -> Any:
 # --------------------------------------------------------------------------- the schema files
 
 
-def test_all_nine_schemas_exist() -> None:
-    """schemas/k8s holds the nine formats gpupool renders."""
+def test_all_eleven_schemas_exist() -> None:
+    """schemas/k8s holds the eleven formats gpupool renders."""
     assert (
         sorted(
             [
                 "device-plugin-config.schema.json",
                 "efa-device-plugin-values.schema.json",
+                "gke-network-param-set.schema.json",
+                "gke-network.schema.json",
                 "gpu-operator-values.schema.json",
                 "hami-values.schema.json",
                 "kai-queue.schema.json",
@@ -220,6 +222,7 @@ def test_schema_is_valid_and_names_its_source(filename: str) -> None:
             "kai-scheduler/KAI-Scheduler",
             "prometheus-operator/prometheus-operator",
             "NVIDIA/NVSentinel",
+            "GoogleCloudPlatform/gke-networking-api",
         )
     ), comment
     assert any(ch.isdigit() for ch in comment), "the source version or commit is missing"
@@ -866,6 +869,32 @@ def _prometheus_rule() -> dict[str, Any]:
     }
 
 
+def _gke_param_set() -> dict[str, Any]:
+    # GKE docs gpu-bandwidth-gpudirect-tcpx, "Create the GKE network objects": one per GPU NIC
+    return {
+        "apiVersion": "networking.gke.io/v1",
+        "kind": "GKENetworkParamSet",
+        "metadata": {"name": "vpc1"},
+        "spec": {"vpc": "a3-net-1", "vpcSubnet": "a3-sub-1", "deviceMode": "NetDevice"},
+    }
+
+
+def _gke_network() -> dict[str, Any]:
+    return {
+        "apiVersion": "networking.gke.io/v1",
+        "kind": "Network",
+        "metadata": {"name": "vpc1"},
+        "spec": {
+            "type": "Device",
+            "parametersRef": {
+                "group": "networking.gke.io",
+                "kind": "GKENetworkParamSet",
+                "name": "vpc1",
+            },
+        },
+    }
+
+
 def _daemonset() -> dict[str, Any]:
     return {
         "apiVersion": "apps/v1",
@@ -956,6 +985,8 @@ GOOD_MANIFESTS = {
     },
     "queue": _queue(),
     "prometheusrule": _prometheus_rule(),
+    "gkenetworkparamset": _gke_param_set(),
+    "network": _gke_network(),
 }
 
 
@@ -1053,6 +1084,19 @@ def _with(obj: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
             "duplicate group name",
         ),
         (_with(_prometheus_rule(), "metadata.namespace", DELETE), "metadata.namespace: required"),
+        (_with(_gke_param_set(), "spec.deviceMode", "Netdevice"), "is not one of"),
+        (_with(_gke_param_set(), "spec.vpcSubnet", DELETE), "is not valid under any"),
+        (_with(_gke_param_set(), "spec.networkAttachment", "x"), "is valid under each of"),
+        (_with(_gke_param_set(), "spec.subnet", "a3-sub-1"), "'subnet' was unexpected"),
+        (_with(_gke_param_set(), "spec.deviceMode", DELETE), "deviceMode: gpupool"),
+        (_with(_gke_param_set(), "metadata.namespace", "default"), "cluster-scoped"),
+        (_with(_gke_network(), "spec.type", DELETE), "'type' is a required property"),
+        (_with(_gke_network(), "spec.type", "device"), "is not one of"),
+        (_with(_gke_network(), "spec.parametersRef.kind", "Network"), "parametersRef.kind: must"),
+        (_with(_gke_network(), "spec.parametersRef.namespace", "x"), "cluster-scoped"),
+        (_with(_gke_network(), "spec.parametersRef", DELETE), "needs its GKENetworkParamSet"),
+        (_with(_gke_network(), "spec.parametersRef.name", DELETE), "'name' is a required"),
+        (_with(_gke_network(), "spec.paramsRef", {}), "'paramsRef' was unexpected"),
         (
             {
                 "apiVersion": "nvidia.com/v1",
@@ -1112,6 +1156,30 @@ def test_queue_schema_matches_the_upstream_crd() -> None:
             shape["properties"][field]["type"] = None
     assert committed_shape == derived_shape
     assert committed["properties"]["spec"]["required"] == ["resources"]
+
+
+@pytest.mark.parametrize(
+    ("upstream", "schema_file"),
+    [
+        ("gke-networking-api-34c617f2-gkenetworkparamsets-crd.yaml",
+         "gke-network-param-set.schema.json"),
+        ("gke-networking-api-34c617f2-networks-crd.yaml", "gke-network.schema.json"),
+    ],
+)  # fmt: skip
+def test_gke_network_schemas_match_the_upstream_crds(upstream: str, schema_file: str) -> None:
+    """GKE's multi-networking schemas have the shape derived from gke-networking-api's CRDs."""
+    crd = _load_yaml(_upstream(upstream))
+    assert crd["spec"]["scope"] == "Cluster"
+    derived, committed = crd_version_schema(crd, "v1"), load_schema(schema_file)
+    derived_shape, committed_shape = _shape(derived), _shape(committed)
+    for shape in (derived_shape, committed_shape):
+        shape["properties"].pop("metadata")
+        for field in ("apiVersion", "kind"):
+            shape["properties"][field]["type"] = None
+    assert committed_shape == derived_shape
+    assert committed["properties"]["kind"] == {"const": crd["spec"]["names"]["kind"]}
+    group = crd["spec"]["group"]
+    assert committed["properties"]["apiVersion"] == {"const": f"{group}/v1"}
 
 
 def test_crd_conversion_rules() -> None:
