@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from gpupool.catalog import GpuModel, InstanceType
 
 __all__ = [
-    "PRIORITIES", "DeclaredPrice", "Fractional", "Pool", "Sharing", "Stack", "Tenant", "build",
+    "PRIORITIES", "DeclaredPrice", "Fractional", "GpuNetwork", "Pool", "Sharing", "Stack",
+    "Tenant", "build",
 ]
 
 JsonPath = tuple[str | int, ...]
@@ -203,6 +204,14 @@ class Taint:
 
 
 @dataclass(frozen=True)
+class GpuNetwork:
+    """One secondary NIC of a GPUDirect machine type: its VPC network and subnet (GKE)."""
+
+    network: str
+    subnetwork: str
+
+
+@dataclass(frozen=True)
 class Pool:
     """A GPU pool."""
 
@@ -230,6 +239,7 @@ class Pool:
     cloud: str = ""
     disk_gib: int = DEFAULT_DISK_GIB
     price: DeclaredPrice | None = None  # pools[].price; None: the catalog's list price
+    gpu_networks: tuple[GpuNetwork, ...] = ()  # placement.gpuNetworks, in NIC order
 
     @property
     def instance(self) -> InstanceType | None:
@@ -380,6 +390,9 @@ def _pool(raw: Mapping[str, Any], index: int, cloud: str) -> Pool:
         cloud=cloud,
         disk_gib=int(raw.get("disk", {}).get("sizeGiB", DEFAULT_DISK_GIB)),
         price=_price(raw.get("price")),
+        gpu_networks=tuple(
+            GpuNetwork(n["network"], n["subnetwork"]) for n in placement.get("gpuNetworks", ())
+        ),
     )
 
 

@@ -19,7 +19,13 @@ What a pool renders to, one node pool per ``gpupool.facts.groups.capacity_groups
   and ``location_policy`` (``BALANCED`` over the zones, ``ANY`` for a spot group unless
   ``topology: spread``), ``node_locations`` from ``placement.zones``,
   ``placement_policy: COMPACT`` for ``topology: compact``, ``project``, ``location`` (the region)
-  and ``cluster``.
+  and ``cluster``;
+- on a GPUDirect machine type (GKE A3) with ``placement.gpuNetworks``
+  (``gpupool.facts.network``): ``network_config.additional_node_network_configs``, one
+  ``{network, subnetwork}`` per secondary NIC in NIC order, and gVNIC (``node_config.gvnic``),
+  as GKE's GPUDirect guide creates the node pool (``--additional-node-network`` per NIC,
+  ``--enable-gvnic``). GKE cannot add or remove a node pool's node networks later, so a change
+  replaces the node pool (``ForceNew`` in ``resource_container_node_pool.go``).
 
 GKE's managed autoscaler has no priority expander, so a split spot pool's on-demand group is
 grown when GKE decides; pods should prefer spot nodes (``cloud.google.com/gke-spot``) by affinity.
@@ -33,6 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpupool.facts.groups import CapacityGroup, capacity_groups
+from gpupool.facts.network import gpudirect_networks
 from gpupool.graph import CloudResult, Lookup, Resource
 from gpupool.model import Pool, Stack
 from gpupool.modes import mps, time_slicing
@@ -43,6 +50,7 @@ NODE_POOL = "gcp:container/nodePool:NodePool"
 REPLACE_ON = (
     "cluster",
     "location",
+    "network_config.additional_node_network_configs",
     "node_config.guest_accelerators",
     "node_config.spot",
     "placement_policy",
@@ -111,6 +119,14 @@ def _node_pool(stack: Stack, pool: Pool, group: CapacityGroup) -> Resource:
         inputs["node_locations"] = list(pool.zones)
     if pool.topology == "compact":
         inputs["placement_policy"] = {"type": "COMPACT"}
+    networks = gpudirect_networks(stack, pool)
+    if networks:
+        node_config["gvnic"] = {"enabled": True}
+        inputs["network_config"] = {
+            "additional_node_network_configs": [
+                {"network": n.network, "subnetwork": n.subnetwork} for n in networks
+            ]
+        }
     return common.node_pool(stack, pool, group, NODE_POOL, inputs, REPLACE_ON)
 
 

@@ -3,10 +3,10 @@
 One module per mechanism turns pools and tenants into Kubernetes objects and Helm releases.
 
 ``build(stack, cloud)`` returns the in-cluster resources (GPU Operator, device-plugin and MIG
-configs, the EFA device plugin, HAMi or KAI, NVSentinel, namespaces, quotas, priority classes,
-admission policies, alerts and their dashboard, showback recording rules), each depending on the
-node pools it configures. What each pool's nodes advertise and the labels that select them are GPU
-facts (``gpupool.facts``), which the cloud modules read too.
+configs, the EFA device plugin, GKE's GPUDirect networks, HAMi or KAI, NVSentinel, namespaces,
+quotas, priority classes, admission policies, alerts and their dashboard, showback recording
+rules), each depending on the node pools it configures. What each pool's nodes advertise and the
+labels that select them are GPU facts (``gpupool.facts``), which the cloud modules read too.
 ``workload_snippets(stack)`` returns the pod-spec guidance render writes next to the program.
 """
 
@@ -25,6 +25,7 @@ from gpupool.sharing import (
     dashboard,
     deviceplugin,
     efa,
+    gpudirect,
     hami,
     kai,
     mig,
@@ -43,8 +44,8 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
     """Build every in-cluster resource of a stack.
 
     Order: the GPU Operator's namespace and the device-plugin and MIG ConfigMaps, the operator
-    release, the EFA device plugin, HAMi or KAI (release and queues), NVSentinel (its namespace
-    and release, after the operator's DCGM), priority classes, tenant
+    release, the EFA device plugin, GKE's GPUDirect networks, HAMi or KAI (release and queues),
+    NVSentinel (its namespace and release, after the operator's DCGM), priority classes, tenant
     namespaces and quotas, the tenants' admission policies, then alerts, their dashboard and the
     showback rules. Every resource uses ``cloud.k8s_provider`` and depends on the node pools it
     configures.
@@ -71,6 +72,7 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
     after = tuple(r.address for r in release)
     out = [*ns, *configs, *release]
     out += efa.build(stack, cloud)
+    out += gpudirect.build(stack, cloud)
     out += hami.build(stack, cloud, after)
     out += kai.build(stack, cloud, after)
     out += nvsentinel.build(stack, cloud, after)

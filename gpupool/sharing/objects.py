@@ -46,6 +46,8 @@ _NAMESPACED = {
     "PrometheusRule": True,
     "ValidatingAdmissionPolicy": False,
     "ValidatingAdmissionPolicyBinding": False,
+    "GKENetworkParamSet": False,
+    "Network": False,
 }
 
 

@@ -20,6 +20,15 @@ scheduler, and the GPU request in that pool's terms:
   multi-node job over EFA does (EKS user guide, "Manage EFA devices on Amazon EKS": pods ask for
   EFA devices in their requests and limits); a shared pool's snippet names the interfaces in a
   comment;
+* a pool whose nodes get GPUDirect NICs (GKE A3 with ``placement.gpuNetworks``:
+  ``gpupool.facts.network``) and serves whole GPUs: one pod per node takes all its GPUs and, by
+  the annotations ``networking.gke.io/default-interface: eth0`` and
+  ``networking.gke.io/interfaces``, every secondary NIC (``eth1``... on the pool's networks), as
+  GKE's GPUDirect guide has a workload use all GPUs and NICs of its node (its test pods,
+  container-engine-accelerators ``gpudirect-tcpx(o)/nccl-test-latest.yaml``); the header names
+  the RxDM sidecar and test pod of that release (``gpupool.sharing.gpudirect``), which the
+  snippet does not write out. A shared pool's snippet names the NICs in a comment (a device NIC
+  moves into one pod);
 * a spot pool with ``interruption.drainSeconds``: ``terminationGracePeriodSeconds`` of that long;
 * a pool with ``placement.topology: spread``: a zone topology spread constraint over the
   tenant's pods on the pool (and the labels it selects them by).
@@ -46,10 +55,17 @@ from gpupool.facts.names import (
     POOL_LABEL,
     TENANT_LABEL,
 )
-from gpupool.facts.network import EFA_RESOURCE, efa_interfaces
+from gpupool.facts.network import (
+    DEFAULT_INTERFACE_ANNOTATION,
+    EFA_RESOURCE,
+    INTERFACES_ANNOTATION,
+    efa_interfaces,
+    gpudirect_networks,
+    pod_interfaces,
+)
 from gpupool.facts.tenancy import priority_class_name
 from gpupool.model import Pool, Stack, Tenant
-from gpupool.sharing import hami, kai
+from gpupool.sharing import gpudirect, hami, kai
 from gpupool.sharing.pools import slot, toleration
 
 ZONE_LABEL = "topology.kubernetes.io/zone"  # well-known label the kubelet sets from the cloud
@@ -102,9 +118,16 @@ def _resources(stack: Stack, tenant: Tenant, pool: Pool) -> tuple[dict[str, Any]
         # HAMi's chart-wide split reaches this pool's nodes: a pod owns a whole GPU only if it
         # asks for all of its memory and cores (HAMi 2.10.0 resourceMemPercentage, resourceCores)
         return {first: 1, HAMI_MEMORY_PERCENT: 100, HAMI_CORES: 100}, {}
+    whole_node = first == GPU_RESOURCE and pf.slots_per_gpu == 1
     efa = efa_interfaces(stack, pool)
-    if efa and first == GPU_RESOURCE and pf.slots_per_gpu == 1:
+    if efa and whole_node:
         return {first: pool.gpus_per_node, EFA_RESOURCE: efa}, {}
+    nics = gpudirect_networks(stack, pool)
+    if nics and whole_node:
+        return {first: pool.gpus_per_node}, {
+            DEFAULT_INTERFACE_ANNOTATION: "eth0",
+            INTERFACES_ANNOTATION: pod_interfaces(nics),
+        }
     return {first: 1}, {}
 
 
@@ -162,11 +185,33 @@ def snippet(stack: Stack, tenant: Tenant, pool: Pool) -> str:
             f"# Each node has {efa} EFA interfaces; a pod that talks over EFA asks for them as "
             f"{EFA_RESOURCE}."
         )
+    header += _gpudirect_header(stack, pool, INTERFACES_ANNOTATION in annotations)
     others = list(facts.exposure(stack, pool))[1:]
     if others:
         header.append(f"# Other resources on this pool: {', '.join(others)}.")
     body = yaml.safe_dump({"metadata": metadata, "spec": spec}, sort_keys=False)
     return "\n".join(header) + "\n" + body
+
+
+def _gpudirect_header(stack: Stack, pool: Pool, annotated: bool) -> list[str]:
+    """Say what a pod needs besides the snippet to use the pool's GPUDirect NICs."""
+    nics = gpudirect_networks(stack, pool)
+    rel = gpudirect.release(stack, pool)
+    if not nics or rel is None:
+        return []
+    protocol = pool.instance.interconnect.gpudirect if pool.instance is not None else "GPUDirect"
+    if not annotated:
+        return [
+            f"# Each node has {len(nics)} {protocol} NICs; a pod that uses them takes all of "
+            f"them (annotation {INTERFACES_ANNOTATION}), so only one pod per node can."
+        ]
+    return [
+        f"# Multi-node training over {protocol}: one pod per node takes its "
+        f"{pool.gpus_per_node} GPUs and its {len(nics)} NICs (eth1-eth{len(nics)}).",
+        f"# Add the {rel.daemon} sidecar ({rel.daemon_image.rsplit('/', 1)[1]}), the annotation "
+        f"devices.gke.io/container.{rel.daemon} and the NCCL settings as in "
+        f"{gpudirect.url(rel.example)}",
+    ]
 
 
 def build(stack: Stack) -> dict[str, str]:

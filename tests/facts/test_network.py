@@ -1,10 +1,11 @@
-"""Which pools get fabric interfaces (EFA) and which lack GPUDirect NICs (gpupool.facts.network)."""
+"""Which pools get fabric interfaces: EFA, and GKE A3 GPUDirect NICs (gpupool.facts.network)."""
 
 from __future__ import annotations
 
 import dataclasses
 
 from gpupool.facts import network
+from gpupool.model import GpuNetwork
 from tests.stacks import load_stack
 
 
@@ -33,3 +34,39 @@ def test_gke_a3_compact_pools_lack_their_gpudirect_nics() -> None:
         "a2": None,
     }
     assert network.efa_pools(stack) == ()
+
+
+def test_gke_a3_pools_with_gpu_networks_get_them_compact_or_not() -> None:
+    # GKE docs gpu-bandwidth-gpudirect-tcpx: GPUDirect needs the NICs, not compact placement; a
+    # pool that names its networks is no longer "unconfigured".
+    stack = load_stack("gpudirect-networks.yaml")
+    high, spot, mega = stack.pools
+    assert [n.network for n in network.gpudirect_networks(stack, high)] == [
+        "tcpx-net-1", "tcpx-net-2", "tcpx-net-3", "tcpx-net-4"
+    ]  # fmt: skip
+    assert spot.topology != "compact" and network.gpudirect_networks(stack, spot) == (
+        high.gpu_networks
+    )
+    assert len(network.gpudirect_networks(stack, mega)) == 8
+    assert [network.gpudirect_unconfigured(stack, p) for p in stack.pools] == [None] * 3
+    assert network.gpudirect_pools(stack) == stack.pools
+    # shared networks become one object each, in the order first named
+    assert network.gke_networks(stack) == (*high.gpu_networks, *mega.gpu_networks)
+
+
+def test_gpu_networks_on_a_machine_type_without_gpudirect_give_no_nics() -> None:
+    stack = load_stack("gpudirect-networks.yaml")
+    a2 = dataclasses.replace(stack.pools[0], instance_type="a2-ultragpu-8g")
+    assert network.gpudirect_networks(stack, a2) == ()
+    assert network.gpudirect_pools(dataclasses.replace(stack, pools=(a2,))) == ()
+
+
+def test_pod_interfaces_keep_eth0_on_the_pod_network() -> None:
+    # gke-networking-api apis/network/v1 annotations.go: the interfaces annotation is a JSON list
+    # of InterfaceRef {interfaceName, network}; "default" is the pod network
+    # (DefaultPodNetworkName). GKE's GPUDirect test pods put eth1.. on the GPU NICs in order.
+    nets = (GpuNetwork("a", "a-sub"), GpuNetwork("b", "b-sub"))
+    assert network.pod_interfaces(nets) == (
+        '[{"interfaceName":"eth0","network":"default"},{"interfaceName":"eth1","network":"a"},'
+        '{"interfaceName":"eth2","network":"b"}]'
+    )

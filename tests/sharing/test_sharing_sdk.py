@@ -46,6 +46,8 @@ def _sdk_class(type_token: str) -> Any:
         "kubernetes:helm.sh/v3:Release": k8s.helm.v3.Release,
         "kubernetes:scheduling.run.ai/v2:Queue": k8s.apiextensions.CustomResource,
         "kubernetes:monitoring.coreos.com/v1:PrometheusRule": k8s.apiextensions.CustomResource,
+        "kubernetes:networking.gke.io/v1:GKENetworkParamSet": k8s.apiextensions.CustomResource,
+        "kubernetes:networking.gke.io/v1:Network": k8s.apiextensions.CustomResource,
         "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy":
             k8s.admissionregistration.v1.ValidatingAdmissionPolicy,
         "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding":

@@ -16,10 +16,15 @@ than what the file says:
   listed subnet is in is refused, ``subnets`` and ``subnetIds`` together are refused, and zones
   that cannot take effect because the stack gives no subnet zones are warned about;
 - an existing node can belong to one pool only (``cloud: kubernetes``);
-- a compact pool on a machine type whose GPUs talk across nodes over secondary NICs (GKE A3 High,
-  GPUDirect-TCPX over 4; A3 Mega, GPUDirect-TCPXO over 8: GKE docs
-  ``gpu-bandwidth-gpudirect-tcpx``) gets only the primary NIC, because the stack cannot say
-  which VPC networks the others join: warned, naming what the cluster and node pool need.
+- a machine type whose GPUs talk across nodes over secondary NICs (GKE A3 High, GPUDirect-TCPX
+  over 4; A3 Mega, GPUDirect-TCPXO over 8: GKE docs ``gpu-bandwidth-gpudirect-tcpx``) gets them
+  from ``placement.gpuNetworks``, which must list one network per NIC, only on such a machine
+  type, with GKE managing the node image (multi-network pods need Container-Optimized OS: GKE
+  docs ``setup-multinetwork-support-for-pods``); across the stack a VPC network keeps one subnet
+  and a subnet one network (one device-mode ``GKENetworkParamSet`` per VPC and per subnet:
+  gke-networking-api ``DeviceModeVPCAlreadyInUse``, ``DeviceModeSubnetAlreadyInUse``). A compact
+  pool on such a machine type that lists none gets only its primary NIC: warned, naming what the
+  cluster and node pool need.
 """
 
 from __future__ import annotations
@@ -240,16 +245,108 @@ def _gpudirect(stack: Stack, pool: Pool) -> list[Diagnostic]:
             "clouds.gpudirect-not-configured",
             f"{pool.instance_type} nodes get no {protocol} NICs",
             f"{pool.instance_type} carries GPU traffic between nodes over {protocol} on {nics} "
-            f"secondary NICs, each in its own VPC network and subnet; gpupool cannot say which, "
-            f"so the node pool gets only its primary NIC and multi-node NCCL runs over it at a "
-            f"fraction of the bandwidth. Add yourself: {nics} VPC networks with a subnet each "
-            "in this region, multi-networking and a Network plus GKENetworkParamSet per VPC on "
-            "the cluster, the node pool's network_config.additional_node_network_configs (one "
-            f"per network) with gVNIC, and {protocol}'s NCCL plugin installer (GKE docs, "
-            '"Maximize GPU network bandwidth with GPUDirect-TCPX and multi-networking").',
+            "secondary NICs, each in a VPC network of its own, and this pool names none, so the "
+            "node pool gets only its primary NIC and multi-node NCCL runs over it at a fraction "
+            f"of the bandwidth. Create {nics} VPC networks with a subnet each in this region and "
+            f"list them in placement.gpuNetworks ({{network, subnetwork}}, one per NIC): gpupool "
+            "then attaches them to the node pool and renders the cluster's Network and "
+            "GKENetworkParamSet objects; the rendered README lists what the cluster needs besides "
+            '(multi-networking, the NCCL plugin installer). GKE docs, "Maximize GPU network '
+            'bandwidth in Standard mode clusters".',
             (*pool.path, "placement", "topology"),
         )
     ]
+
+
+def _gpu_networks(stack: Stack, pool: Pool) -> list[Diagnostic]:
+    """Check a pool's ``placement.gpuNetworks`` against its machine type and node image."""
+    nets = pool.gpu_networks
+    if not nets:
+        return []
+    path = (*pool.path, "placement", "gpuNetworks")
+    inst = pool.instance
+    if inst is None and pool.instance_type is not None:
+        return []  # an unknown instance type: catalog.unknown-instance says so
+    link = inst.interconnect if inst is not None else None
+    if link is None or not link.gpudirect or not stack.cloud.provisions:
+        what = pool.instance_type or "An existing node"
+        return [
+            error(
+                "clouds.gpudirect-networks-unsupported",
+                f"{what} has no GPUDirect NICs",
+                "placement.gpuNetworks names the VPC networks of the secondary NICs that carry "
+                "GPU traffic between GKE A3 nodes (a3-highgpu-8g: GPUDirect-TCPX over 4; "
+                "a3-megagpu-8g: GPUDirect-TCPXO over 8); this pool's nodes have none for gpupool "
+                "to attach. Remove gpuNetworks, or use such a machine type.",
+                path,
+                anchor="key",
+            )
+        ]
+    out: list[Diagnostic] = []
+    if len(nets) != link.gpudirect_nics:
+        out.append(
+            error(
+                "clouds.gpudirect-network-count",
+                f"{pool.instance_type} takes {link.gpudirect_nics} GPUDirect networks, "
+                f"not {len(nets)}",
+                f"{link.gpudirect} runs over all {link.gpudirect_nics} secondary NICs of a "
+                f"{pool.instance_type} node, each in a VPC network of its own (GKE docs, "
+                '"Maximize GPU network bandwidth in Standard mode clusters"). List one '
+                f"{{network, subnetwork}} per NIC: {link.gpudirect_nics} entries.",
+                path,
+                anchor="key",
+            )
+        )
+    if stack.cluster.gpu_operator.driver != "preinstalled":
+        out.append(
+            error(
+                "clouds.gpudirect-needs-cos",
+                "GPUDirect networks need GKE's Container-Optimized OS nodes",
+                "With driver: operator gpupool gives the node pool Ubuntu nodes (the GPU "
+                "Operator's driver manager needs them), but GKE attaches additional networks to "
+                'pods only on Container-Optimized OS nodes (GKE docs, "Set up multi-network '
+                f"support for Pods\"), and {link.gpudirect}'s NCCL plugin installer writes to "
+                "COS's /home/kubernetes/bin. Set cluster.gpuOperator.driver: preinstalled.",
+                path,
+                anchor="key",
+            )
+        )
+    return out
+
+
+def _gpu_network_pairs(stack: Stack) -> list[Diagnostic]:
+    """Check that, across the stack, a VPC network keeps one subnet and a subnet one network."""
+    subnet_of: dict[str, tuple[str, str]] = {}  # network -> (subnetwork, pool)
+    network_of: dict[str, tuple[str, str]] = {}  # subnetwork -> (network, pool)
+    out: list[Diagnostic] = []
+    for pool in stack.pools:
+        for i, net in enumerate(pool.gpu_networks):
+            path = (*pool.path, "placement", "gpuNetworks", i)
+            sub, first = subnet_of.setdefault(net.network, (net.subnetwork, pool.name))
+            other, owner = network_of.setdefault(net.subnetwork, (net.network, pool.name))
+            if sub != net.subnetwork:
+                summary = f"GPUDirect network {net.network} is given two subnets"
+                clash = f"network {net.network} with subnet {sub} (pool {first}) and "
+                clash += net.subnetwork
+            elif other != net.network:
+                summary = f"Subnet {net.subnetwork} is given to two GPUDirect networks"
+                clash = f"subnet {net.subnetwork} in network {other} (pool {owner}) and "
+                clash += net.network
+            else:
+                continue
+            out.append(
+                error(
+                    "clouds.gpudirect-network-conflict",
+                    summary,
+                    f"The stack pairs {clash}. GKE admits one device-mode GKENetworkParamSet per "
+                    "VPC network and one per subnet (gke-networking-api: "
+                    "DeviceModeVPCAlreadyInUse, DeviceModeSubnetAlreadyInUse), and gpupool "
+                    "renders one per network, so wherever pools name them each network keeps one "
+                    "subnet and each subnet one network. Give each NIC a network of its own.",
+                    path,
+                )
+            )
+    return out
 
 
 def run(stack: Stack) -> list[Diagnostic]:
@@ -257,5 +354,6 @@ def run(stack: Stack) -> list[Diagnostic]:
     out = _names(stack) + _subnets(stack)  # two pools' node: structure's pool.duplicate-node
     for pool in stack.pools:
         out += _gke_mig(stack, pool) + _placement(stack, pool) + _zones(stack, pool)
-        out += _gpudirect(stack, pool)
+        out += _gpudirect(stack, pool) + _gpu_networks(stack, pool)
+    out += _gpu_network_pairs(stack)
     return out
