@@ -185,7 +185,8 @@ def test_gcp_node_pools() -> None:
     accel = h100.inputs["node_config"]["guest_accelerators"][0]
     assert accel["type"] == "nvidia-h100-80gb" and accel["count"] == 8
     assert accel["gpu_driver_installation_config"] == {"gpu_driver_version": "DEFAULT"}
-    assert "placement_policy" not in h100.inputs  # not compact: see the example's comment
+    assert h100.inputs["placement_policy"] == {"type": "COMPACT"}
+    assert "placement_policy" not in res["pool.exp-a100-mig.node_group"].inputs
     compact = by_address(load_stack("clouds-gpudirect-not-configured.yaml"))
     assert compact["pool.a2.node_group"].inputs["placement_policy"] == {"type": "COMPACT"}
     assert h100.inputs["node_locations"] == ["us-central1-a"]
@@ -334,8 +335,9 @@ def test_gke_mig_needs_one_profile_at_its_full_count() -> None:
     pool = stack.pools[1]
 
     def with_layout(*layout) -> Stack:
+        # the A100 pool alone: the H100 pool's GPUDirect networks need GKE's own driver
         p = dataclasses.replace(pool, sharing=Sharing("mig", mig_layout=tuple(layout)))
-        return dataclasses.replace(stack, pools=(stack.pools[0], p))
+        return dataclasses.replace(stack, pools=(p,))
 
     assert codes(with_layout(("1g.10gb", 2), ("3g.40gb", 1))) == ["clouds.gke-mig-mixed-layout"]
     diags = clouds.run(with_layout(("1g.10gb", 3)))

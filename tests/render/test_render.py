@@ -183,9 +183,10 @@ def test_gcp_programs(rendered) -> None:
     accel = h100["nodeConfig"]["guestAccelerators"][0]
     assert accel["type"] == "nvidia-h100-80gb" and accel["count"] == 8
     assert accel["gpuDriverInstallationConfig"] == {"gpuDriverVersion": "DEFAULT"}
-    assert "placementPolicy" not in h100  # not compact: the example's comment says why
+    assert h100["placementPolicy"] == {"type": "COMPACT"}
     compact = rendered["clouds-gpudirect-not-configured"].reg("pool.a2.node_group")["inputs"]
     assert compact["placementPolicy"] == {"type": "COMPACT"}
+    assert "networkConfig" not in compact
     assert h100["autoscaling"]["totalMaxNodeCount"] == 4
     assert h100["nodeConfig"]["taints"][0]["effect"] == "NO_SCHEDULE"
     mig = r.reg("pool.exp-a100-mig.node_group")["inputs"]
@@ -206,6 +207,38 @@ def test_gcp_programs(rendered) -> None:
     config = operator.reg("pool.sliced.node_group")["inputs"]["nodeConfig"]
     assert config["imageType"] == "UBUNTU_CONTAINERD"
     assert config["labels"]["gke-no-default-nvidia-gpu-device-plugin"] == "true"
+
+
+def test_gke_gpudirect_networks_reach_the_node_pools_and_the_cluster(rendered) -> None:
+    # GKE docs gpu-bandwidth-gpudirect-tcpx: the node pool gets one additional node network per
+    # GPU NIC and gVNIC; the cluster a GKENetworkParamSet and a Device Network per VPC network
+    # (networking.gke.io/v1, sent as CustomResource by pulumi-kubernetes)
+    r = rendered["gpudirect-networks"]
+    for address in ("pool.a3-high.node_group", "pool.a3-high-spot.on_demand_node_group"):
+        inputs = r.reg(address)["inputs"]
+        nets = inputs["networkConfig"]["additionalNodeNetworkConfigs"]
+        assert nets == [
+            {"network": f"tcpx-net-{i}", "subnetwork": f"tcpx-sub-{i}"} for i in range(1, 5)
+        ], address
+        assert inputs["nodeConfig"]["gvnic"] == {"enabled": True}
+    mega = r.reg("pool.a3-mega.node_group")["inputs"]["networkConfig"]
+    assert len(mega["additionalNodeNetworkConfigs"]) == 8
+    gnp = r.reg("k8s.gkenetworkparamset.tcpxo-net-8")
+    assert gnp["inputs"]["apiVersion"] == "networking.gke.io/v1"
+    assert gnp["inputs"]["spec"] == {
+        "vpc": "tcpxo-net-8", "vpcSubnet": "tcpxo-sub-8", "deviceMode": "NetDevice"
+    }  # fmt: skip
+    network = r.reg("k8s.network.tcpxo-net-8")
+    assert network["inputs"]["spec"]["parametersRef"]["name"] == "tcpxo-net-8"
+    assert "kubernetes:networking.gke.io/v1:GKENetworkParamSet::tcpxo-net-8" in (
+        network["dependencies"]
+    )
+    readme = (r.out / "README.md").read_text(encoding="utf-8")
+    assert "--enable-dataplane-v2 --enable-multi-networking" in readme
+    assert "gpudirect-tcpxo/nccl-tcpxo-installer.yaml" in readme
+    assert (r.out / "manifests" / "k8s.network.tcpx-net-1.yaml").is_file()
+    snippet = yaml.safe_load((r.out / "snippets" / "llm--a3-high.yaml").read_text("utf-8"))
+    assert "networking.gke.io/interfaces" in snippet["metadata"]["annotations"]
 
 
 def test_azure_programs(rendered) -> None:
