@@ -57,7 +57,7 @@ from gpupool.plan.changes import (
     show_value,
     summarize,
 )
-from gpupool.plan.cost import HOURS_PER_MONTH, CostReport, PoolCost, cost
+from gpupool.plan.cost import HOURS_PER_MONTH, CostReport, PoolCost, cost, price_regions
 from gpupool.plan.diff import diff, diff_inputs
 from gpupool.plan.tenant_cost import (
     PoolShare,
@@ -170,8 +170,11 @@ def make_plan(base: Base, desired: ResourceGraph, stack: Stack) -> PlanResult:
 
     """
     base_graph = base.graph or ResourceGraph(desired.stack, desired.cloud, ())
+    # the one region the priced rows name (an overlay refreshed for the stack's), else the catalog's
+    priced_in = price_regions(desired)
     try:
-        region = catalog.cloud(desired.cloud).reference_region
+        reference = catalog.cloud(desired.cloud).reference_region
+        region = priced_in[0] if len(priced_in) == 1 else reference
     except LookupError:
         region = None
     pools = capacity(stack)

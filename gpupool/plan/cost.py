@@ -291,6 +291,12 @@ def _as_of(graph: ResourceGraph) -> tuple[str, ...]:
                          if r.facts.get("price_as_of")}))  # fmt: skip
 
 
+def price_regions(graph: ResourceGraph) -> tuple[str, ...]:
+    """Return the regions the graph's catalog prices are for (a refresh may price another)."""
+    return tuple(sorted({str(r.facts["price_region"]) for r in node_pools(graph)
+                         if r.facts.get("price_region")}))  # fmt: skip
+
+
 def cost(base: ResourceGraph, desired: ResourceGraph, price_region: str | None) -> CostReport:
     """Price both graphs from their node-pool facts and compare them.
 

@@ -45,6 +45,7 @@ FACT_KEYS = frozenset(
         "price_as_of",
         "price_currency",
         "price_declared",
+        "price_region",
         "sharing",
     }
 )
@@ -52,7 +53,8 @@ FACT_KEYS = frozenset(
 mig_layout and slots_per_gpu; ``price_currency`` is the ISO 4217 code of the two prices;
 ``on_demand_base`` and ``on_demand_fallback`` are the on-demand nodes a mixed spot node pool keeps
 and buys itself, 0 and False elsewhere; ``price_declared`` the source of a price the stack file
-states, ``pools[].price``, or None for the catalog's)."""
+states, ``pools[].price``, or None for the catalog's; ``price_region`` the region the catalog's
+price is for, None for a declared price or none)."""
 
 def address(pool: Pool, part: str) -> str:
     """Return the graph address ``pool.<pool>.<part>``."""
@@ -111,18 +113,19 @@ def facts(stack: Stack, pool: Pool, group: CapacityGroup | None) -> dict[str, An
     inst = pool.instance
     gpu = pool.gpu
     memory: float | None = gpu.memory_gib if gpu is not None else None
-    od_price = spot_price = as_of = currency = None
+    od_price = spot_price = as_of = currency = region = None
     if inst is not None:
         memory = inst.total_gpu_memory_gib / max(inst.gpu_count, 1)
         od_price, spot_price = inst.price.on_demand_hourly, inst.price.spot_hourly
         as_of, currency = inst.price.as_of, inst.price.currency
+        region = inst.price.region or None
     declared = pool.price
     if declared is not None:  # a negotiated or chargeback rate beats the list price
         per = pool.gpus_per_node or None  # GPUs unknown: no price, never 0
         spot = declared.spot_per_gpu_hour
         od_price = declared.per_gpu_hour * per if per else None
         spot_price = spot * per if per and spot is not None else None
-        as_of, currency = None, declared.currency
+        as_of, currency, region = None, declared.currency, None
     capacity = group.capacity if group is not None else pool.capacity.type
     sharing = pool.sharing
     return {
@@ -142,6 +145,7 @@ def facts(stack: Stack, pool: Pool, group: CapacityGroup | None) -> dict[str, An
         "price_as_of": as_of,
         "price_currency": currency,
         "price_declared": declared.source if declared is not None else None,
+        "price_region": region,
         "sharing": {
             "mode": sharing.mode,
             "replicas": sharing.replicas,

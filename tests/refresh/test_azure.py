@@ -203,6 +203,7 @@ def test_refresh_of_the_stacks_region_changes_the_plans_prices(
 
     after = plan(stack, overlay)["cost"]
     assert after["pricesAsOf"] == ["2026-12-01"]
+    assert after["priceRegion"] == "westus2"  # the region its prices are for now, not eastus
     t4_before, t4_after = (_pool(c, "t4-spot")["hourly"]["min"] for c in (before, after))
     assert t4_before == pytest.approx(0.1435) and t4_after == pytest.approx(0.140988, abs=5e-5)
     assert after["hourly"]["min"] == pytest.approx(2 * 14.692 + 0.140988, abs=5e-5)
