@@ -15,7 +15,9 @@ This package owns the answers every other part of gpupool derives from, so they 
 * the cluster-wide MIG strategy (``mixed`` as soon as one layout has several profile types),
   whether the cloud rather than the GPU Operator shares the GPUs (GKE with its own driver),
   whether the operator's device plugin and MIG Manager read gpupool's configs, HAMi's chart-wide
-  split, the labels each pool's nodes must carry and the taints they have.
+  split, the labels each pool's nodes must carry and the taints they have;
+* which pools' pods ask KAI for part of a GPU by annotation rather than by a resource
+  (``kai_fractional_pools``), which kube-state-metrics' resource requests never show.
 
 ``of(stack)`` computes the facts once and keeps them with the stack (``Stack.memo``); the helper
 functions below read from there. This package imports nothing of gpupool but the model, the
@@ -203,6 +205,13 @@ def node_labels(stack: Stack, pool: Pool) -> dict[str, str]:
 def uses_scheduler(stack: Stack, name: str) -> bool:
     """Return True when the stack's GPU scheduler is ``name`` (``hami``, ``kai``, ``default``)."""
     return stack.cluster.scheduler == name
+
+
+def kai_fractional_pools(stack: Stack) -> list[Pool]:
+    """Return the pools whose pods ask KAI for part of a GPU: by annotation, with no resource."""
+    if not uses_scheduler(stack, SCHEDULER_KAI):
+        return []
+    return [p for p in stack.pools if p.sharing.kind.scheduler_slots]
 
 
 def kai_compute_slices(profile: str) -> int:

@@ -5,7 +5,8 @@ Feature Discovery and the GPU Operator put on nodes, and what HAMi and KAI call 
 and labels, so the node labels the cloud modules apply, the ConfigMaps the sharing modules render,
 the snippets and drift's expectations cannot disagree. Upstream names: NVIDIA k8s-device-plugin
 README (``nvidia.com/device-plugin.config``, GFD labels), GPU Operator values (``mig.config``),
-HAMi 2.10.0 ``charts/hami/values.yaml`` (resource names), KAI v0.17.0 values (queue label).
+HAMi 2.10.0 ``charts/hami/values.yaml`` (resource names), KAI v0.17.0 values (queue label) and
+``pkg/common/constants/constants.go`` (the fractional pods' annotations).
 """
 
 from __future__ import annotations
@@ -24,6 +25,18 @@ CAPACITY_LABEL = "gpupool.io/capacity"
 # docs/developer/cli-arguments.md, --metric-labels-allowlist; one line for both labels).
 KSM_NODE_LABELS = (POOL_LABEL, CAPACITY_LABEL)
 KSM_ALLOWLIST = f"--metric-labels-allowlist=nodes=[{','.join(KSM_NODE_LABELS)}]"
+# KAI's pod annotations asking for a fraction of a GPU, by share or by MiB, in place of a GPU
+# resource (KAI v0.17.0 pkg/common/constants/constants.go GpuFraction, GpuMemory).
+KAI_GPU_FRACTION = "gpu-fraction"
+KAI_GPU_MEMORY = "gpu-memory"
+# The pod annotations gpupool's PromQL reads from kube-state-metrics' kube_pod_annotations, which
+# carries an annotation only when kube-state-metrics is started with it allowlisted
+# (docs/developer/cli-arguments.md, --metric-annotations-allowlist): KAI's fractional pods request
+# no GPU resource, so only these say a pod holds (or waits for) part of a GPU.
+KSM_POD_ANNOTATIONS = (KAI_GPU_FRACTION, KAI_GPU_MEMORY)
+KSM_ANNOTATIONS_ALLOWLIST = (
+    f"--metric-annotations-allowlist=pods=[{','.join(KSM_POD_ANNOTATIONS)}]"
+)
 TENANT_LABEL = "gpupool.io/tenant"
 STACK_LABEL = "gpupool.io/stack"
 MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"

@@ -26,14 +26,18 @@ scope (``promql.scopes``), these alerts, each with ``severity``, ``pool``, ``sta
 - GpupoolGpuIdle: utilisation at 0% for ``idleHours`` (GPU_UTIL);
 
 and once for the stack GpupoolGpuPodPending: a pod requesting GPUs Pending for
-``podPendingMinutes`` (a pending pod has no node, so no pool). The fields marked * are not in
-the metrics list the GPU Operator's exporter reads unless told otherwise
-(``DCGM_EXPORTER_COLLECTORS=/etc/dcgm-exporter/dcp-metrics-included.csv``); ``CUSTOM_METRICS``
-lists them. When gpupool installs the operator with the exporter, ``metrics_config_values`` has
-the chart create a ConfigMap with that list plus these fields (``sharing/dcgm.py``) and point the
-exporter at it (``dcgmExporter.config``). Otherwise (``gpuOperator.install: false``, or
-``dcgmExporter: false`` and an exporter of the user's own) gpupool leaves the list alone and
-``needs`` names the fields.
+``podPendingMinutes`` (a pending pod has no node, so no pool). With KAI fractional pools
+(``facts.kai_fractional_pools``) it also takes the pods that ask for part of a GPU by KAI's
+``gpu-fraction`` or ``gpu-memory`` annotation, which request no GPU resource: kube-state-metrics'
+``kube_pod_annotations`` shows them, given ``promql.KSM_ANNOTATIONS_ALLOWLIST``.
+
+The fields marked * are not in the metrics list the GPU Operator's exporter reads unless told
+otherwise (``DCGM_EXPORTER_COLLECTORS=/etc/dcgm-exporter/dcp-metrics-included.csv``);
+``CUSTOM_METRICS`` lists them. When gpupool installs the operator with the exporter,
+``metrics_config_values`` has the chart create a ConfigMap with that list plus these fields
+(``sharing/dcgm.py``) and point the exporter at it (``dcgmExporter.config``). Otherwise
+(``gpuOperator.install: false``, or ``dcgmExporter: false`` and an exporter of the user's own)
+gpupool leaves the list alone and ``needs`` names the fields.
 
 gpupool installs no Prometheus. What the rule needs of the cluster, and gpupool cannot check, is
 kept in the rule's ``facts["needs"]`` (the plan and the rendered README list it): the Prometheus
@@ -51,6 +55,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gpupool import facts
 from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Alerts, Stack
@@ -301,7 +306,7 @@ def pending_rule(stack: Stack, a: Alerts) -> dict[str, Any]:
     """Return the stack's alert on pods that request GPUs and stay Pending."""
     return _rule(
         POD_PENDING,
-        promql.pending_gpu_pods(),
+        promql.pending_gpu_pods(fractional=bool(facts.kai_fractional_pools(stack))),
         a.pod_pending_minutes,
         {"severity": "warning", "stack": stack.name},
         (
@@ -454,6 +459,13 @@ def needs(stack: Stack) -> list[str]:
             f"nothing else, but the alerts of {', '.join(shared.pools)} fire as one set (pool "
             f'"{shared.label}"): with kube-state-metrics started with `{promql.KSM_ALLOWLIST}`, '
             "set kubeStateMetricsPoolLabel: true to tell them apart"
+        )
+    if fractional := facts.kai_fractional_pools(stack):
+        out.append(
+            f"kube-state-metrics started with `{promql.KSM_ANNOTATIONS_ALLOWLIST}` "
+            "(kube-prometheus-stack: `kube-state-metrics.metricAnnotationsAllowList`), or "
+            f"{POD_PENDING} never fires for the KAI fractional pods of "
+            f"{', '.join(p.name for p in fractional)} (they request no GPU resource)"
         )
     return out
 

@@ -1,9 +1,10 @@
 """What the pods and GPU daemons on a pool ask for and tolerate.
 
-This module owns what one slot of a fractional pool is as a pod asks for it (``slot``) and the
-tolerations pods and GPU daemons need for a pool's taints (``toleration``,
-``daemon_tolerations``). What a pool's nodes advertise, and which taints they carry, are GPU
-facts (``gpupool.facts``).
+This module owns what one slot of a fractional pool is as a pod asks for it (``slot``; under
+KAI the one annotation that asks for it, ``kai_annotation``, which the snippets render and the
+showback rules and pending-pod alert read back) and the tolerations pods and GPU daemons need
+for a pool's taints (``toleration``, ``daemon_tolerations``). What a pool's nodes advertise,
+and which taints they carry, are GPU facts (``gpupool.facts``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 from gpupool import facts
 from gpupool.errors import RenderError
+from gpupool.facts.names import KAI_GPU_FRACTION, KAI_GPU_MEMORY
 from gpupool.model import Pool, Stack, Taint
 
 
@@ -63,6 +65,23 @@ def slot(pool: Pool) -> Slot:
             "and 1 (validation should have rejected this)"
         )
     return Slot(round(fraction, 4), memory_mib, percent, f.cores_percent)
+
+
+def kai_annotation(pool: Pool) -> tuple[str, str]:
+    """Return the annotation (key, value) by which a pod asks KAI for one slot of ``pool``.
+
+    ``gpu-memory`` in MiB where the pool fixes a slot's memory, else ``gpu-fraction``, the slot's
+    share of a GPU (KAI v0.17.0 ``pkg/common/constants/constants.go``; KAI reads the fraction
+    with ``strconv.ParseFloat``, ``pkg/common/resources/gpu_sharing.go``).
+
+    Raises:
+        RenderError: the pool is not fractional, or its fraction is not in (0, 1).
+
+    """
+    sl = slot(pool)
+    if sl.memory_mib is not None:
+        return KAI_GPU_MEMORY, str(sl.memory_mib)
+    return KAI_GPU_FRACTION, f"{sl.fraction:g}"
 
 
 def toleration(taint: Taint) -> dict[str, str]:

@@ -25,6 +25,12 @@ kube-state-metrics series are deduplicated with ``max by`` before any ``unless``
 ``kube_node_labels`` carries the pool label, and the capacity label (``gpupool.io/capacity``) by
 which the showback rules (``gpupool.sharing.showback``) price a split spot pool's nodes, only when
 kube-state-metrics allowlists them: ``KSM_ALLOWLIST`` is the one flag that does both.
+
+KAI's fractional pods request no GPU resource, so ``kube_pod_container_resource_requests`` has
+no series for them; they carry the ``gpu-fraction`` or ``gpu-memory`` annotation instead, which
+``kube_pod_annotations`` carries (as ``annotation_gpu_fraction``, ``annotation_gpu_memory``) only
+when kube-state-metrics allowlists them: ``KSM_ANNOTATIONS_ALLOWLIST``. The pending-pod alert and
+the showback rules read them there; without the flag they see no such pod.
 """
 
 from __future__ import annotations
@@ -32,8 +38,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpupool.facts.names import CAPACITY_LABEL, POOL_LABEL
+from gpupool.facts.names import CAPACITY_LABEL, KSM_POD_ANNOTATIONS, POOL_LABEL
 from gpupool.facts.names import KSM_ALLOWLIST as KSM_ALLOWLIST  # the one allowlist line
+from gpupool.facts.names import KSM_ANNOTATIONS_ALLOWLIST as KSM_ANNOTATIONS_ALLOWLIST
 from gpupool.model import Stack
 
 
@@ -44,6 +51,16 @@ def ksm_node_label(key: str) -> str:
     (kube-state-metrics docs/metrics/cluster/node-metrics.md).
     """
     return "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", key)
+
+
+def ksm_pod_annotation(key: str) -> str:
+    """Return the series label kube-state-metrics' ``kube_pod_annotations`` gives an annotation.
+
+    ``annotation_`` + the key with every character outside ``[a-zA-Z0-9_]`` turned into ``_``
+    (kube-state-metrics ``internal/store/pod.go`` ``createPodAnnotationsGenerator``, through
+    ``createPrometheusLabelKeysValues("annotation", ...)``).
+    """
+    return "annotation_" + re.sub(r"[^a-zA-Z0-9_]", "_", key)
 
 
 KSM_POOL_LABEL = ksm_node_label(POOL_LABEL)
@@ -72,13 +89,23 @@ def record_rule(stack: Stack, metric: str) -> dict[str, object]:
     return {"record": recorded(metric), "expr": expr, "labels": {STACK_LABEL: stack.name}}
 
 
-def pending_gpu_pods() -> str:
-    """Return the pods that request GPUs and are Pending, once each (``namespace``, ``pod``)."""
+def pending_gpu_pods(fractional: bool = False) -> str:
+    """Return the pods that request GPUs and are Pending, once each (``namespace``, ``pod``).
+
+    With ``fractional`` (the stack has KAI fractional pools) also the pods that ask for part of a
+    GPU by KAI's annotations (``KSM_POD_ANNOTATIONS``), which request no GPU resource.
+    """
     phase = 'max by (namespace, pod) (kube_pod_status_phase{phase="Pending"}) > 0'
     requests = (
         f"max by (namespace, pod) (kube_pod_container_resource_requests{{{GPU_RESOURCES}}}) > 0"
     )
-    return f"{phase} and on (namespace, pod) {requests}"
+    if not fractional:
+        return f"{phase} and on (namespace, pod) {requests}"
+    annotated = " or ".join(
+        f'max by (namespace, pod) (kube_pod_annotations{{{ksm_pod_annotation(k)}!=""}})'
+        for k in KSM_POD_ANNOTATIONS
+    )
+    return f"{phase} and on (namespace, pod) ({requests} or {annotated})"
 
 
 def _regex(names: tuple[str, ...]) -> str:

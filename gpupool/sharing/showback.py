@@ -9,7 +9,10 @@ the catalog row's date, or ``price_source``, what the declared price says it com
 
 - ``gpupool:tenant_pool_cost_usd_per_hour{stack, tenant, pool, resource, prices_as_of |
   price_source}``: per tenant, pool and GPU resource, the units that running pods in the
-  tenant's namespace request on the pool's nodes, times the price of one unit an hour;
+  tenant's namespace request on the pool's nodes, times the price of one unit an hour; on a KAI
+  fractional pool also, with ``resource`` the annotation (``gpu-fraction``, or ``gpu-memory``
+  where the pool fixes a slot's MiB), the running pods that carry the pool's slot annotation,
+  times the slot's share of one GPU's price;
 - ``gpupool:tenant_cost_usd_per_hour{stack, tenant}``: their sum per tenant.
 
 The inputs are kube-state-metrics' series: ``kube_pod_container_resource_requests`` (the
@@ -37,9 +40,18 @@ node pool of both kinds, which no label tells apart (VKE labels no node with its
 so all its nodes are priced at spot; so are a split pool's on-demand nodes where the pool has
 no on-demand price.
 
-Pods that request no GPU resource (KAI's ``gpu-fraction`` pods) are not seen; pools without a
-price in USD (declared or the catalog's) get no rule, never a price of 0 (nor a CNY price under
-a USD name).
+KAI's fractional pods request no GPU resource, so the requests series never show them; they
+carry the annotation gpupool's snippet gives them (``gpupool.sharing.pools.kai_annotation``:
+``gpu-fraction: "0.5"``, or ``gpu-memory: "<MiB>"``). ``kube_pod_annotations`` carries it, as
+``annotation_gpu_fraction`` (kube-state-metrics ``internal/store/pod.go``: ``annotation_`` + the
+sanitised key), only when kube-state-metrics is started with ``KSM_ANNOTATIONS_ALLOWLIST``; the
+rule joins it on ``(namespace, pod)`` with ``kube_pod_info``'s ``node`` (to find the pool) and the
+Running phase, each reduced with ``max by`` first, and prices each such pod at the slot's share
+(``gpupool.sharing.pools.slot``) of the pool's per-GPU price at its node's capacity type, as
+above. PromQL cannot read a number from a label, so the rule matches the value gpupool renders:
+a pod annotated with another value is not charged, nor is any without the flag (the rule's
+``needs`` say so). Pools without a price in USD (declared or the catalog's) get no rule, never
+a price of 0 (nor a CNY price under a USD name).
 """
 
 from __future__ import annotations
@@ -49,12 +61,19 @@ from typing import Any
 
 from gpupool import facts
 from gpupool.facts.groups import capacity_groups
-from gpupool.facts.names import CAPACITY_LABEL, POOL_LABEL
+from gpupool.facts.names import CAPACITY_LABEL, KSM_POD_ANNOTATIONS, POOL_LABEL
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Pool, Stack, Tenant
 from gpupool.sharing.alerts import prometheus_rule
 from gpupool.sharing.objects import k8s_object
-from gpupool.sharing.promql import KSM_ALLOWLIST, KSM_CAPACITY_LABEL, KSM_POOL_LABEL
+from gpupool.sharing.pools import kai_annotation, slot
+from gpupool.sharing.promql import (
+    KSM_ALLOWLIST,
+    KSM_ANNOTATIONS_ALLOWLIST,
+    KSM_CAPACITY_LABEL,
+    KSM_POOL_LABEL,
+    ksm_pod_annotation,
+)
 
 RULE_NAME = "gpupool-showback"
 POOL_COST = "gpupool:tenant_pool_cost_usd_per_hour"
@@ -119,8 +138,32 @@ def expression(
     ns = tenant.namespace
     requests = (f'kube_pod_container_resource_requests{{namespace="{ns}", '
                 f'resource="{ksm_resource(resource)}"}}')
-    running = f'kube_pod_status_phase{{namespace="{ns}", phase="Running"}} == 1'
     head = f"  max by (namespace, pod, container, node) ({requests})\n"
+    return _priced(ns, head, pool, price, on_demand)
+
+
+def annotation_expression(
+    tenant: Tenant, pool: Pool, annotation: tuple[str, str], price: float,
+    on_demand: float | None = None,
+) -> str:
+    """Return the PromQL of one tenant's cost an hour of KAI fractional pods on one pool.
+
+    ``annotation`` is the (key, value) the pool's pods carry (``pools.kai_annotation``), read
+    from ``kube_pod_annotations``; each running pod so annotated on one of the pool's nodes (its
+    node from ``kube_pod_info``) costs ``price`` (or ``on_demand``, as in ``expression``).
+    """
+    ns = tenant.namespace
+    key, value = annotation
+    info = f'kube_pod_info{{namespace="{ns}", node!=""}}'
+    annotated = f'kube_pod_annotations{{namespace="{ns}", {ksm_pod_annotation(key)}="{value}"}}'
+    head = (f"  max by (namespace, pod, node) ({info})\n"
+            f"  * on (namespace, pod) group_left () max by (namespace, pod) ({annotated})\n")
+    return _priced(ns, head, pool, price, on_demand)
+
+
+def _priced(ns: str, head: str, pool: Pool, price: float, on_demand: float | None) -> str:
+    """Return ``head`` (units per pod and node) on the pool's nodes, running, times the price."""
+    running = f'kube_pod_status_phase{{namespace="{ns}", phase="Running"}} == 1'
     tail = f"  * on (namespace, pod) group_left () max by (namespace, pod) ({running})\n"
     if on_demand is None:
         return f"sum(\n{head}  * on (node) group_left () {_pool_nodes(pool)}\n{tail}) * {price!r}"
@@ -142,8 +185,13 @@ def _provenance(stack: Stack, pool: Pool) -> dict[str, str] | None:
 
 
 def rules(stack: Stack) -> list[dict[str, Any]]:
-    """Return the recording rules: one per tenant, priced pool and resource, then the totals."""
+    """Return the recording rules: one per tenant, priced pool and resource, then the totals.
+
+    A KAI fractional pool (``facts.kai_fractional_pools``) adds one rule per tenant, its
+    ``resource`` the annotation its pods carry (``gpu-fraction`` or ``gpu-memory``).
+    """
     known = facts.of(stack)
+    fractional = {p.name for p in facts.kai_fractional_pools(stack)}
     out: list[dict[str, Any]] = []
     for tenant in stack.tenants:
         for name in tenant.pools:
@@ -152,6 +200,7 @@ def rules(stack: Stack) -> list[dict[str, Any]]:
                 continue
             provenance = _provenance(stack, pool)
             apart = split(stack, pool)
+            labels = {"stack": stack.name, "tenant": tenant.name, "pool": pool.name}
             for resource, per_gpu in sorted(known.pool(pool).exposure.items()):
                 price = unit_price(stack, pool, per_gpu)
                 if price is None or provenance is None:
@@ -160,9 +209,22 @@ def rules(stack: Stack) -> list[dict[str, Any]]:
                 out.append({
                     "record": POOL_COST,
                     "expr": expression(tenant, pool, resource, price, od),
-                    "labels": {"stack": stack.name, "tenant": tenant.name, "pool": pool.name,
-                               "resource": resource, **provenance},
+                    "labels": {**labels, "resource": resource, **provenance},
                 })
+            gpu = unit_price(stack, pool, 1)
+            if pool.name not in fractional or gpu is None or provenance is None:
+                continue
+            # a KAI fractional pod costs its slot's share of one GPU at the node's capacity type
+            share = slot(pool).fraction
+            od_gpu = unit_price(stack, pool, 1, "on-demand") if apart else None
+            annotation = kai_annotation(pool)
+            out.append({
+                "record": POOL_COST,
+                "expr": annotation_expression(
+                    tenant, pool, annotation, round(share * gpu, 10),
+                    None if od_gpu is None else round(share * od_gpu, 10)),
+                "labels": {**labels, "resource": annotation[0], **provenance},
+            })
     if out:
         out.append({
             "record": TENANT_COST,
@@ -176,21 +238,32 @@ def needs(stack: Stack, recorded: list[dict[str, Any]]) -> list[str]:
 
     Cloud pools are found by the pool label in ``kube_node_labels``, a split spot pool's
     on-demand nodes by the capacity label there; kube-state-metrics exports either only when
-    allowlisted (``KSM_ALLOWLIST``, one flag for both).
+    allowlisted (``KSM_ALLOWLIST``, one flag for both). KAI's fractional pods are found by their
+    annotation in ``kube_pod_annotations``, exported only when allowlisted
+    (``KSM_ANNOTATIONS_ALLOWLIST``).
     """
-    priced = list(dict.fromkeys(r["labels"]["pool"] for r in recorded if "labels" in r))
+    labelled = [r["labels"] for r in recorded if "labels" in r]
+    priced = list(dict.fromkeys(r["pool"] for r in labelled))
     pools = [p for p in stack.pools if p.name in priced]
+    out: list[str] = []
     joined = [p.name for p in pools if not p.node_names]
-    if not joined:
-        return []
-    apart = [p.name for p in pools if not p.node_names and split(stack, p)]
-    text = (f"kube-state-metrics started with `{KSM_ALLOWLIST}` (kube-prometheus-stack: "
-            f"`kube-state-metrics.metricLabelsAllowlist`): without {POOL_LABEL} the showback "
-            f"rules of {', '.join(joined)} record nothing")
-    if apart:
-        text += (f", without {CAPACITY_LABEL} they price the on-demand nodes of "
-                 f"{', '.join(apart)} at spot")
-    return [text]
+    if joined:
+        apart = [p.name for p in pools if not p.node_names and split(stack, p)]
+        text = (f"kube-state-metrics started with `{KSM_ALLOWLIST}` (kube-prometheus-stack: "
+                f"`kube-state-metrics.metricLabelsAllowlist`): without {POOL_LABEL} the showback "
+                f"rules of {', '.join(joined)} record nothing")
+        if apart:
+            text += (f", without {CAPACITY_LABEL} they price the on-demand nodes of "
+                     f"{', '.join(apart)} at spot")
+        out.append(text)
+    annotated = list(dict.fromkeys(r["pool"] for r in labelled
+                                   if r["resource"] in KSM_POD_ANNOTATIONS))
+    if annotated:
+        out.append(f"kube-state-metrics started with `{KSM_ANNOTATIONS_ALLOWLIST}` "
+                   "(kube-prometheus-stack: `kube-state-metrics.metricAnnotationsAllowList`): "
+                   f"without it the showback rules of {', '.join(annotated)} record nothing for "
+                   "KAI's fractional pods, which request no GPU resource")
+    return out
 
 
 def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Resource]:

@@ -66,7 +66,7 @@ from gpupool.facts.network import (
 from gpupool.facts.tenancy import priority_class_name
 from gpupool.model import Pool, Stack, Tenant
 from gpupool.sharing import gpudirect, hami, kai
-from gpupool.sharing.pools import slot, toleration
+from gpupool.sharing.pools import kai_annotation, slot, toleration
 
 ZONE_LABEL = "topology.kubernetes.io/zone"  # well-known label the kubelet sets from the cloud
 
@@ -97,11 +97,8 @@ def _resources(stack: Stack, tenant: Tenant, pool: Pool) -> tuple[dict[str, Any]
     if pool.sharing.kind.scheduler_slots:
         sl = slot(pool)
         if facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
-            if sl.memory_mib is not None:
-                return {}, {"gpu-memory": str(sl.memory_mib)}
-            if not 0 < sl.fraction < 1:
-                raise RenderError(f"gpu-fraction {sl.fraction} is not in (0, 1)")
-            return {}, {"gpu-fraction": f"{sl.fraction:g}"}
+            key, value = kai_annotation(pool)
+            return {}, {key: value}
         limits: dict[str, Any] = {GPU_RESOURCE: 1}
         if sl.memory_mib is not None:
             limits[HAMI_MEMORY] = sl.memory_mib

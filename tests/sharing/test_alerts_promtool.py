@@ -439,3 +439,83 @@ def test_unit_tests_can_fail(tmp_path: Path) -> None:
     spec = case.spec()
     spec["alert_rule_test"][0]["exp_alerts"][0]["exp_labels"]["pool"] = "elsewhere"
     assert "elsewhere" in promtool.unit_test(_without_annotations(groups), [spec], tmp_path)
+
+
+def _kai_pending_case(stack: Stack, rules: dict[str, dict[str, Any]],
+                      annotations: dict[str, dict[str, str]]) -> tuple[Case, int]:
+    """Pods pending (or running) with the given kube_pod_annotations labels and no GPU request."""
+    wait = _minutes(rules[alerts.POD_PENDING]) + 5
+    case = Case("KAI fractional pods pending")
+    for pod, labels in annotations.items():
+        pod_labels = {"namespace": "team-apps", "pod": pod, "uid": f"uid-{pod}"}
+        pending = pod != "run-0"
+        case.add_ksm("kube_pod_status_phase", {**pod_labels, "phase": "Pending"},
+                     f"{int(pending)}x{wait + 5}")
+        case.add_ksm("kube_pod_status_phase", {**pod_labels, "phase": "Running"},
+                     f"{int(not pending)}x{wait + 5}")
+        # KAI's fractional pods request no GPU resource: only cpu appears in the requests
+        case.add_ksm("kube_pod_container_resource_requests",
+                     {**pod_labels, "container": "main", "resource": "cpu", "unit": "core"},
+                     f"1x{wait + 5}")
+        case.add_ksm("kube_pod_annotations", {**pod_labels, **labels}, f"1x{wait + 5}")
+    return case, wait
+
+
+def _pending(stack: Stack, pod: str) -> dict[str, str]:
+    return {"alertname": alerts.POD_PENDING, "severity": "warning", "stack": stack.name,
+            "namespace": "team-apps", "pod": pod}
+
+
+def test_a_pending_kai_fractional_pod_fires_the_pending_alert(tmp_path: Path) -> None:
+    # KAI v0.17.0 pkg/common/constants/constants.go: the gpu-fraction and gpu-memory annotations;
+    # kube-state-metrics internal/store/pod.go: kube_pod_annotations{annotation_gpu_fraction} once
+    # started with --metric-annotations-allowlist=pods=[gpu-fraction,gpu-memory]
+    stack = load_stack("azure-kai-fair")
+    groups = _groups(stack)
+    rules = {r["alert"]: r for r in groups[0]["rules"] if "alert" in r}
+    case, wait = _kai_pending_case(stack, rules, {
+        "frac-0": {"annotation_gpu_fraction": "0.5"},
+        "mem-0": {"annotation_gpu_memory": "8192"},
+        "web-0": {},  # no KAI annotation: a CPU pod
+        "run-0": {"annotation_gpu_fraction": "0.5"},  # running, not pending
+    })
+    # each pending fractional pod once, although both kube-state-metrics replicas report it
+    case.expect(wait, alerts.POD_PENDING, [_pending(stack, "frac-0"), _pending(stack, "mem-0")])
+    case.expect(wait - 10, alerts.POD_PENDING, [])
+    assert promtool.unit_test(_without_annotations(groups), [case.spec()], tmp_path) == ""
+    # the harness: expecting no alert at the threshold fails
+    case.checks[0]["exp_alerts"] = []
+    assert promtool.unit_test(_without_annotations(groups), [case.spec()], tmp_path) != ""
+
+
+def test_without_the_annotations_allowlist_fractional_pods_stay_unseen(tmp_path: Path) -> None:
+    """kube-state-metrics without --metric-annotations-allowlist exports kube_pod_annotations
+    with no annotation label: the alert sees no fractional pod (as before), as its needs say."""
+    stack = load_stack("azure-kai-fair")
+    groups = _groups(stack)
+    rules = {r["alert"]: r for r in groups[0]["rules"] if "alert" in r}
+    case, wait = _kai_pending_case(stack, rules, {"frac-0": {}})
+    case.expect(wait, alerts.POD_PENDING, [])
+    assert promtool.unit_test(_without_annotations(groups), [case.spec()], tmp_path) == ""
+    assert alerts.needs(stack)[-1] == (
+        "kube-state-metrics started with "
+        "`--metric-annotations-allowlist=pods=[gpu-fraction,gpu-memory]` (kube-prometheus-stack: "
+        "`kube-state-metrics.metricAnnotationsAllowList`), or GpupoolGpuPodPending never fires "
+        "for the KAI fractional pods of t4-spot (they request no GPU resource)"
+    )
+
+
+def test_only_stacks_with_kai_fractional_pools_read_pod_annotations() -> None:
+    seen = set()
+    for name in EXAMPLES_ALL:
+        stack = load_stack(name)
+        if stack.cluster.monitoring.alerts is None:
+            continue
+        expr = alerts.pending_rule(stack, stack.cluster.monitoring.alerts)["expr"]
+        fractional = stack.cluster.scheduler == "kai" and any(
+            p.sharing.mode == "fractional" for p in stack.pools
+        )
+        assert ("kube_pod_annotations" in expr) is fractional, name
+        assert any("--metric-annotations-allowlist" in n for n in alerts.needs(stack)) is fractional
+        seen.add(fractional)
+    assert seen == {True, False}

@@ -401,3 +401,135 @@ def test_only_split_pools_are_priced_per_node() -> None:
     assert rule["expr"].endswith(f") * {0.3!r}")
     assert showback.needs(load_stack("onprem-hami"), showback.rules(load_stack("onprem-hami"))) \
         == []
+
+
+KAI_POOL = "t4-spot"  # azure-kai-fair: KAI fractional, 2 slots per GPU, spot and on-demand
+
+
+def kai_pod(ns: str, name: str, node: str, phase: str,
+            annotations: dict[str, str]) -> list[dict[str, str]]:
+    """A KAI fractional pod: no GPU request, its annotations in kube_pod_annotations (labels as
+    kube-state-metrics internal/store/pod.go writes them: annotation_ + the sanitised key) and
+    its node in kube_pod_info (docs/metrics/workload/pod-metrics.md)."""
+    uid = f"u-{name}"
+    out = series("kube_pod_info",
+                 {"namespace": ns, "pod": name, "uid": uid, "node": node, "host_ip": "10.0.0.4",
+                  "pod_ip": "10.244.0.9", "created_by_kind": "ReplicaSet",
+                  "created_by_name": f"{name}-rs", "priority_class": "", "host_network": "false"},
+                 "1x20")
+    out += series("kube_pod_annotations", {"namespace": ns, "pod": name, "uid": uid,
+                                           **annotations}, "1x20")
+    out += series("kube_pod_container_resource_requests",
+                  {"namespace": ns, "pod": name, "container": "main", "node": node,
+                   "resource": "cpu", "unit": "core", "uid": uid}, "1x20")
+    for p in ("Pending", "Running", "Succeeded"):
+        out += series("kube_pod_status_phase", {"namespace": ns, "pod": name, "phase": p,
+                                                "uid": uid}, f"{int(p == phase)}x20")
+    return out
+
+
+def _kai_gpu_prices() -> tuple[float, float, str]:
+    """One T4's on-demand and spot price an hour in azure-kai-fair's t4-spot, and its date."""
+    data = yaml.safe_load((EXAMPLES / "azure-kai-fair.yaml").read_text(encoding="utf-8"))
+    (pool,) = [p for p in data["pools"] if p["name"] == KAI_POOL]
+    rows = json.loads((CATALOG / "instances-azure.json").read_text(encoding="utf-8"))["instances"]
+    (row,) = [r for r in rows if r["name"] == pool["instanceType"]]
+    n = row["gpu_count"]
+    return row["price"]["on_demand_hourly"] / n, row["price"]["spot_hourly"] / n, \
+        row["price"]["as_of"]
+
+
+def _kai_inputs(half: dict[str, str]) -> list[dict[str, str]]:
+    """t4-spot's nodes and team-apps' pods, each with ``half``'s kube_pod_annotations labels."""
+    return [
+        *node("n-od", KAI_POOL, "on-demand"), *node("n-spot", KAI_POOL, "spot"),
+        *node("n-a100", "a100"),
+        *kai_pod("team-apps", "f1", "n-od", "Running", half),
+        *kai_pod("team-apps", "f2", "n-spot", "Running", half),
+        *kai_pod("team-apps", "f3", "", "Pending", half),  # pending: no node, not charged
+        *kai_pod("team-apps", "f4", "n-spot", "Succeeded", half),  # done: not charged
+        *kai_pod("team-nlp", "f5", "n-spot", "Running", half),  # another tenant's namespace
+    ]
+
+
+def test_a_running_kai_fractional_pod_costs_its_share_of_a_gpu(tmp_path: Path) -> None:
+    """team-apps' pods ask KAI for half a T4 by annotation (KAI v0.17.0
+    pkg/common/constants/constants.go GpuFraction) and request no GPU resource: each running one
+    costs 0.5 x the pool's per-GPU price at its node's capacity type, once, although both
+    kube-state-metrics replicas report it."""
+    stack = with_prometheus(load_stack("azure-kai-fair"))
+    manifest = rule_manifest(stack)
+    assert manifest is not None
+    od, spot, as_of = _kai_gpu_prices()
+    assert od > spot > 0
+    labels = {"stack": stack.name, "tenant": "team-apps", "pool": KAI_POOL,
+              "resource": "gpu-fraction", "prices_as_of": as_of}
+    body = ",".join(f'{k}="{v}"' for k, v in labels.items())
+    cost = f'{showback.POOL_COST}{{pool="{KAI_POOL}"}}'
+    tenant = f'{showback.TENANT_COST}{{tenant="team-apps"}}'
+    expected = 0.5 * od + 0.5 * spot
+    checks = [
+        {"expr": cost, "eval_time": "5m",
+         "exp_samples": [{"labels": f"{showback.POOL_COST}{{{body}}}", "value": expected}]},
+        {"expr": tenant, "eval_time": "5m",
+         "exp_samples": [{"labels": f'{showback.TENANT_COST}{{stack="{stack.name}",'
+                                    f'tenant="team-apps"}}', "value": expected}]},
+    ]
+    inputs = _kai_inputs({"annotation_gpu_fraction": "0.5"})
+    done = _promtool_test(tmp_path, manifest, inputs, checks)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # the harness: the old rules (no cost for these pods) fail the same check
+    checks[0]["exp_samples"] = []
+    assert _promtool_test(tmp_path, manifest, inputs, checks).returncode != 0
+
+
+def test_without_the_annotations_allowlist_kai_fractional_pods_cost_nothing(
+    tmp_path: Path,
+) -> None:
+    """kube-state-metrics without --metric-annotations-allowlist (docs/developer/
+    cli-arguments.md) exports kube_pod_annotations with no annotation label: the rule records
+    nothing for the pods (as before), and its needs say what to allowlist. A value other than
+    the one gpupool renders is not read (PromQL cannot parse a label as a number)."""
+    stack = with_prometheus(load_stack("azure-kai-fair"))
+    manifest = rule_manifest(stack)
+    assert manifest is not None
+    cost = f'{showback.POOL_COST}{{pool="{KAI_POOL}"}}'
+    checks = [{"expr": cost, "eval_time": "5m", "exp_samples": []}]
+    for seen in ({}, {"annotation_gpu_fraction": "0.25"}):
+        done = _promtool_test(tmp_path, manifest, _kai_inputs(seen), checks)
+        assert done.returncode == 0, done.stdout + done.stderr
+    need = showback.needs(stack, showback.rules(stack))[-1]
+    assert need == (
+        "kube-state-metrics started with "
+        "`--metric-annotations-allowlist=pods=[gpu-fraction,gpu-memory]` (kube-prometheus-stack: "
+        "`kube-state-metrics.metricAnnotationsAllowList`): without it the showback rules of "
+        "t4-spot record nothing for KAI's fractional pods, which request no GPU resource"
+    )
+
+
+def test_kai_memory_slots_are_read_by_their_gpu_memory_annotation() -> None:
+    """A pool fixing a slot's GiB gives its pods KAI's gpu-memory annotation in MiB; the rule
+    matches that value and prices the slot's share of the GPU. Only KAI fractional pools get
+    such a rule (HAMi's fractional pods request nvidia.com/gpu)."""
+    stack = load_stack("sharing-kai-modes")
+    rules = [r for r in showback.rules(stack) if "labels" in r]
+    by_pool = {(r["labels"]["pool"], r["labels"]["resource"]): r["expr"] for r in rules}
+    gib = stack.pool("frac-gib")
+    assert gib is not None and gib.gpu is not None
+    expr = by_pool[("frac-gib", "gpu-memory")]
+    assert 'annotation_gpu_memory="20480"' in expr  # memoryGiB: 20 in the fixture
+    assert ("frac-gib", "gpu-fraction") not in by_pool
+    assert 'annotation_gpu_fraction="0.25"' in by_pool[("frac-equal", "gpu-fraction")]  # 4 slots
+    assert 'annotation_gpu_fraction="0.3"' in by_pool[("frac-percent", "gpu-fraction")]
+    per_gpu = showback.unit_price(stack, gib, 1)
+    assert per_gpu is not None
+    price = float(expr.rsplit(") * ", 1)[1])
+    assert price == pytest.approx(20 / gib.gpu.memory_gib * per_gpu, rel=1e-3)
+    for path in EXAMPLE_FILES:  # HAMi's fractional pods request nvidia.com/gpu: no such rule
+        example = load_stack(path)
+        annotated = {r["labels"]["pool"] for r in showback.rules(example)
+                     if r.get("labels", {}).get("resource") in ("gpu-fraction", "gpu-memory")}
+        kai = {p.name for p in example.pools if example.cluster.scheduler == "kai"
+               and p.sharing.mode == "fractional" and any(p.name in t.pools
+                                                          for t in example.tenants)}
+        assert annotated == kai, path.stem
