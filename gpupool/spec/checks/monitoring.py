@@ -13,7 +13,10 @@ must already run, which gpupool cannot see from a stack file:
 - kube-state-metrics exporting the ``gpupool.io/pool`` node label, without which the alerts of
   several pools with unknown node names fire as one set, unable to tell the pools apart
   (``--metric-labels-allowlist=nodes=[gpupool.io/pool,gpupool.io/capacity]``: the same flag
-  exports the capacity label the showback rules price a split spot pool's nodes by).
+  exports the capacity label the showback rules price a split spot pool's nodes by), and, with
+  KAI fractional pools, KAI's pod annotations
+  (``--metric-annotations-allowlist=pods=[gpu-fraction,gpu-memory]``), without which the
+  pending-pod alert and the showback rules do not see those pods (the warning names both flags).
 
 ``cluster.monitoring.prometheus`` states the first two (and acknowledges the third); each rule
 here warns where the stack relies on one of them without saying so. One error-free rule from
@@ -22,7 +25,8 @@ before stays here too: alerts with the exporter turned off never fire.
 
 from __future__ import annotations
 
-from gpupool.facts.names import KSM_ALLOWLIST, POOL_LABEL
+from gpupool import facts
+from gpupool.facts.names import KSM_ALLOWLIST, KSM_ANNOTATIONS_ALLOWLIST, POOL_LABEL
 from gpupool.model import Stack
 from gpupool.spec.diagnostics import Diagnostic, warning
 
@@ -103,6 +107,12 @@ def _pool_label_unexported(stack: Stack) -> list[Diagnostic]:
     shared = [p.name for p in stack.pools if not p.node_names]
     if len(shared) < 2:
         return []
+    also = ""
+    if fractional := facts.kai_fractional_pools(stack):
+        also = (f" For the pending-pod alert to see the KAI fractional pods of "
+                f"{', '.join(p.name for p in fractional)} (no GPU resource, an annotation), "
+                f"start it with {KSM_ANNOTATIONS_ALLOWLIST} too (kube-prometheus-stack: "
+                "kube-state-metrics.metricAnnotationsAllowList).")
     return [
         warning(
             "monitoring.pool-label-unexported",
@@ -113,7 +123,8 @@ def _pool_label_unexported(stack: Stack) -> list[Diagnostic]:
             f"{POOL_LABEL} node label only when started with "
             f"{KSM_ALLOWLIST} (kube-prometheus-stack: "
             "kube-state-metrics.metricLabelsAllowlist). gpupool cannot check this: set it up, "
-            "then say so with cluster.monitoring.prometheus.kubeStateMetricsPoolLabel: true.",
+            "then say so with cluster.monitoring.prometheus.kubeStateMetricsPoolLabel: true."
+            + also,
             _ALERT_PATH,
         )
     ]

@@ -153,3 +153,23 @@ def test_nvsentinel_pod_monitor_needs_the_labels_too() -> None:
     without = copy.deepcopy(doc)
     del without["cluster"]["faultIsolation"]
     assert monitoring.run(model.build(without, "checks.yaml")) == []
+
+
+def test_pool_label_warning_names_the_annotations_flag_for_kai_fractional_pools() -> None:
+    # KAI's fractional pods request no GPU resource (KAI v0.17.0 pkg/common/constants/
+    # constants.go gpu-fraction, gpu-memory); kube-state-metrics docs/developer/cli-arguments.md:
+    # --metric-annotations-allowlist exports them in kube_pod_annotations
+    kai = copy.deepcopy(TWO_POOLS)
+    kai["pools"][1]["sharing"] = {"mode": "fractional", "fractional": {"slotsPerGpu": 2}}
+    flag = "--metric-annotations-allowlist=pods=[gpu-fraction,gpu-memory]"
+    plain = {d.code: d for d in monitoring.run(stack({"alerts": {}}, kai))}
+    assert flag not in plain["monitoring.pool-label-unexported"].detail  # no scheduler: kai
+    kai["cluster"] = {"scheduler": "kai"}
+    doc = copy.deepcopy(kai)
+    doc["cluster"]["monitoring"] = {"alerts": {}}
+    assert not schema.validate(doc)
+    by_code = {d.code: d for d in monitoring.run(model.build(doc, "checks.yaml"))}
+    detail = by_code["monitoring.pool-label-unexported"].detail
+    assert f"KAI fractional pods of l40s (no GPU resource, an annotation), start it with {flag}" \
+        in detail
+    assert "--metric-labels-allowlist=nodes=[gpupool.io/pool,gpupool.io/capacity]" in detail
