@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -19,10 +20,11 @@ import pytest
 import yaml
 
 from gpupool import assemble, catalog
+from gpupool.facts import names
 from gpupool.model import DeclaredPrice, Prometheus, Stack
-from gpupool.sharing import showback
+from gpupool.sharing import promql, showback
 from tests.manifests import validate_manifest
-from tests.paths import EXAMPLES, PACKAGE
+from tests.paths import EXAMPLES, PACKAGE, UPSTREAM
 from tests.promtool import require as promtool
 from tests.stacks import load_stack, load_stack_text, stack_file
 
@@ -505,6 +507,20 @@ def test_without_the_annotations_allowlist_kai_fractional_pods_cost_nothing(
         "`kube-state-metrics.metricAnnotationsAllowList`): without it the showback rules of "
         "t4-spot record nothing for KAI's fractional pods, which request no GPU resource"
     )
+
+
+def test_the_annotation_names_are_kais() -> None:
+    """KAI v0.17.0 pkg/common/constants/constants.go (tests/upstream) names the annotations the
+    snippets render and the rules read; kube_pod_annotations names them annotation_ + the key
+    with every character outside [a-zA-Z0-9_] made _ (kube-state-metrics internal/store/pod.go)."""
+    go = (UPSTREAM / "kai-scheduler-v0.17.0-constants.go").read_text(encoding="utf-8")
+    consts = dict(re.findall(r'^\s*(\w+)\s*=\s*"([^"]*)"', go, re.MULTILINE))
+    assert (consts["GpuFraction"], consts["GpuMemory"]) == (names.KAI_GPU_FRACTION,
+                                                           names.KAI_GPU_MEMORY)
+    assert names.KSM_ANNOTATIONS_ALLOWLIST == (
+        "--metric-annotations-allowlist=pods=[gpu-fraction,gpu-memory]")
+    assert promql.ksm_pod_annotation("gpu-fraction") == "annotation_gpu_fraction"
+    assert promql.ksm_pod_annotation("a.io/gpu-memory") == "annotation_a_io_gpu_memory"
 
 
 def test_kai_memory_slots_are_read_by_their_gpu_memory_annotation() -> None:
