@@ -1143,17 +1143,25 @@ def test_non_mapping_manifest() -> None:
 # --------------------------------------------------------------------------- Queue vs CRD
 
 
-def test_queue_schema_matches_the_upstream_crd() -> None:
-    """kai-queue.schema.json has the shape derived mechanically from KAI's Queue CRD (v2)."""
-    crd = _load_yaml(_upstream("kai-scheduler-v0.17.0-queues-crd.yaml"))
-    derived = crd_version_schema(crd, "v2")
-    committed = load_schema("kai-queue.schema.json")
-    derived_shape, committed_shape = _shape(derived), _shape(committed)
-    # metadata is {type: object} in the CRD; the committed schema closes it as ObjectMeta.
+def _crd_shapes(crd: dict[str, Any], version: str, committed: dict[str, Any]) -> tuple[Any, Any]:
+    """The shapes of a CRD version's schema and of the committed one, compared past metadata.
+
+    metadata is {type: object} in a CRD; a committed schema closes it as ObjectMeta. apiVersion
+    and kind are plain strings in the CRD and consts in the committed schema.
+    """
+    derived_shape, committed_shape = _shape(crd_version_schema(crd, version)), _shape(committed)
     for shape in (derived_shape, committed_shape):
         shape["properties"].pop("metadata")
         for field in ("apiVersion", "kind"):
             shape["properties"][field]["type"] = None
+    return derived_shape, committed_shape
+
+
+def test_queue_schema_matches_the_upstream_crd() -> None:
+    """kai-queue.schema.json has the shape derived mechanically from KAI's Queue CRD (v2)."""
+    crd = _load_yaml(_upstream("kai-scheduler-v0.17.0-queues-crd.yaml"))
+    committed = load_schema("kai-queue.schema.json")
+    derived_shape, committed_shape = _crd_shapes(crd, "v2", committed)
     assert committed_shape == derived_shape
     assert committed["properties"]["spec"]["required"] == ["resources"]
 
@@ -1170,12 +1178,8 @@ def test_gke_network_schemas_match_the_upstream_crds(upstream: str, schema_file:
     """GKE's multi-networking schemas have the shape derived from gke-networking-api's CRDs."""
     crd = _load_yaml(_upstream(upstream))
     assert crd["spec"]["scope"] == "Cluster"
-    derived, committed = crd_version_schema(crd, "v1"), load_schema(schema_file)
-    derived_shape, committed_shape = _shape(derived), _shape(committed)
-    for shape in (derived_shape, committed_shape):
-        shape["properties"].pop("metadata")
-        for field in ("apiVersion", "kind"):
-            shape["properties"][field]["type"] = None
+    committed = load_schema(schema_file)
+    derived_shape, committed_shape = _crd_shapes(crd, "v1", committed)
     assert committed_shape == derived_shape
     assert committed["properties"]["kind"] == {"const": crd["spec"]["names"]["kind"]}
     group = crd["spec"]["group"]
