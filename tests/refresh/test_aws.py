@@ -81,19 +81,24 @@ def test_fetch_reads_on_demand_and_the_highest_newest_spot_price() -> None:
     assert found["p5.48xlarge"] == RefreshedPrice("p5.48xlarge", None, None)
 
 
+def _g5_overlay(overlay: Path, spot: float, as_of: str) -> Path:
+    """Write an overlay an earlier refresh could have written: g5.4xlarge at ``spot``."""
+    overlay.mkdir()
+    price = {"region": "us-east-1", "currency": "USD", "on_demand_hourly": 1.624,
+             "spot_hourly": spot, "source": f"gpupool catalog refresh {as_of}",
+             "as_of": as_of}  # fmt: skip
+    (overlay / "instances-aws.json").write_text(json.dumps({
+        "source": [f"gpupool catalog refresh {as_of}"], "as_of": as_of, "cloud": "aws",
+        "prices": [{"name": "g5.4xlarge", "price": price}],
+    }), encoding="utf-8")  # fmt: skip
+    return overlay
+
+
 def test_refresh_writes_an_overlay_that_plan_uses(tmp_path: Path, monkeypatch: Any) -> None:
     """Before: an older refresh's overlay prices g5.4xlarge spot at 0.99 (2026-11-01). After this
     refresh the plan prices it at the recorded 0.6701, dated by the new overlay."""
-    overlay = tmp_path / "overlay"
-    overlay.mkdir()
+    overlay = _g5_overlay(tmp_path / "overlay", 0.99, "2026-11-01")
     monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
-    older = {"region": "us-east-1", "currency": "USD", "on_demand_hourly": 1.624,
-             "spot_hourly": 0.99, "source": "gpupool catalog refresh 2026-11-01",
-             "as_of": "2026-11-01"}  # fmt: skip
-    (overlay / "instances-aws.json").write_text(json.dumps({
-        "source": ["gpupool catalog refresh 2026-11-01"], "as_of": "2026-11-01", "cloud": "aws",
-        "prices": [{"name": "g5.4xlarge", "price": older}],
-    }), encoding="utf-8")  # fmt: skip
     stack = tmp_path / "spot-a10g.yaml"
     stack.write_text(
         "apiVersion: gpupool.io/v1\nkind: GpuPoolStack\nmetadata: {name: t}\n"
@@ -140,15 +145,7 @@ def test_refresh_refuses_what_it_cannot_read() -> None:
 
 def test_catalog_instances_names_the_overlay(tmp_path: Path) -> None:
     """catalog instances shows the overlay's prices and says where they come from."""
-    overlay = tmp_path / "overlay"
-    overlay.mkdir()
-    price = {"region": "us-east-1", "currency": "USD", "on_demand_hourly": 1.624,
-             "spot_hourly": 0.6701, "source": "gpupool catalog refresh 2026-12-01",
-             "as_of": "2026-12-01"}  # fmt: skip
-    (overlay / "instances-aws.json").write_text(json.dumps({
-        "source": ["gpupool catalog refresh 2026-12-01"], "as_of": "2026-12-01", "cloud": "aws",
-        "prices": [{"name": "g5.4xlarge", "price": price}],
-    }), encoding="utf-8")  # fmt: skip
+    overlay = _g5_overlay(tmp_path / "overlay", 0.6701, "2026-12-01")
     env = {**os.environ, catalog.OVERLAY_ENV: str(overlay), "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, "-m", "gpupool", "catalog", "instances", "--cloud", "aws",
