@@ -134,6 +134,19 @@ def _row(
     }  # fmt: skip
 
 
+def _price(
+    region: str,
+    currency: str,
+    on_demand: float | None,
+    spot: float | None,
+    source: str,
+    as_of: str,
+) -> dict[str, Any]:
+    """Return one overlay price, in the catalog's ``price`` shape."""
+    return {"region": region, "currency": currency, "on_demand_hourly": on_demand,
+            "spot_hourly": spot, "source": source, "as_of": as_of}  # fmt: skip
+
+
 def refresh(
     cloud: str | None,
     region: str | None = None,
@@ -192,14 +205,8 @@ def refresh(
             has = price.on_demand_hourly is not None or price.spot_hourly is not None
             call = getattr(api, "TYPES_CALL", api.VENDOR)
             row_source = f"gpupool catalog refresh {as_of}: {call} {where}"
-            figures = {
-                "region": where,
-                "currency": price.currency,
-                "on_demand_hourly": price.on_demand_hourly,
-                "spot_hourly": price.spot_hourly,
-                "source": source if has else f"{source}; no price from the API",
-                "as_of": as_of,
-            }
+            figures = _price(where, price.currency, price.on_demand_hourly, price.spot_hourly,
+                             source if has else f"{source}; no price from the API", as_of)
             instances.append(_row(cloud, described[price.instance_type], figures, row_source))
             continue
         if base is None or (price.on_demand_hourly is None and price.spot_hourly is None):
@@ -217,19 +224,10 @@ def refresh(
         if spot is None and kept is not None:
             spot, note = kept.spot_hourly, [*note, "spot"]
         suffix = f"; {' and '.join(note)} from the bundled catalog" if note else ""
-        rows.append(
-            {
-                "name": price.instance_type,
-                "price": {
-                    "region": where,
-                    "currency": price.currency,
-                    "on_demand_hourly": on_demand,
-                    "spot_hourly": spot,
-                    "source": source + suffix,
-                    "as_of": as_of,
-                },
-            }
-        )
+        rows.append({
+            "name": price.instance_type,
+            "price": _price(where, price.currency, on_demand, spot, source + suffix, as_of),
+        })  # fmt: skip
     skipped = tuple(
         f"{n}: {t.skip}" for n, t in described.items() if not t.gpu and n not in bundled
     )
