@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent  # the repository
 PACKAGE = ROOT / "gpupool"  # the package's source
@@ -16,4 +18,19 @@ TEMPLATES = ROOT / "templates"
 FIXTURES = TESTS / "fixtures"  # stack files (valid/, invalid/), plan pairs (plan/), nodes/
 GOLDEN = TESTS / "golden"  # expected outputs; GPUPOOL_UPDATE_GOLDEN=1 rewrites them
 UPSTREAM = TESTS / "upstream"  # verbatim upstream files (see its SOURCES.md)
+# Unchanged upstream files kept beside the repository, never in it (its SOURCES.md names each
+# file's repository and revision). CI has the folder; a user's clone may not.
+SHARED_UPSTREAM = ROOT.parent / "shared" / "reference" / "upstream"
 FAKE_PULUMI = TESTS / "fake_pulumi"  # the stand-in pulumi CLI and its scenarios
+
+
+def shared_upstream(relative: str) -> Path:
+    """The upstream file ``relative`` in ``../shared/reference/upstream/``, or skip the test.
+
+    Conformance tests check gpupool against an upstream artefact the repository does not hold;
+    without the folder (a user's clone) they skip, naming the file they would have read.
+    """
+    path = SHARED_UPSTREAM / relative
+    if not path.exists():
+        pytest.skip(f"upstream file ../shared/reference/upstream/{relative} is not here")
+    return path
