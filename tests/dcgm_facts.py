@@ -19,9 +19,9 @@ go-dcgm rather than loosen the parser.
 d5e5f510a1b6b393f39a43293ccd9dc985defc79 exports, with the Prometheus type it gives each (the
 list the GPU Operator's exporter reads unless told otherwise). ``EXPORTER_COMMENTED_OUT``: the
 fields gpupool reads that the same file names only on a commented-out row, with that row's type.
-``tests/sharing/test_dcgm.py`` holds both against the file where ``../shared`` has it
-(``../shared/reference/upstream/dcgm/``). Why that file and that commit: gpu-operator v26.7.0
-points its exporter at ``/etc/dcgm-exporter/dcp-metrics-included.csv``
+``tests/sharing/test_dcgm.py`` holds both against the file where the upstream folder beside the
+repository has it (``tests.paths.shared_upstream``, ``dcgm/``). Why that file and that commit:
+gpu-operator v26.7.0 points its exporter at ``/etc/dcgm-exporter/dcp-metrics-included.csv``
 (``assets/state-dcgm-exporter/0800_daemonset.yaml``), not ``etc/default-counters.csv``; it pins
 dcgm-exporter 4.6.0-4.8.3, a tag that could not be read offline, and d5e5f510 is the newest main
 commit that could (just after tag 4.5.3-4.8.2). The file's exported rows are the same from tag

@@ -6,7 +6,8 @@ internal/pkg/counters/counter_config.go and Go's encoding/csv), name only fields
 (go-dcgm pkg/dcgm/const_fields.go, as ``tests/dcgm_facts`` records them), read every field
 gpupool's alerts and dashboard read, and keep every field dcgm-exporter's default list exports
 with the type it gives it. The conformance tests at the end hold the table, and the facts, against
-dcgm-exporter's etc/dcp-metrics-included.csv where ``../shared/reference/upstream/dcgm/`` has it.
+dcgm-exporter's etc/dcp-metrics-included.csv where the upstream folder beside the repository has
+it (``tests.paths.shared_upstream``; they skip, naming the file, where it does not).
 """
 
 from __future__ import annotations
