@@ -34,7 +34,8 @@ import jsonschema
 import yaml
 from referencing import Registry, Resource
 
-from tests.paths import ROOT, UPSTREAM
+from tests import dcgm_facts
+from tests.paths import ROOT
 
 SCHEMA_DIR = ROOT / "schemas" / "k8s"
 
@@ -790,9 +791,6 @@ def crd_version_schema(crd: Mapping[str, Any], version: str) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- DCGM metrics lists
 
-# go-dcgm pkg/dcgm/const_fields.go at the commit dcgm-exporter d5e5f510 pins in go.mod: the maps
-# dcgm.GetFieldID and dcgm.IsLegacyField look field names up in.
-DCGM_FIELDS_FILE = UPSTREAM / "go-dcgm-ec245c09-const_fields.go"
 # dcgm-exporter internal/pkg/counters/variables.go (promMetricType) and exporter_counters.go
 # (the exporter's own fields, which DCGM does not know).
 DCGM_PROM_TYPES = frozenset({"gauge", "counter", "histogram", "summary", "label"})
@@ -800,20 +798,6 @@ DCGM_EXPORTER_FIELDS = frozenset(
     {"DCGM_EXP_XID_ERRORS_COUNT", "DCGM_EXP_CLOCK_EVENTS_COUNT", "DCGM_EXP_GPU_HEALTH_STATUS",
      "DCGM_EXP_P2P_STATUS"}
 )  # fmt: skip
-
-
-def _go_map_keys(text: str, name: str) -> frozenset[str]:
-    start = text.index(f"var {name} = map[string]Short{{")
-    body = text[start : text.index("\n}", start)]
-    return frozenset(re.findall(r'^\s*"(DCGM_FI_[A-Z0-9_]+)":', body, re.MULTILINE))
-
-
-@functools.cache
-def dcgm_fields() -> tuple[frozenset[str], frozenset[str], dict[str, str]]:
-    """Return DCGM's current field names, its legacy aliases, and each field's description."""
-    text = DCGM_FIELDS_FILE.read_text(encoding="utf-8")
-    described = dict(re.findall(r"^\s*// (DCGM_FI_[A-Z0-9_]+) represents (.+)$", text, re.M))
-    return _go_map_keys(text, "dcgmFields"), _go_map_keys(text, "legacyDCGMFields"), described
 
 
 def _csv_records(text: str) -> tuple[list[tuple[int, list[str]]], list[str]]:
@@ -850,12 +834,13 @@ def parse_dcgm_metrics(text: str) -> tuple[list[tuple[str, str, str]], list[str]
 
     dcgm-exporter internal/pkg/counters/counter_config.go (ReadCSVFile, ExtractCounters): the
     records from encoding/csv (``_csv_records``), each field trimmed of spaces; a record needs
-    exactly 3 fields; the name must be a DCGM field (``dcgm.GetFieldID``: current or legacy,
-    ``dcgm_fields``) or one of the exporter's own; the type must be a Prometheus type it knows.
-    Any error makes the exporter exit at start. gpupool's own rule: no field listed twice.
+    exactly 3 fields; the name must be a DCGM field (go-dcgm ``dcgm.GetFieldID``: a current or
+    legacy name, as ``tests/dcgm_facts.FIELDS`` records them) or one of the exporter's own; the
+    type must be a Prometheus type it knows. Any error makes the exporter exit at start.
+    gpupool's own rule: no field listed twice.
     """
     records, errors = _csv_records(text)
-    current, legacy, _ = dcgm_fields()
+    current, legacy = dcgm_facts.names(dcgm_facts.CURRENT), dcgm_facts.names(dcgm_facts.LEGACY)
     rows: list[tuple[str, str, str]] = []
     seen: set[str] = set()
     for n, record in records:
@@ -865,7 +850,10 @@ def parse_dcgm_metrics(text: str) -> tuple[list[tuple[str, str, str]], list[str]
             continue
         name, prom_type, help_text = fields
         if name not in current and name not in legacy and name not in DCGM_EXPORTER_FIELDS:
-            errors.append(f"line {n}: could not find DCGM field {name!r}")
+            errors.append(
+                f"line {n}: could not find DCGM field {name!r} "
+                "(not in tests/dcgm_facts.FIELDS: add its row from go-dcgm if DCGM has it)"
+            )
             continue
         if prom_type not in DCGM_PROM_TYPES:
             errors.append(f"line {n}: could not find Prometheus metric type {prom_type!r}")

@@ -500,7 +500,7 @@ def test_gpu_operator_values_embedded_dcgm_metrics_checked() -> None:
     values["dcgmExporter"]["config"] = {
         "name": "custom-dcgm-exporter-metrics",
         "create": True,
-        "data": "# Clocks\nDCGM_FI_DEV_SM_CLOCK,  gauge, SM clock frequency (in MHz).\n",
+        "data": "# Clocks\nDCGM_FI_DEV_SM_CLOCK,  gauge, Streaming multiprocessor clock.\n",
     }
     assert validate_values("gpu-operator", values) == []
     values["dcgmExporter"]["config"]["data"] += "DCGM_FI_DEV_SM_CLOK, gauge, typo\n"
@@ -517,9 +517,10 @@ def test_gpu_operator_values_embedded_dcgm_metrics_checked() -> None:
 
 def test_dcgm_metrics_parser_follows_the_exporter() -> None:
     """Each rule of dcgm-exporter's counter_config.go and Go's encoding/csv is enforced."""
-    good = "# c\n\nDCGM_FI_DEV_GPU_TEMP,    gauge, GPU temperature (in C).\n"
+    good = "# c\n\nDCGM_FI_DEV_GPU_TEMP,    gauge, Temperature of the GPU (C).\n"
     rows, errors = manifests.parse_dcgm_metrics(good)
-    assert (rows, errors) == ([("DCGM_FI_DEV_GPU_TEMP", "gauge", "GPU temperature (in C).")], [])
+    assert rows == [("DCGM_FI_DEV_GPU_TEMP", "gauge", "Temperature of the GPU (C).")]
+    assert errors == []
     # a legacy alias (dcgm.IsLegacyField) and the exporter's own fields are accepted
     assert manifests.validate_dcgm_metrics(
         "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS, gauge, a\nDCGM_EXP_XID_ERRORS_COUNT, gauge, b\n"

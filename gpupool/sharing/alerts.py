@@ -34,8 +34,9 @@ and once for the stack GpupoolGpuPodPending: a pod requesting GPUs Pending for
 The fields marked * are not in the metrics list the GPU Operator's exporter reads unless told
 otherwise (``DCGM_EXPORTER_COLLECTORS=/etc/dcgm-exporter/dcp-metrics-included.csv``);
 ``CUSTOM_METRICS`` lists them. When gpupool installs the operator with the exporter,
-``metrics_config_values`` has the chart create a ConfigMap with that list plus these fields
-(``sharing/dcgm.py``) and point the exporter at it (``dcgmExporter.config``). Otherwise
+``metrics_config_values`` has the chart create a ConfigMap with gpupool's own list (every field
+of that default list and these: ``sharing/dcgm.py``) and point the exporter at it
+(``dcgmExporter.config``). Otherwise
 (``gpuOperator.install: false``, or ``dcgmExporter: false`` and an exporter of the user's own)
 gpupool leaves the list alone and ``needs`` names the fields.
 
@@ -369,8 +370,9 @@ def metrics_config_values(stack: Stack) -> dict[str, Any] | None:
     the chart then creates the ConfigMap ``METRICS_CONFIGMAP`` with key ``dcgm-metrics.csv``
     (``templates/dcgm_exporter_config.yaml``, given ``create`` and non-empty ``data``), and the
     operator mounts it and sets ``DCGM_EXPORTER_COLLECTORS=/etc/dcgm-exporter/dcgm-metrics.csv``
-    (``controllers/object_controls.go``, ``TransformDCGMExporter``). The list is the exporter's
-    default one plus every metric the rule records (``dcgm.metrics_list``). Keys from
+    (``controllers/object_controls.go``, ``TransformDCGMExporter``). The list is gpupool's own
+    (``dcgm.metrics_list``): every metric the rule records first, then the rest of the fields
+    the exporter's default list exports. Keys from
     gpu-operator v26.7.0 ``deployments/gpu-operator/values.yaml`` (its commented ``config``
     example). Not set for a ``gpuOperator.version`` before v24.9.0, whose chart cannot create
     the ConfigMap (``METRICS_CONFIGMAP_CHART_SINCE``).

@@ -34,9 +34,9 @@ import pytest
 
 from gpupool import assemble
 from gpupool.model import Stack
-from gpupool.sharing import alerts, dcgm, promql
+from gpupool.sharing import alerts, promql
 from gpupool.sharing.promql import Scope
-from tests import promtool
+from tests import dcgm_facts, promtool
 from tests.manifests import parse_dcgm_metrics
 from tests.paths import EXAMPLES
 from tests.stacks import load_stack
@@ -89,8 +89,8 @@ def _read(stack: Stack) -> set[str]:
 def test_every_dcgm_metric_is_exported_by_default_or_documented_as_custom() -> None:
     # gpu-operator v26.7.0 assets/state-dcgm-exporter/0800_daemonset.yaml: the exporter reads
     # DCGM_EXPORTER_COLLECTORS=/etc/dcgm-exporter/dcp-metrics-included.csv (dcgm-exporter
-    # etc/dcp-metrics-included.csv, kept unchanged as gpupool/sharing's package data).
-    default = _exported(dcgm.default_list())
+    # etc/dcp-metrics-included.csv, whose exported fields tests/dcgm_facts records).
+    default = set(dcgm_facts.EXPORTER_DEFAULT)
     used = set()
     for name in EXAMPLES_ALL:
         used |= _read(load_stack(name))
