@@ -43,9 +43,9 @@ _FACT = re.compile(r"^[^\s:]+: [^\s]*$")
 
 def normalise(line: str) -> str:
     """The line as compared: no indentation, list, quote or comment markers, single spaces."""
-    text = _MARKERS.sub("", line.strip())
-    text = text.replace('"', "").replace("'", "").replace("`", "")
-    text = _SPACE.sub(" ", text).strip().rstrip(",;").strip()
+    text = line.replace('"', "").replace("'", "").replace("`", "").strip()
+    text = _MARKERS.sub("", text)
+    text = _SPACE.sub(" ", text).strip().rstrip(",;{}[] ").strip()
     return text
 
 
@@ -155,16 +155,18 @@ def test_no_upstream_file_or_block_in_the_repository() -> None:
 
 
 def test_the_detector_finds_a_pasted_block_however_it_is_quoted(tmp_path: Path) -> None:
-    # The detector itself, on made-up text: a YAML block pasted into a Python string list with
-    # other indentation and quotes is still the block; the same keys with short values are not.
+    # The detector itself, on made-up text: a commented YAML block pasted into a Python string
+    # list with other indentation and quotes is still the block; the same keys with one-token
+    # values (facts: a key and its value) are not.
     source = tmp_path / "upstream"
     source.mkdir()
     (source / "values.yaml").write_text(
         "scheduler:\n"
         "  # how often the scheduler looks at pending work again\n"
         "  schedulePeriodSeconds: 5\n"
-        "  resyncIntervalForQueues: every-ten-minutes\n"
-        "  leaderElectionNamespace: kube-system-default\n"
+        "  # the queues are read again on this interval as well\n"
+        "  resyncIntervalForQueues: every ten minutes\n"
+        "  leaderElectionNamespace: the namespace of the release\n"
         "  description: the long explanation of a field that a person wrote upstream, far "
         "longer than eighty characters\n"
     )
@@ -174,8 +176,9 @@ def test_the_detector_finds_a_pasted_block_however_it_is_quoted(tmp_path: Path) 
         "LINES = [\n"
         '    "# how often the scheduler looks at pending work again",\n'
         '    "schedulePeriodSeconds: 5",\n'
-        "    'resyncIntervalForQueues: every-ten-minutes',\n"
-        '    "leaderElectionNamespace: kube-system-default",\n'
+        '    "# the queues are read again on this interval as well",\n'
+        "    'resyncIntervalForQueues: every ten minutes',\n"
+        '    "leaderElectionNamespace: the namespace of the release",\n'
         "]\n"
     )
     assert upstream.copies_in(pasted, "pasted.py") == [
@@ -183,14 +186,17 @@ def test_the_detector_finds_a_pasted_block_however_it_is_quoted(tmp_path: Path) 
     ]
     prose = tmp_path / "schema.json"
     prose.write_text(
-        '{"description": "the long explanation of a field that a person wrote upstream, far '
-        'longer than eighty characters"}\n'.replace('{"description": ', "  description: ")
+        '  {"description": "the long explanation of a field that a person wrote upstream, far '
+        'longer than eighty characters"}\n'.replace('{"description": ', "description: ")
     )
     assert upstream.copies_in(prose, "schema.json") == [
         "schema.json:1: a line of prose as in upstream values.yaml"
     ]
     own = tmp_path / "own.yaml"
-    own.write_text("scheduler:\n  schedulePeriodSeconds: 5\n  enabled: true\n")
+    own.write_text(
+        "scheduler:\n  schedulePeriodSeconds: 5\n  resyncIntervalForQueues: 10m\n"
+        "  leaderElectionNamespace: kai-scheduler\n  enabled: true\n"
+    )
     assert upstream.copies_in(own, "own.yaml") == []
     same = tmp_path / "same.yaml"
     same.write_bytes((source / "values.yaml").read_bytes())
