@@ -4,7 +4,7 @@ Tests that compare the schemas with upstream projects (chart values.yaml, the KA
 network CRDs, the mig-parted default config) read gpupool's own facts tables in
 ``tests/upstream_facts`` (``tests/test_upstream_facts.py`` checks those against the upstream
 files); every other test carries its examples inline. The one test that reads an upstream file
-itself does so through ``tests.paths.shared_upstream`` and skips without ``../shared``.
+itself does so through ``tests.paths.shared_upstream`` and skips without its folder.
 """
 
 from __future__ import annotations
