@@ -52,7 +52,7 @@ def _with(stack: Stack, **changes: Any) -> Stack:
     return dataclasses.replace(stack, cluster=cluster)
 
 
-def test_the_release_is_pinned_to_the_copied_chart() -> None:
+def test_the_release_is_pinned_to_the_version_its_facts_were_read_from() -> None:
     # NVIDIA/NVSentinel v1.19.0 README.md and .github/workflows/release.yml: the chart is
     # published as oci://ghcr.io/nvidia/nvsentinel, its version the release tag (Makefile
     # helm-publish: helm package --version $SAFE_REF); the README installs it into nvsentinel.
