@@ -723,9 +723,9 @@ def validate_mig_parted_config(cfg: Any) -> list[str]:
 
 # --------------------------------------------------------------------------- CRD conversion
 
-# openAPIV3Schema keywords that mean the same in JSON Schema.
+# openAPIV3Schema keywords that mean the same in JSON Schema. ``description`` is left out: the
+# committed schemas keep an upstream CRD's structure, not its prose.
 _SAME_KEYWORDS = (
-    "description",
     "type",
     "format",
     "enum",

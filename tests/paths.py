@@ -17,7 +17,8 @@ EXAMPLES = ROOT / "stacks" / "examples"  # the example stacks the README shows
 TEMPLATES = ROOT / "templates"
 FIXTURES = TESTS / "fixtures"  # stack files (valid/, invalid/), plan pairs (plan/), nodes/
 GOLDEN = TESTS / "golden"  # expected outputs; GPUPOOL_UPDATE_GOLDEN=1 rewrites them
-UPSTREAM = TESTS / "upstream"  # verbatim upstream files (see its SOURCES.md)
+# The go-dcgm field list the DCGM tests read, until it moves out too (see its SOURCES.md); the
+# facts the other tests take from upstream are in tests/upstream_facts.
 # Unchanged upstream files kept beside the repository, never in it (its SOURCES.md names each
 # file's repository and revision). CI has the folder; a user's clone may not.
 SHARED_UPSTREAM = ROOT.parent / "shared" / "reference" / "upstream"

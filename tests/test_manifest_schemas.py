@@ -1,8 +1,10 @@
 """The validation harness in tests/manifests.py: it passes known-good objects and fails bad ones.
 
-Tests that compare the schemas with upstream files (chart values.yaml, the KAI Queue CRD, the
-mig-parted default config) read verbatim copies of them kept in ``tests/upstream`` (sources and
-tags in its SOURCES.md); every other test carries its examples inline.
+Tests that compare the schemas with upstream projects (chart values.yaml, the KAI Queue and GKE
+network CRDs, the mig-parted default config) read gpupool's own facts tables in
+``tests/upstream_facts`` (``tests/test_upstream_facts.py`` checks those against the upstream
+files); every other test carries its examples inline. The one test that reads an upstream file
+itself does so through ``tests.paths.shared_upstream`` and skips without its folder.
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ import jsonschema
 import pytest
 import yaml
 
+from gpupool.sharing.objects import chart as pinned_chart
 from tests import manifests
 from tests.manifests import (
     CHART_SCHEMAS,
     K8S_VERSION,
     SCHEMA_DIR,
-    crd_version_schema,
     load_schema,
     validate_device_plugin_config,
     validate_manifest,
@@ -30,55 +32,24 @@ from tests.manifests import (
     validate_mig_parted_config,
     validate_values,
 )
-from tests.paths import UPSTREAM
+from tests.paths import shared_upstream
+from tests.upstream_facts import (
+    chart,
+    crd,
+    crds,
+    mig_parted_config,
+    mig_parted_default,
+    schema_fields,
+)
 
 pytestmark = pytest.mark.cloud_sdks  # needs the provider SDKs or kubernetes-validate
 
 SCHEMA_FILES = sorted(p.name for p in SCHEMA_DIR.glob("*.schema.json"))
 
-UPSTREAM_VALUES = {
-    "gpu-operator": "gpu-operator-v26.7.0-values.yaml",
-    "hami": "hami-2.10.0-values.yaml",
-    "kai-scheduler": "kai-scheduler-v0.17.0-values.yaml",
-    "aws-efa-k8s-device-plugin": "aws-efa-k8s-device-plugin-v0.5.30-values.yaml",
-    "nvsentinel": "nvsentinel-v1.19.0-values.yaml",
-}
-#: Subcharts whose values a chart's values set under the subchart's name (Helm passes
-#: ``<subchart>.*`` of the parent to the subchart, over the subchart's own values.yaml).
-UPSTREAM_SUBCHART_VALUES = {
-    "nvsentinel": {"labeler": "nvsentinel-v1.19.0-labeler-values.yaml"},
-}
-
-
-# Keys a chart documents only as a commented-out example in its values.yaml, which its templates
-# read all the same: (parent key, the commented key). gpu-operator v26.7.0: dcgmExporter.config
-# ("# config:" under dcgmExporter), read by templates/dcgm_exporter_config.yaml and
-# templates/clusterpolicy.yaml. NVSentinel v1.19.0: podMonitor.labels ("# labels: {}" under
-# podMonitor), read by templates/podMonitor.yaml.
-COMMENTED_EXAMPLES = {
-    "gpu-operator": [("dcgmExporter", "config")],
-    "nvsentinel": [("podMonitor", "labels")],
-}
-
-
-def _upstream(name: str) -> Path:
-    """Return an upstream file kept under tests/upstream (see SOURCES.md there)."""
-    path = UPSTREAM / name
-    assert path.is_file(), f"missing upstream copy {path}"
-    return path
 
 
 def _load_yaml(path: Path) -> Any:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
-
-
-def _chart_values(chart: str) -> Any:
-    """The chart's upstream values.yaml with its subcharts' values under their names."""
-    values = _load_yaml(_upstream(UPSTREAM_VALUES[chart]))
-    for name, filename in UPSTREAM_SUBCHART_VALUES.get(chart, {}).items():
-        assert name not in values, f"{chart} values.yaml sets {name} itself"
-        values[name] = _load_yaml(_upstream(filename))
-    return values
 
 
 # --------------------------------------------------------------------------- schema walking
@@ -108,38 +79,6 @@ def _schema_key_paths(
         yield from _schema_key_paths(child, root, (*prefix, key))
 
 
-def _commented_example(text: str, parent: str, key: str) -> dict[str, Any]:
-    """Return ``{parent: {key: ...}}`` from the commented example of ``key`` under ``parent``.
-
-    The example is the run of comment lines that starts with ``# <key>:`` inside the top-level
-    block ``<parent>:``; each line loses its first ``# `` and is read as YAML.
-    """
-    lines = text.splitlines()
-    start = lines.index(f"{parent}:")
-    head = next(
-        i
-        for i in range(start + 1, len(lines))
-        if lines[i].lstrip().startswith(f"# {key}:")
-    )
-    block = []
-    for line in lines[head:]:
-        stripped = line.lstrip()
-        if stripped and not stripped.startswith("#"):
-            break
-        indent = line[: len(line) - len(stripped)]
-        block.append(indent + stripped.removeprefix("#").removeprefix(" "))
-    example = yaml.safe_load(f"{parent}:\n" + "\n".join(block))
-    assert isinstance(example, dict) and isinstance(example[parent][key], dict), example
-    return example
-
-
-def _value_key_paths(values: Any, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
-    if isinstance(values, Mapping):
-        for key, child in values.items():
-            yield (*prefix, str(key))
-            yield from _value_key_paths(child, (*prefix, str(key)))
-
-
 def _project(values: Any, node: Mapping[str, Any], root: Mapping[str, Any]) -> Any:
     """Keep only the parts of ``values`` that the schema names (for checking chart defaults)."""
     node = _resolve(node, root)
@@ -163,19 +102,6 @@ def _open_objects(node: Any, path: str = "") -> Iterator[str]:
     elif isinstance(node, list):
         for index, child in enumerate(node):
             yield from _open_objects(child, f"{path}/{index}")
-
-
-def _shape(node: Any) -> Any:
-    """Property names, types and closedness of a schema, for structural comparison."""
-    if not isinstance(node, Mapping):
-        return None
-    return {
-        "type": node.get("type"),
-        "closed": node.get("additionalProperties") is False,
-        "properties": {k: _shape(v) for k, v in node.get("properties", {}).items()},
-        "items": _shape(node.get("items")),
-        "values": _shape(node.get("additionalProperties")),
-    }
 
 
 # --------------------------------------------------------------------------- the schema files
@@ -248,56 +174,63 @@ def test_validators_are_cached() -> None:
     assert first is manifests._k8s_validator(K8S_VERSION, "namespace-v1.json")
 
 
-# --------------------------------------------------------------------------- values vs upstream
+# ----------------------------------------------------------------- values vs the chart tables
+# tests/upstream_facts/charts/<chart>.json: the chart's value keys gpupool sets, with their types
+# and defaults, read from the pinned chart's values.yaml (tests/test_upstream_facts.py checks each
+# table against that file). Helm ignores a key a chart lacks, so the schema may allow no other.
 
 
-@pytest.mark.parametrize("chart", sorted(CHART_SCHEMAS))
-def test_values_schema_keys_exist_in_upstream_chart(chart: str) -> None:
-    """Every key path the values schema allows exists in the chart's upstream values.yaml."""
-    path = _upstream(UPSTREAM_VALUES[chart])
-    upstream = _chart_values(chart)
-    schema = load_schema(CHART_SCHEMAS[chart])
-    known = set(_value_key_paths(upstream))
-    for parent, key in COMMENTED_EXAMPLES.get(chart, []):
-        known |= set(_value_key_paths(_commented_example(path.read_text("utf-8"), parent, key)))
-    missing = sorted(set(_schema_key_paths(schema, schema)) - known)
-    assert missing == [], [".".join(p) for p in missing]
+def _keys_the_chart_lacks(schema: Mapping[str, Any], known: set[str]) -> list[str]:
+    """Dotted key paths the values schema allows that are not in ``known``."""
+    paths = (".".join(p) for p in _schema_key_paths(schema, schema))
+    return sorted(p for p in paths if p not in known)
+
+
+@pytest.mark.parametrize("name", sorted(CHART_SCHEMAS))
+def test_values_schema_keys_are_in_the_chart_table(name: str) -> None:
+    """Every key path the values schema allows is one the chart's values.yaml has."""
+    schema = load_schema(CHART_SCHEMAS[name])
+    assert _keys_the_chart_lacks(schema, set(chart(name).keys)) == []
+
+
+@pytest.mark.parametrize("name", sorted(CHART_SCHEMAS))
+def test_the_pinned_chart_is_the_version_its_table_was_read_from(name: str) -> None:
+    """gpupool/sharing/charts.json pins the version whose values.yaml the table summarises."""
+    assert pinned_chart(name).version == chart(name).version
 
 
 def test_gpu_operator_documents_the_dcgm_exporter_config_keys_only_in_a_comment() -> None:
     """values.yaml v26.7.0 leaves dcgmExporter.config commented out; its example has 3 keys."""
-    path = _upstream(UPSTREAM_VALUES["gpu-operator"])
-    assert "config" not in _load_yaml(path)["dcgmExporter"]
-    example = _commented_example(path.read_text("utf-8"), "dcgmExporter", "config")
-    config = example["dcgmExporter"]["config"]
+    keys = chart("gpu-operator").keys
+    config = {p.removeprefix("dcgmExporter.config."): f for p, f in keys.items()
+              if p.startswith("dcgmExporter.config.")}  # fmt: skip
+    assert keys["dcgmExporter.config"].commented and keys["dcgmExporter.config"].type == "object"
     assert set(config) == {"name", "create", "data"}
-    assert config["create"] is True and isinstance(config["data"], str)
+    assert all(f.commented for f in config.values())
+    assert config["create"].default is True and config["data"].type == "string"
 
 
-@pytest.mark.parametrize("chart", sorted(CHART_SCHEMAS))
-def test_upstream_chart_defaults_pass_the_values_schema(chart: str) -> None:
+@pytest.mark.parametrize("name", sorted(CHART_SCHEMAS))
+def test_chart_defaults_pass_the_values_schema(name: str) -> None:
     """The chart's own defaults, cut down to the schema's keys, pass (types and enums fit)."""
-    upstream = _chart_values(chart)
-    schema = load_schema(CHART_SCHEMAS[chart])
-    projected = _project(upstream, schema, schema)
-    assert validate_values(chart, projected) == []
+    schema = load_schema(CHART_SCHEMAS[name])
+    projected = _project(chart(name).defaults(), schema, schema)
+    assert projected
+    assert validate_values(name, projected) == []
 
 
 def test_nvsentinel_documents_the_pod_monitor_labels_only_in_a_comment() -> None:
     """values.yaml v1.19.0 has podMonitor.labels only as "# labels: {}", a map."""
-    path = _upstream(UPSTREAM_VALUES["nvsentinel"])
-    assert "labels" not in _load_yaml(path)["podMonitor"]
-    example = _commented_example(path.read_text("utf-8"), "podMonitor", "labels")
-    assert example == {"podMonitor": {"labels": {}}}
+    labels = chart("nvsentinel").keys["podMonitor.labels"]
+    assert labels.commented and labels.type == "object" and labels.default == {}
 
 
 def test_subset_check_catches_a_key_the_chart_lacks() -> None:
-    """The subset walker reports a path that is absent upstream."""
+    """The subset walker reports a path that is absent from the chart's table."""
     schema = {"type": "object", "properties": {"mig": {"properties": {"strategyy": {}}}}}
-    paths = set(_schema_key_paths(schema, schema)) - set(
-        _value_key_paths({"mig": {"strategy": "single"}})
-    )
-    assert paths == {("mig", "strategyy")}
+    assert _keys_the_chart_lacks(schema, set(chart("gpu-operator").keys)) == ["mig.strategyy"]
+    schema["properties"]["mig"]["properties"] = {"strategy": {}}
+    assert _keys_the_chart_lacks(schema, set(chart("gpu-operator").keys)) == []
 
 
 # --------------------------------------------------------------------------- values examples
@@ -758,9 +691,16 @@ def test_mig_parted_good(cfg: dict[str, Any]) -> None:
     assert validate_mig_parted_config(cfg) == []
 
 
+def test_mig_parted_default_configs_pass() -> None:
+    """Every layout of mig-parted v0.15.0's config-default.yaml (its facts table) passes."""
+    cfg = mig_parted_config(mig_parted_default())
+    assert len(cfg["mig-configs"]) > 20
+    assert validate_mig_parted_config(cfg) == []
+
+
 def test_mig_parted_upstream_default_config_passes() -> None:
-    """The whole upstream config-default.yaml passes."""
-    cfg = _load_yaml(_upstream("mig-parted-v0.15.0-config-default.yaml"))
+    """The whole upstream config-default.yaml passes, read as it is (conformance)."""
+    cfg = _load_yaml(shared_upstream(mig_parted_default()["upstream_file"]))
     assert len(cfg["mig-configs"]) > 20
     assert validate_mig_parted_config(cfg) == []
 
@@ -1141,50 +1081,58 @@ def test_non_mapping_manifest() -> None:
     assert validate_manifest(["not", "a", "dict"]) != []  # type: ignore[arg-type]
 
 
-# --------------------------------------------------------------------------- Queue vs CRD
+# --------------------------------------------------------------------------- schemas vs CRDs
+# tests/upstream_facts/crds/<name>.json: the fields and types of the CRD a committed schema was
+# converted from (tests/test_upstream_facts.py checks each table against the upstream CRD).
 
 
-def _crd_shapes(crd: dict[str, Any], version: str, committed: dict[str, Any]) -> tuple[Any, Any]:
-    """The shapes of a CRD version's schema and of the committed one, compared past metadata.
-
-    metadata is {type: object} in a CRD; a committed schema closes it as ObjectMeta. apiVersion
-    and kind are plain strings in the CRD and consts in the committed schema.
-    """
-    derived_shape, committed_shape = _shape(crd_version_schema(crd, version)), _shape(committed)
-    for shape in (derived_shape, committed_shape):
-        shape["properties"].pop("metadata")
-        for field in ("apiVersion", "kind"):
-            shape["properties"][field]["type"] = None
-    return derived_shape, committed_shape
-
-
-def test_queue_schema_matches_the_upstream_crd() -> None:
-    """kai-queue.schema.json has the shape derived mechanically from KAI's Queue CRD (v2)."""
-    crd = _load_yaml(_upstream("kai-scheduler-v0.17.0-queues-crd.yaml"))
-    committed = load_schema("kai-queue.schema.json")
-    derived_shape, committed_shape = _crd_shapes(crd, "v2", committed)
-    assert committed_shape == derived_shape
-    assert committed["properties"]["spec"]["required"] == ["resources"]
+@pytest.mark.parametrize("name", crds())
+def test_committed_schema_has_the_crds_fields(name: str) -> None:
+    """kai-queue and the GKE network schemas have exactly the CRD's fields, types and open
+    objects, and pin apiVersion and kind to the CRD's group, version and kind."""
+    table = crd(name)
+    committed = load_schema(table["schema"])
+    assert schema_fields(committed) == table["fields"]
+    properties = committed["properties"]
+    assert properties["kind"] == {"const": table["kind"]}
+    assert properties["apiVersion"] == {"const": f"{table['group']}/{table['version']}"}
+    assert table["scope"] == "Cluster"
+    assert manifests.CUSTOM_KINDS[(f"{table['group']}/{table['version']}", table["kind"])] == (
+        table["schema"],
+        False,
+    )
 
 
-@pytest.mark.parametrize(
-    ("upstream", "schema_file"),
-    [
-        ("gke-networking-api-34c617f2-gkenetworkparamsets-crd.yaml",
-         "gke-network-param-set.schema.json"),
-        ("gke-networking-api-34c617f2-networks-crd.yaml", "gke-network.schema.json"),
-    ],
-)  # fmt: skip
-def test_gke_network_schemas_match_the_upstream_crds(upstream: str, schema_file: str) -> None:
-    """GKE's multi-networking schemas have the shape derived from gke-networking-api's CRDs."""
-    crd = _load_yaml(_upstream(upstream))
-    assert crd["spec"]["scope"] == "Cluster"
-    committed = load_schema(schema_file)
-    derived_shape, committed_shape = _crd_shapes(crd, "v1", committed)
-    assert committed_shape == derived_shape
-    assert committed["properties"]["kind"] == {"const": crd["spec"]["names"]["kind"]}
-    group = crd["spec"]["group"]
-    assert committed["properties"]["apiVersion"] == {"const": f"{group}/v1"}
+def test_queue_schema_requires_resources() -> None:
+    """gpupool requires a Queue's spec.resources (its quota), which the CRD leaves optional."""
+    assert load_schema("kai-queue.schema.json")["properties"]["spec"]["required"] == ["resources"]
+
+
+def test_schema_fields_tell_types_maps_lists_and_open_objects() -> None:
+    """The field listing the CRD tables use, on a hand-made schema."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "apiVersion": {"type": "string"},
+            "spec": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "n": {"type": ["integer", "string"]},
+                    "m": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "l": {"type": "array", "items": {"type": "object", "properties": {}}},
+                },
+            },
+        },
+    }
+    assert schema_fields(schema) == {
+        "spec": "object",
+        "spec.n": "integer|string",
+        "spec.m": "object",
+        "spec.m{}": "string",
+        "spec.l": "array",
+        "spec.l[]": "object, open",
+    }
 
 
 def test_crd_conversion_rules() -> None:

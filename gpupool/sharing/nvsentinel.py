@@ -3,8 +3,9 @@
 This module owns ``helm.nvsentinel`` and the ``nvsentinel`` Namespace it is installed into,
 rendered when the stack has ``cluster.faultIsolation.nvsentinel``. The chart is pinned in
 ``charts.json`` (``oci://ghcr.io/nvidia/nvsentinel`` v1.19.0); the keys below are the ones its
-``values.yaml`` at that version has (tests/upstream keeps the copy). What NVSentinel does
-(NVIDIA/NVSentinel v1.19.0 README, docs/fault-quarantine.md, docs/node-drainer.md):
+``distros/kubernetes/nvsentinel/values.yaml`` at that version has (the tests keep a table of
+them). What NVSentinel does (NVIDIA/NVSentinel v1.19.0 README, docs/fault-quarantine.md,
+docs/node-drainer.md):
 
 * its health monitors (GPU via DCGM, syslog) send health events to platform-connectors, which
   sets a node condition named after the check for a fatal fault (``GpuMemWatch``,

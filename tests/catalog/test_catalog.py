@@ -10,11 +10,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-import yaml
 
 from gpupool import catalog, clouds
 from gpupool.catalog import store
-from tests.paths import UPSTREAM
+from tests import upstream_facts
 
 ALL_INSTANCES = catalog.instances()
 MIG_MODELS = [m for m in catalog.gpus() if m.mig is not None and m.mig.profiles_known]
@@ -120,13 +119,14 @@ def test_efa_interfaces_per_instance_type(name: str, count: int) -> None:
 def test_efa_instance_types_are_the_efa_device_plugins() -> None:
     """Every catalog size with EFA is one the EFA device plugin's DaemonSet runs on.
 
-    aws/eks-charts stable/aws-efa-k8s-device-plugin/values.yaml supportedInstanceLabels (kept in
-    tests/upstream); a size missing there would get EFA interfaces no plugin advertises.
+    aws/eks-charts stable/aws-efa-k8s-device-plugin/values.yaml (chart v0.5.30)
+    supportedInstanceLabels, from gpupool's table of it (tests/upstream_facts/charts): the
+    DaemonSet's node affinity on the instance-type label; a size missing there would get EFA
+    interfaces no plugin advertises.
     """
-    values = yaml.safe_load(
-        (UPSTREAM / "aws-efa-k8s-device-plugin-v0.5.30-values.yaml").read_text(encoding="utf-8")
-    )
-    supported = set(values["supportedInstanceLabels"]["values"])
+    plugin = upstream_facts.chart("aws-efa-k8s-device-plugin")
+    assert plugin.default("supportedInstanceLabels.keys") == ["node.kubernetes.io/instance-type"]
+    supported = set(plugin.default("supportedInstanceLabels.values"))
     efa = {e.name for e in catalog.instances(cloud="aws") if e.interconnect.efa}
     assert efa and efa <= supported, sorted(efa - supported)
 

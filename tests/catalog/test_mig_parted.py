@@ -1,8 +1,9 @@
 """Every configuration of NVIDIA mig-parted's default config is accepted on the GPU it is for.
 
-The file is mig-parted's own ``deployments/systemd/config-default.yaml`` at tag v0.15.0
-(``tests/upstream/mig-parted-v0.15.0-config-default.yaml``, see ``tests/upstream/SOURCES.md``),
-the configurations the GPU Operator's MIG Manager ships. mig-parted applies an entry with a
+The configurations are those of mig-parted's own ``deployments/systemd/config-default.yaml`` at
+tag v0.15.0, the ones the GPU Operator's MIG Manager ships, read from gpupool's table of them
+(``tests/upstream_facts/mig-parted-config-default.json``, which ``tests/test_upstream_facts.py``
+checks against the upstream file). mig-parted applies an entry with a
 ``device-filter`` only to GPUs whose PCI id (device + vendor, ``0x233010DE``) it lists, and an
 entry without one to every GPU (``devices: all``). So:
 
@@ -23,19 +24,16 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 
 import pytest
-import yaml
 
 from gpupool import catalog
 from gpupool.catalog import GpuModel
 from gpupool.spec.validate import validate_text
-from tests.paths import UPSTREAM
-
-CONFIG = UPSTREAM / "mig-parted-v0.15.0-config-default.yaml"
+from tests.upstream_facts import mig_parted_config, mig_parted_default
 
 
 @cache
 def _configs() -> Mapping[str, list[dict]]:
-    return yaml.safe_load(CONFIG.read_text("utf-8"))["mig-configs"]
+    return mig_parted_config(mig_parted_default())["mig-configs"]
 
 
 def _entries() -> Iterator[tuple[str, int, dict]]:
@@ -70,7 +68,7 @@ ENTRIES = list(_entries())
 
 
 def test_the_file_is_the_whole_default_config() -> None:
-    """The copy holds every configuration family (a truncated copy would test little)."""
+    """The table holds every configuration family (a truncated one would test little)."""
     assert len(_configs()) == 81
     assert len(ENTRIES) == 92
     assert sum(1 for _, _, e in ENTRIES if _filter(e)) == 16

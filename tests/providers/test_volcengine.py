@@ -6,7 +6,6 @@ The rendered program is executed under Pulumi's mocks with the real ``pulumi_vol
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -14,9 +13,9 @@ import pytest
 
 from gpupool import assemble, clouds, render
 from gpupool.providers import volcengine
-from tests.paths import UPSTREAM
 from tests.pulumi_mocks import run_programs
 from tests.stacks import load_stack
+from tests.upstream_facts import volcengine as cc
 
 pytestmark = pytest.mark.cloud_sdks
 
@@ -57,11 +56,6 @@ def test_program_uses_the_public_kubeconfig_when_there_is_one(tmp_path: Path) ->
 # -- spot: one Cloud Control node pool (pulumi-volcenginecc) ---------------------------------------
 
 SPOT_STACK = "checks-spot-volcengine.yaml"
-#: volcengine/terraform-provider-volcenginecc fe912e86, the Cloud Control type pulumi-volcenginecc
-#: 0.0.64's vke.NodePool bridges (tests/upstream/SOURCES.md)
-CC_SCHEMA = json.loads(
-    (UPSTREAM / "volcenginecc-fe912e86-Volcengine_VKE_NodePool.json").read_text(encoding="utf-8")
-)
 
 
 def _render_stack(name: str, out: Path) -> Path:
@@ -113,22 +107,21 @@ def test_program_pins_volcenginecc_only_when_a_pool_is_spot(tmp_path: Path) -> N
 
 
 def test_spot_inputs_are_the_cloud_control_schemas() -> None:
-    # Volcengine_VKE_NodePool.json: SpotStrategy's enum has no price-limit strategy, and the
-    # mixed-instance settings are InstancesDistribution's properties
-    node_config = CC_SCHEMA["definitions"]["NodeConfig"]["properties"]
-    distribution = CC_SCHEMA["definitions"]["InstancesDistribution"]["properties"]
-    assert node_config["SpotStrategy"]["enum"] == ["NoSpot", volcengine.SPOT_STRATEGY]
+    # Volcengine_VKE_NodePool.json (terraform-provider-volcenginecc fe912e86, the Cloud Control
+    # type pulumi-volcenginecc 0.0.64's vke.NodePool bridges; tests/upstream_facts/volcengine.py):
+    # SpotStrategy's enum has no price-limit strategy, and the mixed-instance settings are
+    # InstancesDistribution's properties
+    assert cc.SPOT_STRATEGIES == ("NoSpot", volcengine.SPOT_STRATEGY)
     [np_] = [
         r
         for r in assemble.build(load_stack(SPOT_STACK)).resources
         if r.type == volcengine.SPOT_NODE_POOL
     ]
     sent = np_.inputs["node_config"]
-    assert set(sent) <= {_snake(k) for k in node_config}
-    assert set(sent["instances_distribution"]) <= {_snake(k) for k in distribution}
-    # "Value range: [0,500]": the most gpupool lets onDemandBase be on VKE
-    assert "[0,500]" in distribution["OnDemandBaseCapacity"]["description"]
-    assert clouds.get("volcengine").on_demand_base_max == 500
+    assert set(sent) <= {_snake(k) for k in cc.NODE_CONFIG}
+    assert set(sent["instances_distribution"]) <= {_snake(k) for k in cc.INSTANCES_DISTRIBUTION}
+    # OnDemandBaseCapacity "Value range: [0,500]": the most gpupool lets onDemandBase be on VKE
+    assert clouds.get("volcengine").on_demand_base_max == cc.ON_DEMAND_BASE_CAPACITY_RANGE[1]
 
 
 def test_spot_node_pool_is_replaced_only_for_its_create_only_inputs() -> None:
@@ -137,7 +130,7 @@ def test_spot_node_pool_is_replaced_only_for_its_create_only_inputs() -> None:
     # ClusterId is not create-only there, so gpupool does not claim a replacement for it
     create_only = {
         ".".join(_snake(part) for part in path.removeprefix("/properties/").split("/"))
-        for path in CC_SCHEMA["createOnlyProperties"]
+        for path in cc.CREATE_ONLY
     }
     [np_] = [
         r

@@ -1,7 +1,7 @@
 """The Grafana dashboard ConfigMap (``gpupool/sharing/dashboard.py``).
 
 It renders for every example with the alert set, carries the label Grafana's dashboard sidecar
-selects (kube-prometheus-stack's default, read from its values.yaml in tests/upstream), has a
+selects (kube-prometheus-stack's default, from gpupool's table of its values.yaml), has a
 row per pool with the panels the issue asks for, and every query is valid PromQL by promtool's
 parser and reads only series the alert rule records.
 """
@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from gpupool import assemble
 from gpupool.model import Stack
 from gpupool.sharing import dashboard, promql, showback
-from tests import promtool
+from tests import promtool, upstream_facts
 from tests.manifests import validate_manifests
-from tests.paths import EXAMPLES, UPSTREAM
+from tests.paths import EXAMPLES
 from tests.stacks import load_stack, monitoring_stack
 
 CONFIG_MAP = "k8s.configmap.gpu-operator.gpupool-gpu-dashboard"
@@ -43,17 +42,18 @@ def _model(stack: Stack) -> dict[str, Any]:
 
 
 def test_default_label_is_the_one_kube_prometheus_stacks_sidecar_loads() -> None:
-    # kube-prometheus-stack 88.5.3 values.yaml: grafana.sidecar.dashboards.label and labelValue
-    # (the Grafana chart's sidecar loads ConfigMaps carrying them), searchNamespace: ALL, so a
-    # ConfigMap in the gpu-operator namespace is found.
-    values = yaml.safe_load(
-        (UPSTREAM / "kube-prometheus-stack-88.5.3-values.yaml").read_text(encoding="utf-8")
-    )
-    sidecar = values["grafana"]["sidecar"]["dashboards"]
-    assert sidecar["enabled"] is True and sidecar["searchNamespace"] == "ALL"
+    # kube-prometheus-stack 88.5.3 values.yaml (tests/upstream_facts/charts/
+    # kube-prometheus-stack.json): grafana.sidecar.dashboards.label and labelValue (the Grafana
+    # chart's sidecar loads ConfigMaps carrying them), searchNamespace: ALL, so a ConfigMap in
+    # the gpu-operator namespace is found.
+    kps = upstream_facts.chart("kube-prometheus-stack")
+    sidecar = "grafana.sidecar.dashboards"
+    assert kps.default(f"{sidecar}.enabled") is True
+    assert kps.default(f"{sidecar}.searchNamespace") == "ALL"
     cm = _config_map(load_stack("aws-inference-l4"))
     assert cm is not None
-    assert cm["metadata"]["labels"][sidecar["label"]] == sidecar["labelValue"]
+    label, value = kps.default(f"{sidecar}.label"), kps.default(f"{sidecar}.labelValue")
+    assert cm["metadata"]["labels"][label] == value
     assert cm["metadata"]["namespace"] == "gpu-operator"
 
 

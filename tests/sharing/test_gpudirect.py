@@ -1,15 +1,15 @@
 """GKE's multi-networking objects for GPUDirect NICs, their needs, and the workload snippets.
 
-Upstream copies (tests/upstream/SOURCES.md): GoogleCloudPlatform/gke-networking-api@34c617f2 CRDs
-and GoogleCloudPlatform/container-engine-accelerators@992db812 GPUDirect-TCPX(O) installers and
-test pods, the commit ``gpupool.sharing.gpudirect`` pins.
+Upstream facts (``tests/upstream_facts``): the GoogleCloudPlatform/gke-networking-api@34c617f2
+CRDs' fields (``crds/gke-network*.json``) and the GoogleCloudPlatform/
+container-engine-accelerators@992db812 GPUDirect-TCPX(O) installers' and test pods' images,
+sidecars and interfaces (``gpudirect.py``), at the commit ``gpupool.sharing.gpudirect`` pins.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,15 +21,8 @@ from gpupool.facts.network import DEFAULT_INTERFACE_ANNOTATION, INTERFACES_ANNOT
 from gpupool.graph import CloudResult
 from gpupool.model import GpuNetwork
 from gpupool.sharing import gpudirect
-from tests.paths import UPSTREAM
 from tests.stacks import load_stack
-
-CEA = "container-engine-accelerators-992db812"
-
-
-def _docs(name: str) -> list[dict[str, Any]]:
-    path: Path = UPSTREAM / name
-    return [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d]
+from tests.upstream_facts import gpudirect as gke
 
 
 def _objects(name: str) -> dict[str, Any]:
@@ -126,24 +119,18 @@ def test_pinned_images_are_those_of_the_upstream_installer_and_test_pod(protocol
     # the NCCL plugin image; nccl-test-latest.yaml runs the RxDM sidecar of the same release.
     rel = gpudirect.RELEASES[protocol]
     short = rel.installer.split("/")[0].removeprefix("gpudirect-")  # tcpx, tcpxo
-    [installer] = _docs(f"{CEA}-nccl-{short}-installer.yaml")
-    assert installer["kind"] == "DaemonSet"
-    pod = installer["spec"]["template"]["spec"]
-    images = [c["image"] for c in pod.get("initContainers", []) + pod["containers"]]
-    assert rel.plugin_image in images
-    pods = [d for d in _docs(f"{CEA}-{short}-nccl-test-latest.yaml") if d["kind"] == "Pod"]
-    assert pods
-    for p in pods:
-        daemon = {c["name"]: c["image"] for c in p["spec"]["containers"]}
-        assert daemon[rel.daemon] == rel.daemon_image
-        assert f"devices.gke.io/container.{rel.daemon}" in p["metadata"]["annotations"]
+    assert rel.installer == f"gpudirect-{short}/nccl-{short}-installer.yaml"
+    upstream = gke.STACKS[short]
+    assert upstream.installer_kind == "DaemonSet"
+    assert rel.plugin_image in upstream.installer_images
+    assert upstream.test_pods > 0
+    assert (rel.daemon, rel.daemon_image) == (upstream.daemon, upstream.daemon_image)
 
 
 def _upstream_interfaces(short: str) -> list[dict[str, str]]:
-    [pod, *_] = [d for d in _docs(f"{CEA}-{short}-nccl-test-latest.yaml") if d["kind"] == "Pod"]
-    annotations = pod["metadata"]["annotations"]
-    assert annotations[DEFAULT_INTERFACE_ANNOTATION] == "eth0"
-    return list(json.loads(annotations[INTERFACES_ANNOTATION]))
+    upstream = gke.STACKS[short]
+    assert upstream.default_interface == "eth0"
+    return [{"interfaceName": name, "network": net} for name, net in upstream.interfaces]
 
 
 @pytest.mark.parametrize(("pool", "short"), [("a3-high", "tcpx"), ("a3-high-spot", "tcpx")])

@@ -1,42 +1,34 @@
 """NVSentinel's release: pinned, its values keys the chart's own, wired to the GPU Operator's DCGM.
 
-The chart's values are checked against verbatim copies of NVIDIA/NVSentinel v1.19.0
-``distros/kubernetes/nvsentinel/values.yaml``, ``charts/labeler/values.yaml`` and
-``templates/podMonitor.yaml`` in tests/upstream (SOURCES.md there): Helm ignores a values key the
-chart does not have, so a misspelt or moved key would switch nothing and say nothing.
+The chart's values are checked against gpupool's table of NVIDIA/NVSentinel v1.19.0
+``distros/kubernetes/nvsentinel/values.yaml`` and ``charts/labeler/values.yaml``
+(``tests/upstream_facts/charts/nvsentinel.json``) and its facts of ``templates/podMonitor.yaml``
+(``tests/upstream_facts/nvsentinel.py``): Helm ignores a values key the chart does not have, so
+a misspelt or moved key would switch nothing and say nothing.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
-import yaml
 
 from gpupool import assemble, sharing
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import NVSentinel, Prometheus, Stack
 from gpupool.sharing import nvsentinel, operator
 from gpupool.sharing.objects import chart
-from tests.paths import ROOT, UPSTREAM
+from tests import upstream_facts
+from tests.paths import ROOT
 from tests.stacks import load_stack
+from tests.upstream_facts import nvsentinel as pod_monitor
 
 DRAIN = "sharing-nvsentinel-drain"  # aws, action drain, Prometheus labels stated
 OWN_OPERATOR = "nvsentinel-own-operator"  # cloud kubernetes, own GPU Operator, cordon, dryRun
 MONITOR = "nvsentinel-dry-run-monitor"  # gcp, the default action
 STACKS = [DRAIN, OWN_OPERATOR, MONITOR]
-
-
-def _upstream_values() -> dict[str, Any]:
-    """The chart's values.yaml with its labeler subchart's values under ``labeler`` (Helm)."""
-    root = yaml.safe_load((UPSTREAM / "nvsentinel-v1.19.0-values.yaml").read_text("utf-8"))
-    assert "labeler" not in root
-    labeler = UPSTREAM / "nvsentinel-v1.19.0-labeler-values.yaml"
-    root["labeler"] = yaml.safe_load(labeler.read_text("utf-8"))
-    return dict(root)
 
 
 def _paths(values: Any, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
@@ -46,14 +38,6 @@ def _paths(values: Any, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...
             yield from _paths(child, (*prefix, str(key)))
     else:
         yield prefix
-
-
-def _has(values: Any, path: tuple[str, ...]) -> bool:
-    for key in path:
-        if not isinstance(values, Mapping) or key not in values:
-            return False
-        values = values[key]
-    return True
 
 
 def _release(stack: Stack) -> Resource:
@@ -68,7 +52,7 @@ def _with(stack: Stack, **changes: Any) -> Stack:
     return dataclasses.replace(stack, cluster=cluster)
 
 
-def test_the_release_is_pinned_to_the_copied_chart() -> None:
+def test_the_release_is_pinned_to_the_version_its_facts_were_read_from() -> None:
     # NVIDIA/NVSentinel v1.19.0 README.md and .github/workflows/release.yml: the chart is
     # published as oci://ghcr.io/nvidia/nvsentinel, its version the release tag (Makefile
     # helm-publish: helm package --version $SAFE_REF); the README installs it into nvsentinel.
@@ -78,11 +62,9 @@ def test_the_release_is_pinned_to_the_copied_chart() -> None:
     assert "repository_opts" not in release.inputs  # an OCI chart names its registry itself
     assert release.inputs["namespace"] == "nvsentinel"
     assert release.inputs["create_namespace"] is False  # gpupool renders the Namespace
+    # the version the chart table and the PodMonitor facts were read from
     pinned = chart(nvsentinel.CHART)
-    assert (UPSTREAM / f"nvsentinel-{pinned.version}-values.yaml").is_file()
-    sources = (UPSTREAM / "SOURCES.md").read_text("utf-8")
-    row = rf"\| nvsentinel-{re.escape(pinned.version)}-values\.yaml \| NVIDIA/NVSentinel \|"
-    assert re.search(row, sources)
+    assert pinned.version == upstream_facts.chart("nvsentinel").version == pod_monitor.VERSION
 
 
 @pytest.mark.parametrize("name", STACKS)
@@ -93,19 +75,16 @@ def test_every_key_gpupool_sets_is_one_the_chart_has(name: str, action: str) -> 
     # values.yaml documents only in a comment and templates/podMonitor.yaml reads.
     stack = _with(load_stack(name), action=action)
     values = nvsentinel.values(stack)
-    upstream = _upstream_values()
-    template = (UPSTREAM / "nvsentinel-v1.19.0-podMonitor.yaml").read_text("utf-8")
+    table = upstream_facts.chart("nvsentinel")
     for path in _paths(values):
         if path[:2] == ("podMonitor", "labels"):
-            assert "{{- with .Values.podMonitor.labels }}" in template
-            assert "# labels: {}" in (UPSTREAM / "nvsentinel-v1.19.0-values.yaml").read_text()
+            assert pod_monitor.LABELS_FROM == "podMonitor.labels"
+            assert table.keys["podMonitor.labels"].commented
             continue
-        assert _has(upstream, path), ".".join(path)
+        fact = table.keys.get(".".join(path))
+        assert fact is not None and not fact.commented, ".".join(path)
         # and of the chart's type: a string where the chart has a string, a bool for a bool
-        leaf: Any = upstream
-        for key in path:
-            leaf = leaf[key]
-        assert type(leaf) is type(_leaf(values, path)), ".".join(path)
+        assert fact.type == upstream_facts.json_type(_leaf(values, path)), ".".join(path)
 
 
 def _leaf(values: Any, path: tuple[str, ...]) -> Any:
@@ -129,9 +108,9 @@ def test_the_action_switches_quarantine_drainer_and_their_store(
     assert glob["faultQuarantine"] == {"enabled": quarantine}
     assert glob["nodeDrainer"] == {"enabled": drainer}
     assert glob["mongodbStore"] == {"enabled": store}
-    upstream = _upstream_values()["global"]
+    table = upstream_facts.chart("nvsentinel")
     modules = ("faultQuarantine", "nodeDrainer", "mongodbStore")
-    assert not any(upstream[k]["enabled"] for k in modules)
+    assert not any(table.default(f"global.{k}.enabled") for k in modules)
 
 
 @pytest.mark.parametrize("dry_run", [False, True])
@@ -160,8 +139,7 @@ def test_it_reads_the_dcgm_the_gpu_operator_is_told_to_run() -> None:
     assert op is not None and op.inputs["values"]["dcgm"] == {"enabled": True}
     assert nvsentinel.RELEASE_ADDRESS not in op.depends_on
     assert "helm.gpu-operator" in _release(stack).depends_on
-    gpu_values = (UPSTREAM / "gpu-operator-v26.7.0-values.yaml").read_text("utf-8")
-    assert yaml.safe_load(gpu_values)["dcgm"]["enabled"] is False
+    assert upstream_facts.chart("gpu-operator").default("dcgm.enabled") is False
     # without NVSentinel the operator's DCGM stays as the chart has it
     plain = dataclasses.replace(stack, cluster=dataclasses.replace(stack.cluster, nvsentinel=None))
     assert "dcgm" not in operator.expected_values(plain)
@@ -195,7 +173,11 @@ def test_the_pod_monitor_follows_the_stated_prometheus() -> None:
     # templates/podMonitor.yaml renders a monitoring.coreos.com/v1 PodMonitor when
     # podMonitor.enabled (true in values.yaml): without the Prometheus Operator's CRD the
     # install fails, so it is on only where the stack says the operator runs.
+    assert upstream_facts.chart("nvsentinel").default(pod_monitor.ENABLED_BY) is True
     with_prom = load_stack(DRAIN)
+    # the need names the object the template renders and the labels it copies onto it
+    [need] = [n for n in _release(with_prom).facts["needs"] if pod_monitor.KIND in n]
+    assert "{release: kube-prometheus-stack}" in need
     assert nvsentinel.values(with_prom)["podMonitor"] == {
         "enabled": True,
         "labels": {"release": "kube-prometheus-stack"},

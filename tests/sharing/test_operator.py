@@ -10,6 +10,7 @@ from gpupool import assemble
 from gpupool.facts.groups import reach
 from gpupool.model import NodeRange, Stack
 from gpupool.sharing import operator
+from tests import upstream_facts
 from tests.stacks import load_stack
 
 QUOTA = "k8s.resourcequota.gpu-operator.gpu-operator-quota"
@@ -28,13 +29,16 @@ def _pods(stack: Stack) -> int:
 def test_gke_quota_admits_an_nfd_worker_on_every_node_and_the_operands_of_every_gpu_node(
     name: str,
 ) -> None:
-    # gpu-operator v26.7.0 values.yaml (tests/upstream/gpu-operator-v26.7.0-values.yaml): the
+    # gpu-operator v26.7.0 values.yaml (tests/upstream_facts/charts/gpu-operator.json): the
     # operand DaemonSets (daemonsets.priorityClassName), the operator and NFD
     # (node-feature-discovery.priorityClassName) all run at system-node-critical, which GKE
     # admits outside kube-system only within this quota; the NFD worker has no nodeSelector, so
     # it runs on every node, and a GKE Standard cluster holds up to 15,000 nodes (GKE docs,
     # "Quotas and limits"). NVIDIA's google-gke-gpu-operator-quota.yaml writes 100 only as an
     # example.
+    chart = upstream_facts.chart("gpu-operator")
+    for key in ("daemonsets", "operator", "node-feature-discovery"):
+        assert chart.default(f"{key}.priorityClassName") == "system-node-critical"
     stack = load_stack(name)
     gpu_nodes = sum(reach(p, stack.cloud)[1] for p in stack.pools)
     want = 2 * 3 + 15_000 + operator.OPERANDS_PER_GPU_NODE * gpu_nodes

@@ -22,6 +22,7 @@ from gpupool import facts, sharing
 from gpupool.facts.names import DEVICE_PLUGIN_CONFIGMAP, MIG_CONFIGMAP
 from gpupool.graph import CloudResult, Resource, ResourceGraph, order
 from gpupool.model import Stack
+from tests import upstream_facts
 from tests.manifests import (
     validate_device_plugin_config,
     validate_manifests,
@@ -96,6 +97,53 @@ def test_every_release_values_are_valid(path: Path) -> None:
             assert r.manifest is None
             assert r.inputs["values"] == r.facts["values"]
             assert validate_values(RELEASE_CHARTS[r.address], r.facts["values"]) == []
+
+
+def _chart_lacks(table: upstream_facts.ChartFacts, values: dict[str, Any]) -> list[str]:
+    """Key paths of ``values`` the chart's table lacks, or whose type differs from the chart's.
+
+    A path below a key the table keeps as a leaf map (``data``, ``labels``, a Kubernetes struct
+    passed through) is the chart's by that map. An integer and a number are the same to Helm.
+    """
+    wrong = []
+    for key in upstream_facts.value_paths(values):
+        _, value = upstream_facts.lookup(values, key)
+        fact = table.keys.get(key)
+        if fact is not None:
+            types = {fact.type, upstream_facts.json_type(value)}
+            if len(types) > 1 and types != {"integer", "number"}:
+                wrong.append(f"{key}: {upstream_facts.json_type(value)}, chart {fact.type}")
+            continue
+        parts = key.split(".")
+        parents = (".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1))
+        parent = next((p for p in parents if p in table.keys), None)
+        if parent is None or any(k.startswith(f"{parent}.") for k in table.keys):
+            wrong.append(f"{key}: not in the chart's values.yaml")
+    return wrong
+
+
+@pytest.mark.parametrize("path", STACKS, ids=lambda p: p.stem)
+def test_every_release_value_key_is_one_the_chart_has(path: Path) -> None:
+    # Helm ignores a values key its chart lacks: every key gpupool sets is in the pinned chart's
+    # values.yaml (tests/upstream_facts/charts/<chart>.json, read from it), of its type there.
+    _, _, resources = build(path)
+    for r in resources:
+        if r.type == "kubernetes:helm.sh/v3:Release":
+            table = upstream_facts.chart(RELEASE_CHARTS[r.address])
+            assert _chart_lacks(table, r.facts["values"]) == [], r.address
+
+
+def test_the_chart_key_check_finds_a_misspelt_key_and_a_wrong_type() -> None:
+    table = upstream_facts.chart("gpu-operator")
+    assert _chart_lacks(table, {"mig": {"strategy": "mixed"}, "driver": {"enabled": False}}) == []
+    assert _chart_lacks(table, {"migg": {"strategy": "mixed"}}) == [
+        "migg: not in the chart's values.yaml",
+        "migg.strategy: not in the chart's values.yaml",
+    ]
+    wrong_type = _chart_lacks(table, {"mig": {"strategy": True}})
+    assert wrong_type == ["mig.strategy: boolean, chart string"]
+    # inside a map the table keeps whole, any key is the chart's
+    assert _chart_lacks(table, {"devicePlugin": {"config": {"data": {"any-name": "x"}}}}) == []
 
 
 @pytest.mark.parametrize("path", STACKS, ids=lambda p: p.stem)

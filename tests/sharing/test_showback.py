@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -23,10 +22,12 @@ from gpupool import assemble, catalog
 from gpupool.facts import names
 from gpupool.model import DeclaredPrice, Prometheus, Stack
 from gpupool.sharing import promql, showback
+from gpupool.sharing.objects import chart
 from tests.manifests import validate_manifest
-from tests.paths import EXAMPLES, PACKAGE, UPSTREAM
+from tests.paths import EXAMPLES, PACKAGE
 from tests.promtool import require as promtool
 from tests.stacks import load_stack, load_stack_text, stack_file
+from tests.upstream_facts import kai
 
 CATALOG = PACKAGE / "catalog" / "data"
 REPLICAS = ("ksm-0", "ksm-1")  # two kube-state-metrics replicas: every series twice
@@ -510,13 +511,12 @@ def test_without_the_annotations_allowlist_kai_fractional_pods_cost_nothing(
 
 
 def test_the_annotation_names_are_kais() -> None:
-    """KAI v0.17.0 pkg/common/constants/constants.go (tests/upstream) names the annotations the
-    snippets render and the rules read; kube_pod_annotations names them annotation_ + the key
-    with every character outside [a-zA-Z0-9_] made _ (kube-state-metrics internal/store/pod.go)."""
-    go = (UPSTREAM / "kai-scheduler-v0.17.0-constants.go").read_text(encoding="utf-8")
-    consts = dict(re.findall(r'^\s*(\w+)\s*=\s*"([^"]*)"', go, re.MULTILINE))
-    assert (consts["GpuFraction"], consts["GpuMemory"]) == (names.KAI_GPU_FRACTION,
-                                                           names.KAI_GPU_MEMORY)
+    """KAI v0.17.0 pkg/common/constants/constants.go (its GpuFraction and GpuMemory, kept in
+    tests/upstream_facts/kai.py) names the annotations the snippets render and the rules read;
+    kube_pod_annotations names them annotation_ + the key with every character outside
+    [a-zA-Z0-9_] made _ (kube-state-metrics internal/store/pod.go)."""
+    assert chart("kai-scheduler").version == kai.VERSION
+    assert (kai.GPU_FRACTION, kai.GPU_MEMORY) == (names.KAI_GPU_FRACTION, names.KAI_GPU_MEMORY)
     assert names.KSM_ANNOTATIONS_ALLOWLIST == (
         "--metric-annotations-allowlist=pods=[gpu-fraction,gpu-memory]")
     assert promql.ksm_pod_annotation("gpu-fraction") == "annotation_gpu_fraction"
