@@ -27,7 +27,9 @@ Files are read lazily on the first lookup and cached for the life of the process
 overlay (``overlay_dir()``, written by ``gpupool catalog refresh``) replaces the bundled prices of
 the instance types it names, each row with its own source and as-of date, and may add instance
 types the bundled catalog lacks (Volcengine's, read from ECS ``DescribeInstanceTypes``), which
-then count as the cloud's own (``overlay_types``; ``bundled_instances`` reads past it).
+then count as the cloud's own (``overlay_types``; ``bundled_instances`` reads past it). The
+overlay is input, not shipped data: a file gpupool cannot use raises ``OverlayError``, which says
+which file and what to do (``gpupool.catalog.overlay_file``).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from gpupool.catalog.models import (
     MigProfile,
     Price,
 )
+from gpupool.catalog.overlay_file import OverlayError
 from gpupool.catalog.store import (
     INSTANCE_CLOUDS,
     OVERLAY_ENV,
@@ -79,6 +82,7 @@ __all__ = [
     "MigFit",
     "MigGeometry",
     "MigProfile",
+    "OverlayError",
     "PlacedInstance",
     "Price",
     "bundled_instances",
