@@ -64,8 +64,10 @@ from gpupool.catalog.store import (
     gpus,
     instance,
     instances,
+    is_region,
     overlay,
     overlay_dir,
+    overlay_problem,
     overlay_types,
 )
 
@@ -99,8 +101,10 @@ __all__ = [
     "gpus",
     "instance",
     "instances",
+    "is_region",
     "mig_resource_name",
     "overlay",
     "overlay_dir",
+    "overlay_problem",
     "overlay_types",
 ]

@@ -52,6 +52,7 @@ class OverlayError(Exception):
             f"refresh --cloud {cloud}` again to replace it"
         )
         self.path = str(path)
+        self.problem = problem
 
 
 def _depth(value: Any, path: Path, cloud: str, level: int = 1) -> None:
@@ -116,6 +117,19 @@ def read(path: Path, cloud: str) -> dict[str, Any] | None:
             data = fh.read(MAX_BYTES + 1)
     except OSError as exc:
         raise OverlayError(path, cloud, f"cannot be read ({exc.strerror or exc})") from None
+    return parse(data, path, cloud)
+
+
+def parse(data: bytes, path: Path, cloud: str) -> dict[str, Any]:
+    """Return an overlay document from its bytes, by the rules of ``read``.
+
+    ``gpupool catalog refresh`` parses what it is about to write with this, so it writes only
+    what a later ``read`` takes.
+
+    Raises:
+        OverlayError: as ``read`` (``path`` only names the file in the message).
+
+    """
     if len(data) > MAX_BYTES:
         too_big = f"is larger than {MAX_BYTES} bytes, more than any refresh writes"
         raise OverlayError(path, cloud, too_big)

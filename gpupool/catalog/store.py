@@ -39,7 +39,7 @@ from gpupool.catalog.models import (
     MigProfile,
     Price,
 )
-from gpupool.catalog.overlay_file import CURRENCIES, INSTANCE_ROWS, OverlayError, read
+from gpupool.catalog.overlay_file import CURRENCIES, INSTANCE_ROWS, OverlayError, parse, read
 
 INSTANCE_CLOUDS: tuple[str, ...] = ("aws", "gcp", "azure", "volcengine")
 """Clouds with an ``instances-<cloud>.json`` file, in report order."""
@@ -545,6 +545,31 @@ def _overlay(cloud_name: str) -> _Overlay | None:
         raise OverlayError(path, cloud_name, f"cannot be used ({exc})") from None
 
 
+def overlay_problem(cloud: str, data: bytes) -> str:
+    """Say why ``data`` is no overlay of ``cloud`` this gpupool reads ("" when it is one).
+
+    The checks are those of every later read (``instances``, ``overlay``): ``gpupool catalog
+    refresh`` asks before it writes, so it never writes a file that it could not read back.
+    """
+    try:
+        _overlay_rows(cloud, parse(data, Path("overlay"), cloud), Path("overlay"))
+    except OverlayError as exc:
+        return exc.problem
+    except CatalogDataError as exc:
+        return str(exc)
+    return ""
+
+
+def is_region(cloud: str, name: str) -> bool:
+    """Return whether ``name`` is a region of ``cloud``.
+
+    One of its regions where the catalog lists them, else a name of a region's shape
+    (``cn-beijing``).
+    """
+    known = _cloud_catalog()[cloud].regions if cloud in _cloud_catalog() else ()
+    return name in known if known else bool(_REGION.fullmatch(name))
+
+
 def _overlay_price(cloud_name: str, raw: Any, where: str) -> Price:
     """Check an overlay price by the bundled rules, in the cloud's currency and regions."""
     price = _price(raw, where)
@@ -559,9 +584,8 @@ def _overlay_price(cloud_name: str, raw: Any, where: str) -> Price:
 
 def _overlay_regions(cloud_name: str, regions: Iterable[str], where: str) -> None:
     """Refuse a region the cloud does not have (its list, or a region's shape without one)."""
-    known = _cloud_catalog()[cloud_name].regions
     for region in regions:
-        if (region not in known) if known else not _REGION.fullmatch(region):
+        if not is_region(cloud_name, region):
             raise CatalogDataError(f"{where}: {_shown(region)} is not a region of {cloud_name}")
 
 
