@@ -313,15 +313,22 @@ HOSTILE = [
 
 @pytest.mark.parametrize("text", HOSTILE)
 @pytest.mark.parametrize("argv", [["validate"], ["plan"], ["plan", "--format", "json"],
-                                  ["plan", "--format", "markdown"]])  # fmt: skip
+                                  ["plan", "--format", "markdown"], ["render", "--out"],
+                                  ["catalog", "instances", "--cloud", "aws"]])  # fmt: skip
 def test_the_cli_says_one_line_naming_the_overlay(
-    folder: Path, text: str, argv: list[str], capsys: pytest.CaptureFixture[str]
+    folder: Path,
+    tmp_path: Path,
+    text: str,
+    argv: list[str],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """validate and plan (every format) exit 1 with one error line, never an internal error;
-    JSON gets the error document of kind input."""
+    """validate, plan (every format), render (whose showback rules once said ``* nan``) and
+    catalog instances exit 1 with one error line, never an internal error; JSON gets the error
+    document of kind input."""
     path = folder / "instances-aws.json"
     path.write_text(text, "utf-8")
-    code, err = cli(*argv, str(EXAMPLE))
+    words = [*argv, str(tmp_path / "out")] if argv[0] == "render" else argv
+    code, err = cli(*words, *([] if argv[0] == "catalog" else [str(EXAMPLE)]))
     out = capsys.readouterr().out
     assert code == 1
     assert "internal error" not in err and "Traceback" not in err
