@@ -395,7 +395,8 @@ def _instance(
         "gpudirect",
     )
     efa_interfaces = _integer(link.get("efa_interfaces", 0), f"{where} efa_interfaces")
-    if _flag(link["efa"], f"{where} efa") != (efa_interfaces > 0):
+    efa = _flag(link["efa"], f"{where} efa")
+    if efa != (efa_interfaces > 0):
         raise CatalogDataError(f"{where}: efa and efa_interfaces disagree")
     direct = link.get("gpudirect") or {}
     if direct:
@@ -419,7 +420,7 @@ def _instance(
         interconnect=Interconnect(
             nvlink=_flag(link["nvlink"], f"{where} nvlink"),
             nvswitch=_flag(link["nvswitch"], f"{where} nvswitch"),
-            efa=link["efa"],
+            efa=efa,
             infiniband=_flag(link.get("infiniband", False), f"{where} infiniband"),
             efa_interfaces=efa_interfaces,
             gpudirect=_line(direct["protocol"], f"{where} gpudirect", 40) if direct else None,
@@ -596,6 +597,8 @@ def _overlay_rows(cloud_name: str, payload: Mapping[str, Any], path: Path) -> _O
     _keys(payload, ("source", "as_of", "cloud", "prices"), "the document", "notes",
           "instances", "format_version")  # fmt: skip
     source = _strings(payload["source"], "source")
+    if not source:
+        raise CatalogDataError("source: names no source")
     notes = _strings(payload.get("notes", []), "notes", 2000)
     as_of = _date(payload["as_of"], "as_of")
     if not isinstance(payload["prices"], list):
@@ -617,7 +620,8 @@ def _overlay_rows(cloud_name: str, payload: Mapping[str, Any], path: Path) -> _O
         )
     instances: dict[str, InstanceType] = {}
     for row in rows:
-        _keys(row, (), "an instances row", *_names(InstanceType), "note", "source")
+        if not isinstance(row, Mapping):
+            raise CatalogDataError(f"an instances row: expected an object, got {_shown(row)}")
         at = f"instances row {_name(row.get('name'), 'an instances row')}"
         entry = _instance(cloud_name, row, at, "source")
         _line(row.get("source"), f"{at}: an overlay's instance row names its source")
