@@ -46,6 +46,7 @@ from gpupool.catalog.models import (
     MigProfile,
     Price,
 )
+from gpupool.catalog.overlay_file import FORMAT_VERSION as OVERLAY_FORMAT_VERSION
 from gpupool.catalog.overlay_file import OverlayError
 from gpupool.catalog.store import (
     INSTANCE_CLOUDS,
@@ -75,6 +76,7 @@ __all__ = [
     "HOURS_PER_MONTH",
     "INSTANCE_CLOUDS",
     "OVERLAY_ENV",
+    "OVERLAY_FORMAT_VERSION",
     "CatalogDataError",
     "CloudFacts",
     "Dataset",

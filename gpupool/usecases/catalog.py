@@ -6,7 +6,9 @@ API (``gpupool.refresh``) and writes them to the catalog's local overlay
 vendor module also describes instance types (Volcengine, which publishes no static catalog),
 the GPU types the bundled catalog lacks become full instance rows of the overlay, and the facts
 of bundled types are compared with the API's (a contradiction is reported; the bundled facts
-stay).
+stay). The vendor's answer is input too: the region is checked before any call, every row by the
+rules the overlay's reader applies (``catalog.overlay_problem``) before anything is written, and
+a refresh that would write no price writes nothing.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from typing import Any
 
 from gpupool import catalog
 from gpupool.catalog import CloudFacts, GpuModel, InstanceType
-from gpupool.catalog.overlay_file import FORMAT_VERSION
 from gpupool.errors import GpupoolError, InputError
 from gpupool.files import UnsafePathError, write_atomic
 from gpupool.refresh import VENDORS, RefreshedType, vendor
@@ -259,7 +260,7 @@ def refresh(
         raise InputError(f"{api.VENDOR} refused the price lookup: {exc}") from exc
     as_of = (today or datetime.now(timezone.utc).date()).isoformat()
     source = f"gpupool catalog refresh {as_of}: {api.source(where)}"
-    base: dict[str, Any] = {"format_version": FORMAT_VERSION, "source": [source],
+    base: dict[str, Any] = {"format_version": catalog.OVERLAY_FORMAT_VERSION, "source": [source],
                             "as_of": as_of, "cloud": cloud, "prices": []}  # fmt: skip
     if describe is not None:
         base["instances"] = []
