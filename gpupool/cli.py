@@ -633,6 +633,7 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:
+        from gpupool.catalog import OverlayError
         from gpupool.errors import GpupoolError
 
         if debug:
@@ -642,6 +643,8 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
             err.write(_safe("".join(traceback.format_exception(exc))))
         if isinstance(exc, GpupoolError):
             return fail(exc, f"error: {exc}\n", exc.exit_code)
+        if isinstance(exc, OverlayError):  # the catalog raises no gpupool error: it imports none
+            return fail(exc, f"error: {exc}\n", EXIT_ERROR, "input")
         return fail(
             exc,
             f"error: internal error: {type(exc).__name__}: {exc}\n"

@@ -27,7 +27,9 @@ Files are read lazily on the first lookup and cached for the life of the process
 overlay (``overlay_dir()``, written by ``gpupool catalog refresh``) replaces the bundled prices of
 the instance types it names, each row with its own source and as-of date, and may add instance
 types the bundled catalog lacks (Volcengine's, read from ECS ``DescribeInstanceTypes``), which
-then count as the cloud's own (``overlay_types``; ``bundled_instances`` reads past it).
+then count as the cloud's own (``overlay_types``; ``bundled_instances`` reads past it). The
+overlay is input, not shipped data: a file gpupool cannot use raises ``OverlayError``, which says
+which file and what to do (``gpupool.catalog.overlay_file``).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ from gpupool.catalog.models import (
     MigProfile,
     Price,
 )
+from gpupool.catalog.overlay_file import FORMAT_VERSION as OVERLAY_FORMAT_VERSION
+from gpupool.catalog.overlay_file import OverlayError
 from gpupool.catalog.store import (
     INSTANCE_CLOUDS,
     OVERLAY_ENV,
@@ -61,8 +65,10 @@ from gpupool.catalog.store import (
     gpus,
     instance,
     instances,
+    is_region,
     overlay,
     overlay_dir,
+    overlay_problem,
     overlay_types,
 )
 
@@ -70,6 +76,7 @@ __all__ = [
     "HOURS_PER_MONTH",
     "INSTANCE_CLOUDS",
     "OVERLAY_ENV",
+    "OVERLAY_FORMAT_VERSION",
     "CatalogDataError",
     "CloudFacts",
     "Dataset",
@@ -79,6 +86,7 @@ __all__ = [
     "MigFit",
     "MigGeometry",
     "MigProfile",
+    "OverlayError",
     "PlacedInstance",
     "Price",
     "bundled_instances",
@@ -95,8 +103,10 @@ __all__ = [
     "gpus",
     "instance",
     "instances",
+    "is_region",
     "mig_resource_name",
     "overlay",
     "overlay_dir",
+    "overlay_problem",
     "overlay_types",
 ]

@@ -19,9 +19,11 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import math
 import os
 import re
 from collections.abc import Iterable, Mapping
+from datetime import date
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -37,11 +39,26 @@ from gpupool.catalog.models import (
     MigProfile,
     Price,
 )
+from gpupool.catalog.overlay_file import CURRENCIES, INSTANCE_ROWS, OverlayError, parse, read
 
 INSTANCE_CLOUDS: tuple[str, ...] = ("aws", "gcp", "azure", "volcengine")
 """Clouds with an ``instances-<cloud>.json`` file, in report order."""
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
+"""An instance type or machine type name (``g6.xlarge``, ``Standard_NC24ads_A100_v4``)."""
+_CURRENCY = re.compile(r"[A-Z]{3}")
+_REGION = re.compile(r"[a-z]{2}(-[a-z0-9]+){1,4}")
+"""A region name where the catalog has no list of the cloud's regions (``cn-beijing``)."""
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+MAX_HOURLY = 1_000_000.0
+"""The highest hourly price a row may carry, in any currency (a stack's declared price has the
+same bound per GPU): a bigger one is a corrupt figure, and would overflow a month's cost."""
+MAX_GPUS = 16
+"""The most GPUs one instance type has (GCP's a2-megagpu-16g)."""
+MAX_VCPUS = 4096
+MAX_MEMORY_GIB = 65536.0
 
 _FILES: tuple[str, ...] = ("gpus", *(f"instances-{c}" for c in INSTANCE_CLOUDS), "clouds")
 
@@ -68,7 +85,9 @@ def _load(name: str) -> tuple[Dataset, Mapping[str, Any]]:
 
 
 def _keys(row: Mapping[str, Any], required: Iterable[str], where: str, *optional: str) -> None:
-    """Raise CatalogDataError when ``row`` lacks a required key or has an unknown one."""
+    """Raise CatalogDataError when ``row`` is no object, lacks a required key or has another."""
+    if not isinstance(row, Mapping):
+        raise CatalogDataError(f"{where}: expected an object, got {_shown(row)}")
     required = tuple(required)
     missing = [k for k in required if k not in row]
     extra = sorted(set(row) - {*required, *optional})
@@ -81,16 +100,79 @@ def _names(kind: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(kind))
 
 
-def _positive(value: Any, where: str) -> float:
-    """Check that ``value`` is a positive number."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise CatalogDataError(f"{where}: expected a positive number, got {value!r}")
+def _shown(value: Any) -> str:
+    """Return a value for a message: its repr, cut short (a hostile file may hold megabytes)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+def _positive(value: Any, where: str, most: float = math.inf) -> float:
+    """Check that ``value`` is a finite positive number, at most ``most``."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not 0 < value <= most
+    ):
+        bound = "" if math.isinf(most) else f" up to {most:g}"
+        raise CatalogDataError(f"{where}: expected a positive number{bound}, got {_shown(value)}")
     return float(value)
 
 
-def _optional_positive(value: Any, where: str) -> float | None:
-    """Check that ``value`` is a positive number or null."""
-    return None if value is None else _positive(value, where)
+def _optional_positive(value: Any, where: str, most: float = math.inf) -> float | None:
+    """Check that ``value`` is a finite positive number (at most ``most``) or null."""
+    return None if value is None else _positive(value, where, most)
+
+
+def _count(value: Any, where: str, most: int) -> int:
+    """Check that ``value`` is an integer from 1 to ``most``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+        wanted = f"expected an integer from 1 to {most}"
+        raise CatalogDataError(f"{where}: {wanted}, got {_shown(value)}")
+    return value
+
+
+def _flag(value: Any, where: str) -> bool:
+    """Check that ``value`` is true or false (``"no"`` is not false)."""
+    if not isinstance(value, bool):
+        raise CatalogDataError(f"{where}: expected true or false, got {_shown(value)}")
+    return value
+
+
+def _line(value: Any, where: str, most: int = 500) -> str:
+    """Check that ``value`` is one line of text, not empty, without control characters."""
+    fits = isinstance(value, str) and bool(value.strip()) and len(value) <= most
+    if not fits or _CONTROL.search(value):
+        raise CatalogDataError(
+            f"{where}: expected one line of text (at most {most} characters, no control "
+            f"characters), got {_shown(value)}"
+        )
+    return value
+
+
+def _name(value: Any, where: str) -> str:
+    """Check that ``value`` is an instance or machine type name."""
+    if not isinstance(value, str) or not _NAME.fullmatch(value):
+        raise CatalogDataError(f"{where}: {_shown(value)} is not an instance type name")
+    return value
+
+
+def _date(value: Any, where: str) -> str:
+    """Check that ``value`` is a real calendar date written YYYY-MM-DD."""
+    if isinstance(value, str) and _DATE.fullmatch(value):
+        try:
+            if date.fromisoformat(value).year >= 2000:
+                return value
+        except ValueError:
+            pass
+    raise CatalogDataError(f"{where}: {_shown(value)} is not a date (YYYY-MM-DD)")
+
+
+def _strings(value: Any, where: str, most: int = 500) -> tuple[str, ...]:
+    """Check that ``value`` is a list of lines of text."""
+    if not isinstance(value, list):
+        raise CatalogDataError(f"{where}: expected a list, got {_shown(value)}")
+    return tuple(_line(v, where, most) for v in value)
 
 
 def _integer(value: Any, where: str) -> int:
@@ -293,16 +375,16 @@ def _instance(
     cloud_name: str, row: Mapping[str, Any], where: str, *more: str
 ) -> InstanceType:
     """Build one instance type from its JSON row (``more``: further keys it may carry)."""
-    if not isinstance(row, Mapping):
-        raise CatalogDataError(f"{where}: expected an object")
     optional = ("gpu_fraction", "accelerator", "regions", "confidence")
     required = [n for n in _names(InstanceType) if n not in (*optional, "gpu_memory_gib")]
     _keys(row, required, where, *optional, "note", *more)
     if row["cloud"] != cloud_name:
-        raise CatalogDataError(f"{where}: cloud {row['cloud']!r} in the {cloud_name} file")
-    model = gpu(str(row["gpu"]))
+        raise CatalogDataError(f"{where}: cloud {_shown(row['cloud'])} in the {cloud_name} file")
+    model = gpu(row["gpu"]) if isinstance(row["gpu"], str) else None
     if model is None or model.name != row["gpu"]:
-        raise CatalogDataError(f"{where}: gpu {row['gpu']!r} is not a canonical GPU model name")
+        raise CatalogDataError(
+            f"{where}: gpu {_shown(row['gpu'])} is not a canonical GPU model name"
+        )
     link, price = row["interconnect"], row["price"]
     _keys(
         link,
@@ -313,7 +395,8 @@ def _instance(
         "gpudirect",
     )
     efa_interfaces = _integer(link.get("efa_interfaces", 0), f"{where} efa_interfaces")
-    if bool(link["efa"]) != (efa_interfaces > 0):
+    efa = _flag(link["efa"], f"{where} efa")
+    if efa != (efa_interfaces > 0):
         raise CatalogDataError(f"{where}: efa and efa_interfaces disagree")
     direct = link.get("gpudirect") or {}
     if direct:
@@ -321,44 +404,53 @@ def _instance(
     fraction = _positive(row.get("gpu_fraction", 1.0), where)
     if fraction > 1.0:
         raise CatalogDataError(f"{where}: gpu_fraction above 1")
+    accelerator = row.get("accelerator")
+    confidence = row.get("confidence", "")
+    if confidence not in ("", "A", "B", "C"):
+        raise CatalogDataError(f"{where}: confidence {_shown(confidence)} is not A, B or C")
     return InstanceType(
         cloud=cloud_name,
-        name=str(row["name"]),
-        machine_type=str(row["machine_type"]),
+        name=_name(row["name"], f"{where} name"),
+        machine_type=_name(row["machine_type"], f"{where} machine_type"),
         gpu=model.name,
         gpu_memory_gib=model.memory_gib,
-        gpu_count=_integer(row["gpu_count"], where),
-        vcpus=_integer(row["vcpus"], where),
-        memory_gib=_positive(row["memory_gib"], where),
+        gpu_count=_count(row["gpu_count"], f"{where} gpu_count", MAX_GPUS),
+        vcpus=_count(row["vcpus"], f"{where} vcpus", MAX_VCPUS),
+        memory_gib=_positive(row["memory_gib"], f"{where} memory_gib", MAX_MEMORY_GIB),
         interconnect=Interconnect(
-            nvlink=bool(link["nvlink"]),
-            nvswitch=bool(link["nvswitch"]),
-            efa=bool(link["efa"]),
-            infiniband=bool(link.get("infiniband", False)),
+            nvlink=_flag(link["nvlink"], f"{where} nvlink"),
+            nvswitch=_flag(link["nvswitch"], f"{where} nvswitch"),
+            efa=efa,
+            infiniband=_flag(link.get("infiniband", False), f"{where} infiniband"),
             efa_interfaces=efa_interfaces,
-            gpudirect=str(direct["protocol"]) if direct else None,
+            gpudirect=_line(direct["protocol"], f"{where} gpudirect", 40) if direct else None,
             gpudirect_nics=_integer(direct["nics"], f"{where} gpudirect") if direct else 0,
         ),
         price=_price(price, f"{where} price"),
-        regions=tuple(str(r) for r in row.get("regions", ())),
-        confidence=str(row.get("confidence", "")),
+        regions=_strings(row.get("regions", []), f"{where} regions", 40),
+        confidence=confidence,
         gpu_fraction=fraction,
-        accelerator=row.get("accelerator"),
+        accelerator=None if accelerator is None else _name(accelerator, f"{where} accelerator"),
     )
 
 
 def _price(raw: Mapping[str, Any], where: str) -> Price:
     """Build one price row, which names its own source and as-of date."""
     _keys(raw, _names(Price), where)
-    if not str(raw["source"]).strip() or not _DATE.fullmatch(str(raw["as_of"])):
-        raise CatalogDataError(f"{where}: needs a source and an as_of date (YYYY-MM-DD)")
+    if not isinstance(raw["currency"], str) or not _CURRENCY.fullmatch(raw["currency"]):
+        raise CatalogDataError(
+            f"{where}: currency {_shown(raw['currency'])} is not an ISO 4217 code (USD, CNY)"
+        )
+    region = raw["region"]
+    if not isinstance(region, str) or len(region) > 40 or _CONTROL.search(region):
+        raise CatalogDataError(f"{where}: region {_shown(region)} is not a region name")
     return Price(
-        region=str(raw["region"]),
-        currency=str(raw["currency"]),
-        on_demand_hourly=_optional_positive(raw["on_demand_hourly"], where),
-        spot_hourly=_optional_positive(raw["spot_hourly"], where),
-        source=str(raw["source"]),
-        as_of=str(raw["as_of"]),
+        region=region,
+        currency=raw["currency"],
+        on_demand_hourly=_optional_positive(raw["on_demand_hourly"], where, MAX_HOURLY),
+        spot_hourly=_optional_positive(raw["spot_hourly"], where, MAX_HOURLY),
+        source=_line(raw["source"], f"{where} source"),
+        as_of=_date(raw["as_of"], f"{where} as_of"),
     )
 
 
@@ -435,43 +527,114 @@ class _Overlay:
 def _overlay(cloud_name: str) -> _Overlay | None:
     """Read one cloud's overlay, or None when there is none.
 
-    Its ``prices`` rows are ``{name, price}``; its optional ``instances`` rows are full rows of
-    the bundled files' shape (checked the same way: a canonical GPU name, a dated price), each
-    with the ``source`` it was read from.
+    Its ``prices`` rows are ``{name, price}``; its optional ``instances`` rows (only where the
+    cloud's refresh writes them, ``INSTANCE_ROWS``) are full rows of the bundled files' shape,
+    each with the ``source`` it was read from. Every row is held to the bundled files' rules,
+    and more: its currency is the one the cloud's refresh writes, its regions are the cloud's.
+
+    Raises:
+        OverlayError: the file is not an overlay this gpupool reads, naming it and what to do.
+
     """
     path = overlay_dir() / f"instances-{cloud_name}.json"
-    if not path.is_file():
+    payload = read(path, cloud_name)
+    if payload is None:
         return None
-    where = str(path)
     try:
-        payload = json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        problem = f"{where}: unreadable price overlay ({exc}); refresh it again"
-        raise CatalogDataError(problem) from exc
-    if not isinstance(payload, dict) or payload.get("cloud") != cloud_name:
-        raise CatalogDataError(f"{where}: not a {cloud_name} price overlay")
-    _keys(payload, ("source", "as_of", "cloud", "prices"), where, "notes", "instances")
+        return _overlay_rows(cloud_name, payload, path)
+    except CatalogDataError as exc:
+        raise OverlayError(path, cloud_name, f"cannot be used ({exc})") from None
+
+
+def overlay_problem(cloud: str, data: bytes) -> str:
+    """Say why ``data`` is no overlay of ``cloud`` this gpupool reads ("" when it is one).
+
+    The checks are those of every later read (``instances``, ``overlay``): ``gpupool catalog
+    refresh`` asks before it writes, so it never writes a file that it could not read back.
+    """
+    try:
+        _overlay_rows(cloud, parse(data, Path("overlay"), cloud), Path("overlay"))
+    except OverlayError as exc:
+        return exc.problem
+    except CatalogDataError as exc:
+        return str(exc)
+    return ""
+
+
+def is_region(cloud: str, name: str) -> bool:
+    """Return whether ``name`` is a region of ``cloud``.
+
+    One of its regions where the catalog lists them, else a name of a region's shape
+    (``cn-beijing``).
+    """
+    known = _cloud_catalog()[cloud].regions if cloud in _cloud_catalog() else ()
+    return name in known if known else bool(_REGION.fullmatch(name))
+
+
+def _overlay_price(cloud_name: str, raw: Any, where: str) -> Price:
+    """Check an overlay price by the bundled rules, in the cloud's currency and regions."""
+    price = _price(raw, where)
+    if price.currency != CURRENCIES[cloud_name]:
+        raise CatalogDataError(
+            f"{where}: currency {price.currency}, but the {cloud_name} refresh writes "
+            f"{CURRENCIES[cloud_name]}"
+        )
+    _overlay_regions(cloud_name, (price.region,), where)
+    return price
+
+
+def _overlay_regions(cloud_name: str, regions: Iterable[str], where: str) -> None:
+    """Refuse a region the cloud does not have (its list, or a region's shape without one)."""
+    for region in regions:
+        if not is_region(cloud_name, region):
+            raise CatalogDataError(f"{where}: {_shown(region)} is not a region of {cloud_name}")
+
+
+def _overlay_rows(cloud_name: str, payload: Mapping[str, Any], path: Path) -> _Overlay:
+    """Build an overlay's rows from its document (CatalogDataError on the first bad one)."""
+    if payload.get("cloud") != cloud_name:
+        raise CatalogDataError(f"cloud {_shown(payload.get('cloud'))}, not {cloud_name}")
+    _keys(payload, ("source", "as_of", "cloud", "prices"), "the document", "notes",
+          "instances", "format_version")  # fmt: skip
+    source = _strings(payload["source"], "source")
+    if not source:
+        raise CatalogDataError("source: names no source")
+    notes = _strings(payload.get("notes", []), "notes", 2000)
+    as_of = _date(payload["as_of"], "as_of")
+    if not isinstance(payload["prices"], list):
+        raise CatalogDataError(f"prices: expected a list, got {_shown(payload['prices'])}")
     prices: dict[str, Price] = {}
     for row in payload["prices"]:
-        at = f"{where} {row.get('name') if isinstance(row, dict) else row!r}"
-        if not isinstance(row, dict):
-            raise CatalogDataError(f"{at}: expected an object")
-        _keys(row, ("name", "price"), at)
-        prices[str(row["name"])] = _price(row["price"], f"{at} price")
+        _keys(row, ("name", "price"), "a prices row")
+        at = f"prices row {_name(row['name'], 'a prices row')}"
+        if row["name"] in prices:
+            raise CatalogDataError(f"{at}: listed twice")
+        prices[row["name"]] = _overlay_price(cloud_name, row["price"], f"{at} price")
+    rows = payload.get("instances", [])
+    if not isinstance(rows, list):
+        raise CatalogDataError(f"instances: expected a list, got {_shown(rows)}")
+    if rows and cloud_name not in INSTANCE_ROWS:
+        raise CatalogDataError(
+            f"instances: the {cloud_name} refresh writes no instance rows (only prices of the "
+            "bundled types)"
+        )
     instances: dict[str, InstanceType] = {}
-    for row in payload.get("instances", ()):
-        at = f"{where} {row.get('name') if isinstance(row, dict) else row!r}"
+    for row in rows:
+        if not isinstance(row, Mapping):
+            raise CatalogDataError(f"an instances row: expected an object, got {_shown(row)}")
+        at = f"instances row {_name(row.get('name'), 'an instances row')}"
         entry = _instance(cloud_name, row, at, "source")
-        if not str(row.get("source", "")).strip():
-            raise CatalogDataError(f"{at}: an overlay's instance row names its source")
+        _line(row.get("source"), f"{at}: an overlay's instance row names its source")
+        _overlay_price(cloud_name, row["price"], f"{at} price")
+        _overlay_regions(cloud_name, entry.regions, f"{at} regions")
         if entry.name in instances:
-            raise CatalogDataError(f"{where}: {entry.name} listed twice")
+            raise CatalogDataError(f"{at}: listed twice")
         instances[entry.name] = entry
     dataset = Dataset(
         name=f"instances-{cloud_name} overlay",
-        source=tuple(str(s) for s in payload["source"]),
-        as_of=str(payload["as_of"]),
-        notes=(f"local overlay {where}", *(str(n) for n in payload.get("notes", ()))),
+        source=source,
+        as_of=as_of,
+        notes=(f"local overlay {path}", *notes),
     )
     return _Overlay(dataset, prices, instances)
 

@@ -247,8 +247,10 @@ def fetch(
         said = " ".join(str(exc).split())
         raise InputError(f"{VENDOR} refused the price lookup ({SERVICE} skus): {said}") from exc
     found: list[RefreshedPrice] = []
+    # the bundled rows: a corrupt overlay must not stop the refresh that replaces it
+    bundled = {e.name: e for e in catalog.bundled_instances(CLOUD)}
     for name in names:
-        entry = catalog.instance(CLOUD, name)
+        entry = bundled.get(name)
         if entry is None:
             found.append(RefreshedPrice(name, None, None))
             continue

@@ -6,12 +6,15 @@ API (``gpupool.refresh``) and writes them to the catalog's local overlay
 vendor module also describes instance types (Volcengine, which publishes no static catalog),
 the GPU types the bundled catalog lacks become full instance rows of the overlay, and the facts
 of bundled types are compared with the API's (a contradiction is reported; the bundled facts
-stay).
+stay). The vendor's answer is input too: the region is checked before any call, every row by the
+rules the overlay's reader applies (``catalog.overlay_problem``) before anything is written, and
+a refresh that would write no price writes nothing.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -19,8 +22,8 @@ from typing import Any
 
 from gpupool import catalog
 from gpupool.catalog import CloudFacts, GpuModel, InstanceType
-from gpupool.errors import InputError
-from gpupool.files import write_atomic
+from gpupool.errors import GpupoolError, InputError
+from gpupool.files import UnsafePathError, write_atomic
 from gpupool.refresh import VENDORS, RefreshedType, vendor
 
 REFRESHABLE = VENDORS
@@ -84,6 +87,9 @@ class Refreshed:
             GPU product is no catalog GPU).
         disputed: Bundled types whose facts the API contradicts, ``"<type>: <what>"`` (the
             bundled facts stay).
+        refused: What the API answered that is no catalog row, ``"<type>: <why>"`` (a price
+            that is not a positive finite figure, a type with -4 vCPUs): left out, the bundled
+            row (if any) stays.
 
     """
 
@@ -95,6 +101,7 @@ class Refreshed:
     added: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
     disputed: tuple[str, ...] = ()
+    refused: tuple[str, ...] = ()
 
 
 def _disputes(base: InstanceType, described: RefreshedType) -> str:
@@ -147,6 +154,57 @@ def _price(
             "spot_hourly": spot, "source": source, "as_of": as_of}  # fmt: skip
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _printable(text: str, most: int = 300) -> str:
+    """Return an API's words on one line, control characters as ``?``, cut at ``most``."""
+    flat = _CONTROL.sub("?", text)
+    return flat if len(flat) <= most else f"{flat[: most - 3]}..."
+
+
+def _row_problem(cloud: str, document: dict[str, Any]) -> str:
+    """Say why ``document`` (one row) is no overlay a later read takes ("" when it is one)."""
+    try:
+        data = json.dumps(document, allow_nan=False).encode("utf-8")
+    except ValueError:
+        return "a figure that is not a finite number (NaN or an infinity)"
+    return catalog.overlay_problem(cloud, data)
+
+
+def _checked_region(cloud: str, region: str, vendor_name: str) -> str:
+    """Return ``region`` when it is one of ``cloud``'s, before any call is made."""
+    if not region or catalog.is_region(cloud, region):
+        return region  # no region: the vendor module says which option is missing
+    known = catalog.cloud(cloud).regions
+    hint = f"closest: {', '.join(catalog.closest(region, known))}" if known else "e.g. cn-beijing"
+    raise InputError(
+        f"'{_printable(region, 60)}' is not a region of {vendor_name} ({hint}); nothing was read "
+        "or written"
+    )
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write the overlay whole, or raise InputError saying why not (nothing is then changed)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise InputError(
+            f"cannot make the price overlay's folder {path.parent} ({reason}); set "
+            f"{catalog.OVERLAY_ENV} to a folder gpupool can write"
+        ) from exc
+    try:
+        write_atomic(path, data)
+    except UnsafePathError as exc:
+        raise InputError(f"cannot write the price overlay: {exc.strerror}") from exc
+    except OSError as exc:
+        raise InputError(
+            f"cannot write the price overlay {path} ({exc.strerror or exc}); the file there, "
+            "if any, is left as it was"
+        ) from exc
+
+
 def refresh(
     cloud: str | None,
     region: str | None = None,
@@ -154,6 +212,10 @@ def refresh(
     today: date | None = None,
 ) -> Refreshed:
     """Read current prices of the cloud's catalog instance types into the local overlay.
+
+    Every row is checked by the rules a later read of the overlay applies before it is written
+    (what fails them is ``refused``), and the whole file again: the refresh writes only what
+    it can read back. A refresh that would write no price and no instance type writes nothing.
 
     Args:
         cloud: The cloud, one of ``REFRESHABLE`` (None: the command left it out).
@@ -167,8 +229,9 @@ def refresh(
         Where the overlay went and what it holds.
 
     Raises:
-        InputError: the cloud cannot be refreshed, its SDK is missing, or the vendor refused
-            the calls.
+        InputError: the cloud cannot be refreshed, the region is not one of its regions, its
+            SDK is missing, the vendor refused the calls, the API gave nothing usable, or the
+            overlay cannot be written.
 
     """
     if cloud is None:
@@ -180,6 +243,7 @@ def refresh(
         )
     api = vendor(cloud)
     where = region or catalog.cloud(cloud).reference_region or ""
+    where = _checked_region(cloud, where, api.VENDOR)
     bundled = {e.name: e for e in catalog.bundled_instances(cloud)}
     describe = getattr(api, "instance_types", None)  # vendors without a static catalog
     try:
@@ -190,32 +254,46 @@ def refresh(
     except ModuleNotFoundError as exc:
         hint = f"pip install 'gpupool[{api.EXTRA}]'"
         raise InputError(f"{exc.name} is not installed: {hint}") from exc
-    except InputError:
-        raise
+    except (GpupoolError, catalog.OverlayError, catalog.CatalogDataError):
+        raise  # gpupool's own: never the vendor refusing
     except Exception as exc:  # the SDKs' own errors: no credentials, access denied, throttling
         raise InputError(f"{api.VENDOR} refused the price lookup: {exc}") from exc
     as_of = (today or datetime.now(timezone.utc).date()).isoformat()
     source = f"gpupool catalog refresh {as_of}: {api.source(where)}"
+    base: dict[str, Any] = {"format_version": catalog.OVERLAY_FORMAT_VERSION, "source": [source],
+                            "as_of": as_of, "cloud": cloud, "prices": []}  # fmt: skip
+    if describe is not None:
+        base["instances"] = []
     rows: list[dict[str, Any]] = []
     instances: list[dict[str, Any]] = []
     missing: list[str] = []
+    refused: list[str] = []
+
+    def usable(key: str, row: dict[str, Any]) -> bool:
+        problem = _row_problem(cloud, {**base, key: [row]})
+        if problem:
+            refused.append(f"{_printable(str(row.get('name')), 80)}: {_printable(problem)}")
+        return not problem
+
     for price in found:
-        base = bundled.get(price.instance_type)
-        if base is None and price.instance_type in described:
+        base_row = bundled.get(price.instance_type)
+        if base_row is None and price.instance_type in described:
             has = price.on_demand_hourly is not None or price.spot_hourly is not None
             call = getattr(api, "TYPES_CALL", api.VENDOR)
             row_source = f"gpupool catalog refresh {as_of}: {call} {where}"
             figures = _price(where, price.currency, price.on_demand_hourly, price.spot_hourly,
                              source if has else f"{source}; no price from the API", as_of)
-            instances.append(_row(cloud, described[price.instance_type], figures, row_source))
+            row = _row(cloud, described[price.instance_type], figures, row_source)
+            if usable("instances", row):
+                instances.append(row)
             continue
-        if base is None or (price.on_demand_hourly is None and price.spot_hourly is None):
+        if base_row is None or (price.on_demand_hourly is None and price.spot_hourly is None):
             missing.append(price.instance_type)
             continue
         # in the bundled price's own region (and currency) a figure the API lacks keeps the
         # bundled one; prices of two currencies never share a row
-        same = base.price.region == where and base.price.currency == price.currency
-        kept = base.price if same else None
+        same = base_row.price.region == where and base_row.price.currency == price.currency
+        kept = base_row.price if same else None
         on_demand = price.on_demand_hourly
         spot = price.spot_hourly
         note = []
@@ -224,19 +302,27 @@ def refresh(
         if spot is None and kept is not None:
             spot, note = kept.spot_hourly, [*note, "spot"]
         suffix = f"; {' and '.join(note)} from the bundled catalog" if note else ""
-        rows.append({
+        row = {
             "name": price.instance_type,
             "price": _price(where, price.currency, on_demand, spot, source + suffix, as_of),
-        })  # fmt: skip
+        }
+        if usable("prices", row):
+            rows.append(row)
     skipped = tuple(
-        f"{n}: {t.skip}" for n, t in described.items() if not t.gpu and n not in bundled
+        _printable(f"{n}: {t.skip}") for n, t in described.items() if not t.gpu and n not in bundled
     )
     disputed = tuple(
-        f"{n}: {what}"
+        _printable(f"{n}: {what}")
         for n, t in described.items()
-        if (base := bundled.get(n)) is not None
-        if (what := _disputes(base, t))
+        if (base_row := bundled.get(n)) is not None
+        if (what := _disputes(base_row, t))
     )
+    if not rows and not instances:
+        raise InputError(
+            f"{api.VENDOR} gave no usable price for any {cloud} catalog type in {where} "
+            f"({len(missing)} without a price, {len(refused)} refused); nothing was written, "
+            "the overlay (if any) is left as it was"
+        )
     notes = [
         "Written by gpupool catalog refresh; validate and plan take these prices in place of "
         "the bundled catalog's for the instance types listed. Run it again to refresh, or "
@@ -250,18 +336,19 @@ def refresh(
         )
     notes += [f"Not a row: {s}" for s in skipped]
     notes += [f"The API contradicts the bundled row (kept): {d}" for d in disputed]
-    document: dict[str, Any] = {
-        "source": [source],
-        "as_of": as_of,
-        "notes": notes,
-        "cloud": cloud,
-        "prices": rows,
-    }
+    notes += [f"Refused (not a catalog figure): {r}" for r in refused]
+    document: dict[str, Any] = {**base, "notes": notes, "prices": rows}
     if describe is not None:
         document["instances"] = instances
+    data = (json.dumps(document, indent=2, allow_nan=False) + "\n").encode("utf-8")
+    problem = catalog.overlay_problem(cloud, data)
+    if problem:  # every row passed alone: what is left is the whole (a type listed twice)
+        raise InputError(
+            f"gpupool catalog refresh would write an overlay it cannot read back ({problem}); "
+            "nothing was written"
+        )
     path = catalog.overlay_dir() / f"instances-{cloud}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, (json.dumps(document, indent=2) + "\n").encode("utf-8"))
+    _write(path, data)
     priced = [r["name"] for r in rows] + [
         r["name"] for r in instances
         if r["price"]["on_demand_hourly"] is not None or r["price"]["spot_hourly"] is not None
@@ -275,4 +362,5 @@ def refresh(
         tuple(r["name"] for r in instances),
         skipped,
         disputed,
+        tuple(refused),
     )

@@ -309,6 +309,7 @@ def format_refreshed(result: Refreshed, fmt: str = "text") -> str:
             "added": list(result.added),
             "skipped": list(result.skipped),
             "disputed": list(result.disputed),
+            "refused": list(result.refused),
         }
         return json.dumps(doc, indent=2) + "\n"
     lines = [
@@ -329,4 +330,6 @@ def format_refreshed(result: Refreshed, fmt: str = "text") -> str:
         lines.append(f"Not added: {skipped}; a pool on it declares gpu: {{model, count}}.")
     for disputed in result.disputed:
         lines.append(f"The API contradicts the bundled catalog for {disputed} (kept).")
+    for refused in result.refused:
+        lines.append(f"Left out, not a catalog figure: {refused}.")
     return "\n".join(lines) + "\n"

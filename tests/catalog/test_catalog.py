@@ -569,6 +569,6 @@ def test_a_malformed_overlay_instance_row_names_itself(
     """An instance row is checked like a bundled one (canonical GPU, known keys) and needs its
     source; the error names the overlay file."""
     _write(overlay_file, [row])
-    with pytest.raises(catalog.CatalogDataError, match=problem) as caught:
+    with pytest.raises(catalog.OverlayError, match=problem) as caught:
         catalog.instances("volcengine")
     assert str(overlay_file) in str(caught.value)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import urllib.error
 from datetime import date
@@ -264,3 +265,115 @@ def test_the_real_fetcher_parses_the_body_and_needs_no_credentials() -> None:
     )
     # a quote in a name stays inside its OData literal
     assert "armSkuName eq 'a''b'" in azure.price_filter("eastus", ["a'b"])
+
+
+def _with_price(name: str, figure: float) -> list[dict[str, Any]]:
+    """The recorded items, the on-demand meter of ``name`` in eastus at ``figure``."""
+    items = json.loads(json.dumps(RECORDED["items"]))
+    for item in items:
+        if (item["armSkuName"], item["armRegionName"]) == (name, "eastus") and not item[
+            "skuName"
+        ].endswith(" Spot"):
+            item["retailPrice"] = figure
+    return items
+
+
+@pytest.mark.parametrize(
+    ("figure", "why"), [(float("inf"), "not a finite number"), (1e308, "up to 1e+06")]
+)
+def test_a_price_no_catalog_row_takes_is_left_out(
+    tmp_path: Path, monkeypatch: Any, figure: float, why: str
+) -> None:
+    """Issue 27: a vendor's Infinity (Python's json reads it; JSON has no such number) or
+    1e308 was written as is, a file no JSON reader or later gpupool takes. Such a figure is
+    refused, named, and the rest of the overlay is written and reads back."""
+    monkeypatch.setenv(catalog.OVERLAY_ENV, str(tmp_path / "overlay"))
+    items = _with_price("Standard_NV6ads_A10_v5", figure)
+    result = catalog_use.refresh("azure", None, RetailPrices(items), TODAY)
+    assert "Standard_NV6ads_A10_v5" not in result.priced
+    (refused,) = result.refused
+    assert refused.startswith("Standard_NV6ads_A10_v5: ") and why in refused
+    data = result.path.read_bytes()
+    assert b"Infinity" not in data and catalog.overlay_problem("azure", data) == ""
+    written = {r["name"] for r in json.loads(data)["prices"]}
+    assert "Standard_NV6ads_A10_v5" not in written and "Standard_NC40ads_H100_v5" in written
+
+
+def test_an_unknown_region_is_refused_before_any_call(tmp_path: Path, monkeypatch: Any) -> None:
+    """Issue 27: --region eastuss exited 0 and replaced a good overlay with no rows."""
+    monkeypatch.setenv(catalog.OVERLAY_ENV, str(tmp_path / "overlay"))
+    first = catalog_use.refresh("azure", None, RetailPrices(RECORDED["items"]), TODAY)
+    good = first.path.read_bytes()
+    answers = RetailPrices(RECORDED["items"])
+    with pytest.raises(InputError, match="'eastuss' is not a region of Azure \\(closest: eastus"):
+        catalog_use.refresh("azure", "eastuss", answers, TODAY)
+    assert answers.asked == [] and first.path.read_bytes() == good
+
+
+def test_a_refresh_with_no_price_writes_nothing(tmp_path: Path, monkeypatch: Any) -> None:
+    """A real region where the API prices none of the types keeps the overlay there."""
+    monkeypatch.setenv(catalog.OVERLAY_ENV, str(tmp_path / "overlay"))
+    first = catalog_use.refresh("azure", None, RetailPrices(RECORDED["items"]), TODAY)
+    good = first.path.read_bytes()
+    assert "brazilsouth" in catalog.cloud("azure").regions
+    with pytest.raises(InputError, match=r"gave no usable price for any azure catalog type in "
+                       r"brazilsouth .*nothing was written"):  # fmt: skip
+        catalog_use.refresh("azure", "brazilsouth", RetailPrices(RECORDED["items"]), TODAY)
+    assert first.path.read_bytes() == good
+
+
+@pytest.mark.parametrize("planted", ["link", "folder-is-a-file", "parent-is-a-file"])
+def test_write_failures_are_one_line_input_errors(
+    tmp_path: Path, monkeypatch: Any, planted: str
+) -> None:
+    """Issue 27: a linked overlay or a folder that is a file gave an internal error (or blamed
+    Azure). Each is one line naming the path; nothing is written through the link."""
+    overlay = tmp_path / "overlay"
+    victim = tmp_path / "victim.json"
+    victim.write_text("mine", "utf-8")
+    if planted == "link":
+        overlay.mkdir()
+        (overlay / "instances-azure.json").symlink_to(victim)
+        match = "cannot write the price overlay: .*is a symbolic link"
+    elif planted == "folder-is-a-file":
+        overlay.write_text("a file", "utf-8")
+        match = "cannot make the price overlay's folder"
+    else:
+        (tmp_path / "file").write_text("a file", "utf-8")
+        overlay = tmp_path / "file" / "overlay"
+        match = "cannot make the price overlay's folder"
+    monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
+    with pytest.raises(InputError, match=match) as caught:
+        catalog_use.refresh("azure", None, RetailPrices(RECORDED["items"]), TODAY)
+    assert "\n" not in str(caught.value) and "refused" not in str(caught.value)
+    assert victim.read_text("utf-8") == "mine"
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes anywhere")
+def test_a_folder_without_write_permission_is_one_line(tmp_path: Path, monkeypatch: Any) -> None:
+    """No permission to write the overlay's folder: one line naming the file."""
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    overlay.chmod(0o500)
+    monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
+    try:
+        with pytest.raises(InputError, match=r"cannot write the price overlay .*instances-azure"):
+            catalog_use.refresh("azure", None, RetailPrices(RECORDED["items"]), TODAY)
+    finally:
+        overlay.chmod(0o700)
+
+
+def test_the_cli_says_the_write_failure_not_an_internal_error(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Through the command line the same fault is `error:` and exit 1."""
+    from gpupool.cli import run
+
+    overlay = tmp_path / "overlay"
+    overlay.write_text("a file", "utf-8")
+    monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
+    monkeypatch.setattr(azure, "clients", lambda region: RetailPrices(RECORDED["items"]))
+    err = io.StringIO()
+    assert run(["catalog", "refresh", "--cloud", "azure"], stderr=err) == 1
+    assert err.getvalue().startswith("error: cannot make the price overlay's folder")
+    assert "internal error" not in err.getvalue()

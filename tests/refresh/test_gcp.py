@@ -245,3 +245,18 @@ def test_refresh_refuses_what_it_cannot_read(monkeypatch: Any, tmp_path: Path) -
     with pytest.raises(InputError, match=r"google-cloud-billing is not installed: pip install "
                        r"'gpupool\[gcp-catalog\]'"):  # fmt: skip
         catalog_use.refresh("gcp", None, None, TODAY)
+
+
+def test_a_corrupt_overlay_is_replaced_not_blamed_on_google(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Issue 27: a corrupt GCP overlay stopped the refresh that replaces it, and the error said
+    Google refused. The refresh prices the bundled rows and writes an overlay read back whole."""
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
+    (overlay / "instances-gcp.json").write_text('{"source": ["cut short', "utf-8")
+    with _served(_Recorded()) as client:
+        result = catalog_use.refresh("gcp", None, client, TODAY)
+    assert "a3-highgpu-8g" in result.priced
+    assert catalog.overlay_problem("gcp", result.path.read_bytes()) == ""  # the new file reads

@@ -455,3 +455,46 @@ def test_instance_type_refusal_is_one_line(monkeypatch: pytest.MonkeyPatch) -> N
         "Volcengine refused the instance type lookup: InvalidAccessKey: The accesskey "
         "[testing-ak] included in the request is invalid. (HTTP 401)"
     )
+
+
+def test_types_no_catalog_row_takes_are_refused_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27: an answer of -4 vCPUs or 100,000 GPUs a node was written as an instance row.
+    Each is refused, named with why, and left out; the overlay written reads back whole."""
+    overlay = tmp_path / "overlay"
+    monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
+    pages = copy.deepcopy(TYPES)
+    negative = _gpu_type("ecs.bad.neg", "NVIDIA A10", 1, 23028)
+    negative["Processor"]["Cpus"] = -4
+    pages[1]["Result"]["InstanceTypes"] += [
+        negative, _gpu_type("ecs.bad.many", "NVIDIA A10", 100_000, 23028)
+    ]  # fmt: skip
+    names = [e.name for e in catalog.bundled_instances("volcengine")]
+    answers = _type_answers(pages) + _answers([*names, *NEW_TYPES, "ecs.bad.neg",
+                                               "ecs.bad.many"], now=False)  # fmt: skip
+    ecs, pool = _clients(monkeypatch, answers)
+    result = catalog_use.refresh("volcengine", "cn-beijing", ecs, TODAY)
+    assert pool.answers == []
+    assert set(result.added) == set(NEW_TYPES)
+    assert result.refused == (
+        "ecs.bad.neg: instances row ecs.bad.neg vcpus: expected an integer from 1 to 4096, "
+        "got -4",
+        "ecs.bad.many: instances row ecs.bad.many gpu_count: expected an integer from 1 to 16, "
+        "got 100000",
+    )
+    assert catalog.overlay_problem("volcengine", result.path.read_bytes()) == ""
+    written = json.loads(result.path.read_text("utf-8"))
+    assert {r["name"] for r in written["instances"]} == set(NEW_TYPES)
+    assert "Left out, not a catalog figure: ecs.bad.neg" in format_refreshed(result)
+
+
+@pytest.mark.parametrize("region", ["cn beijing", "cn-beijing\n", "../../etc", "CN-BEIJING"])
+def test_a_region_of_no_regions_shape_is_refused_before_any_call(
+    monkeypatch: pytest.MonkeyPatch, region: str
+) -> None:
+    """Volcengine has no confirmed region list: a region must still look like one."""
+    ecs, pool = _clients(monkeypatch, [])
+    with pytest.raises(InputError, match=r"is not a region of Volcengine \(e\.g\. cn-beijing\)"):
+        catalog_use.refresh("volcengine", region, ecs, TODAY)
+    assert pool.headers == []

@@ -106,7 +106,8 @@ def test_refresh_result_as_json_names_everything_the_text_does(tmp_path: Path) -
     result = Refreshed(tmp_path / "instances-volcengine.json", "cn-beijing", "2026-12-02",
                        ("ecs.gni2.3xlarge",), ("ecs.ebmhpcpni3l.48xlarge",),
                        ("ecs.gni3cl.11xlarge",), ("ecs.g1ve.2xlarge: no such GPU",),
-                       ("ecs.gni2.3xlarge: vCPUs 14, the API says 12",))  # fmt: skip
+                       ("ecs.gni2.3xlarge: vCPUs 14, the API says 12",),
+                       ("ecs.bad: vcpus: expected an integer from 1 to 4096, got -4",))  # fmt: skip
     doc = json.loads(view.format_refreshed(result, "json"))
     assert doc == {
         "format_version": FORMAT_VERSION, "overlay": str(result.path), "region": "cn-beijing",
@@ -114,7 +115,9 @@ def test_refresh_result_as_json_names_everything_the_text_does(tmp_path: Path) -
         "missing": ["ecs.ebmhpcpni3l.48xlarge"], "added": ["ecs.gni3cl.11xlarge"],
         "skipped": ["ecs.g1ve.2xlarge: no such GPU"],
         "disputed": ["ecs.gni2.3xlarge: vCPUs 14, the API says 12"],
+        "refused": ["ecs.bad: vcpus: expected an integer from 1 to 4096, got -4"],
     }  # fmt: skip
     text = view.format_refreshed(result)
-    for item in (*result.added, *result.skipped, *result.disputed, *result.missing):
+    for item in (*result.added, *result.skipped, *result.disputed, *result.missing,
+                 *result.refused):  # fmt: skip
         assert item in text
