@@ -4,7 +4,8 @@ Owns: the only import of the official ``kubernetes`` client (imported lazily ins
 so ``import gpupool.cluster`` works without it), listing every node with its labels,
 annotations, allocatable and capacity, readiness and cordon state, taints and status conditions
 (``NodeCondition``: type, status, reason, message, lastTransitionTime), turning client failures
-(no kubeconfig, unknown context, unreachable server, rejected credentials) into one
+(no kubeconfig, unknown context, unreachable server, rejected credentials, an answer that is
+not a node list, such as a proxy's empty body or login page) into one
 :class:`ClusterUnavailableError` sentence, refusing a kubeconfig whose aliases expand past the
 stack-file loader's limits before the client (which would never finish) reads it, and parsing
 Kubernetes resource quantities.
@@ -134,12 +135,29 @@ def read_gpu_nodes(context: str | None = None, api: Any | None = None) -> list[O
 
     Raises:
         ClusterUnavailableError: the client is not installed, there is no usable
-            configuration or context, the server cannot be reached, or it refuses the request.
+            configuration or context, the server cannot be reached, it refuses the request,
+            or its answer is not a node list.
 
     """
     k8s = _import_kubernetes()
     core = api if api is not None else _core_api(k8s, context)
-    return [_observe(item) for item in _list_all(k8s, core, context)]
+    out = []
+    for item in _list_all(k8s, core, context):
+        try:
+            out.append(_observe(item))
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise _not_a_node_list(core, context) from exc
+    return out
+
+
+def _not_a_node_list(core: Any, context: str | None) -> ClusterUnavailableError:
+    """Return the error for an answer to ``list_node`` that is not a node list."""
+    named = f" for context {context!r}" if context else ""
+    return ClusterUnavailableError(
+        f"The Kubernetes API server{_server(core)} did not answer with a node list{named}: its "
+        "answer (an empty body, a web page or another document) is not a NodeList. Check that "
+        "the kubeconfig's server is the API server itself, not a proxy or a login page."
+    )
 
 
 def _import_kubernetes() -> Any:
@@ -220,12 +238,17 @@ def _list_all(k8s: Any, core: Any, context: str | None) -> Iterator[Any]:
             kwargs["_continue"] = token
         try:
             page = core.list_node(**kwargs)
+        except (TypeError, ValueError) as exc:  # the client could not read a V1NodeList
+            raise _not_a_node_list(core, context) from exc
         except Exception as exc:
             mapped = _unavailable(k8s, core, context, exc)
             if mapped is None:
                 raise
             raise mapped from exc
-        yield from page.items or ()
+        items = getattr(page, "items", None)
+        if not isinstance(items, (list, tuple)) and items is not None:
+            raise _not_a_node_list(core, context)
+        yield from items or ()
         metadata = page.metadata
         token = getattr(metadata, "_continue", None) if metadata is not None else None
         if not token:

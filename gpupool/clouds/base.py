@@ -85,6 +85,9 @@ class Cloud:
         zones_by_subnet: a node pool's zones are those of its subnets, so ``placement.zones``
             takes effect only through subnets whose zones the stack gives
             (``settings.subnets``; AWS EKS).
+        zone_in_region: whether a zone name belongs to a region, where the cloud's zone names
+            say so (AWS: the region's code and a letter, or a Local Zone's
+            ``<region>-<location>``); None where gpupool does not check.
         attaches_efa: the cloud's node groups can attach EFA interfaces through a launch
             template (AWS), so compact pools on EFA instance types get them
             (``gpupool.facts.network``).
@@ -130,6 +133,7 @@ class Cloud:
     compact_placement: bool = True
     zonal_compact: bool = True
     zones_by_subnet: bool = False
+    zone_in_region: Callable[[str, str], bool] | None = None
     attaches_efa: bool = False
     labels_instance_type: bool = True
     program_helpers: tuple[str, ...] = ()

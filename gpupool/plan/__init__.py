@@ -17,7 +17,9 @@ This package owns ``PlanResult`` and the pure functions that make one (no I/O, n
   remainder and the price of one unit of each slot kind, from the same facts
   (``gpupool.plan.tenant_cost``);
 - ``advice``: what would save money, priced (``gpupool.spec.checks.advice``, the same items
-  ``validate`` reports as ``info``).
+  ``validate`` reports as ``info``);
+- ``pins``: digests of what each desired resource makes the engine do, so that ``up --expect``
+  applies only the graph that was reviewed (``gpupool.plan.pins``).
 
 A plan takes its base as data (``Base``: a graph, or None for nothing, and where it came from);
 choosing and loading it (the applied record, another stack file, a git revision) is
@@ -26,7 +28,8 @@ choosing and loading it (the applied record, another stack file, a git revision)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from gpupool import catalog
@@ -59,6 +62,7 @@ from gpupool.plan.changes import (
 )
 from gpupool.plan.cost import HOURS_PER_MONTH, CostReport, PoolCost, cost, price_regions
 from gpupool.plan.diff import diff, diff_inputs
+from gpupool.plan.pins import GraphPins, pin_graph
 from gpupool.plan.tenant_cost import (
     PoolShare,
     TenantCost,
@@ -84,6 +88,7 @@ __all__ = [
     "Advice",
     "Base",
     "CostReport",
+    "GraphPins",
     "InputChange",
     "InputPath",
     "MinMax",
@@ -145,6 +150,15 @@ class PlanResult:
     cost: CostReport
     tenant_cost: TenantCostReport | None = None
     advice: tuple[Advice, ...] = ()
+    desired: ResourceGraph | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def pins(self) -> GraphPins | None:
+        """The digests of the desired graph (``gpupool.plan.pins``), made when first asked for.
+
+        Only the JSON document and ``up --expect`` need them; text and markdown plans skip them.
+        """
+        return None if self.desired is None else pin_graph(self.desired)
 
     @property
     def summary(self) -> Summary:
@@ -189,4 +203,5 @@ def make_plan(base: Base, desired: ResourceGraph, stack: Stack) -> PlanResult:
         cost=cost(base_graph, desired, region),
         tenant_cost=tenant_costs(base_graph, desired),
         advice=tuple(advice(stack)),
+        desired=desired,
     )

@@ -16,6 +16,9 @@ must:
 - on a spot pool with ``interruption.drainSeconds``, set ``terminationGracePeriodSeconds`` no
   longer than the drain time.
 
+The last two judge every pod that can reach the pool (``reaches``): by ``nodeSelector`` or by
+any required node-affinity term that admits the pool's label value.
+
 Each rule has its own message naming the tenant, the pool and the fix. What a violation does is
 ``cluster.admission.action`` (``validationActions``: Deny, Warn or Audit).
 
@@ -84,16 +87,61 @@ _SELECTOR = f"has(object.spec.nodeSelector) && '{POOL_LABEL}' in object.spec.nod
 _SELECTED = f"object.spec.nodeSelector['{POOL_LABEL}']"
 
 
-def on_pool(pool: str) -> str:
-    """Return the CEL that tells a pod selects ``pool`` by its node selector."""
-    return f"({_SELECTOR} && {_SELECTED} == '{pool}')"
+_REQUIRED = "object.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+_HAS_REQUIRED = (f"has(object.spec.affinity) && has(object.spec.affinity.nodeAffinity) && "
+                 f"has({_REQUIRED})")
+#: A Gt/Lt value CEL's ``int()`` reads exactly as Go's ``strconv.ParseInt`` (18 digits fit int64).
+_SMALL_INT = "^[-+]?[0-9]{1,18}$"
+_INT64_MAX = 2**63 - 1
+
+
+def _admits(pool: str) -> str:
+    """Return the CEL that tells a requirement ``e`` on the pool label can match ``pool``'s nodes.
+
+    Kubernetes ``labels.Requirement.Matches``: In and NotIn test the value, Exists holds on every
+    labelled node and DoesNotExist on none; Gt and Lt read the node's value as an integer and
+    never match one that is not (a pool named by digits only can match). A value the API server
+    would not parse counts as matching: judging a pod that cannot land is harmless.
+    """
+    listed = f"(has(e.values) && '{pool}' in e.values)"
+    if pool.isdigit() and int(pool) <= _INT64_MAX:
+        number = (f"(!(has(e.values) && size(e.values) == 1 && e.values[0].matches('{_SMALL_INT}'))"
+                  f" || (e.operator == 'Gt' ? {int(pool)} > int(e.values[0]) : "
+                  f"{int(pool)} < int(e.values[0])))")
+    else:
+        number = "false"
+    return (f"(e.operator == 'In' ? {listed} : e.operator == 'NotIn' ? !{listed} : "
+            f"e.operator == 'DoesNotExist' ? false : "
+            f"(e.operator == 'Gt' || e.operator == 'Lt') ? {number} : true)")
+
+
+def reaches(pool: str) -> str:
+    """Return the CEL that tells a pod may be scheduled onto ``pool``'s nodes, however it asks.
+
+    The pod's ``nodeSelector`` and its required node affinity must both allow the pool's label
+    value (Kubernetes ``component-helpers/scheduling/corev1/nodeaffinity``,
+    ``RequiredNodeAffinity.Match``). The affinity's ``nodeSelectorTerms`` are ORed and an empty
+    term matches nothing; within a term the requirements are ANDed, so a term can reach the pool
+    unless one requirement on ``gpupool.io/pool`` excludes it. Requirements on other labels and
+    ``matchFields`` are assumed to match: the answer errs towards judging the pod.
+    """
+    selector = f"(!({_SELECTOR}) || {_SELECTED} == '{pool}')"
+    term = (
+        "((has(t.matchExpressions) && size(t.matchExpressions) > 0) || "
+        "(has(t.matchFields) && size(t.matchFields) > 0)) && "
+        f"(!has(t.matchExpressions) || t.matchExpressions.all(e, e.key != '{POOL_LABEL}' || "
+        f"{_admits(pool)}))"
+    )
+    affinity = (f"(!({_HAS_REQUIRED}) || (has({_REQUIRED}.nodeSelectorTerms) && "
+                f"{_REQUIRED}.nodeSelectorTerms.exists(t, {term})))")
+    return f"({selector} && {affinity})"
 
 
 def _targets(pools: tuple[str, ...]) -> str:
     names = _list(pools)
-    terms = "object.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+    terms = _REQUIRED
     affinity = (
-        f"has(object.spec.affinity) && has(object.spec.affinity.nodeAffinity) && has({terms}) && "
+        f"{_HAS_REQUIRED} && "
         f"{terms}.nodeSelectorTerms.all(t, has(t.matchExpressions) && t.matchExpressions.exists("
         f"e, e.key == '{POOL_LABEL}' && e.operator == 'In' && has(e.values) && "
         f"e.values.all(v, v in {names})))"
@@ -137,7 +185,7 @@ def _hami(tenant: Tenant, pool: Pool) -> list[dict[str, str]]:
         f"{gpu} in c.resources.limits) || ({' && '.join(checks)}))"
     )
     return [_rule(
-        f"!{on_pool(pool.name)} || ({per_container})",
+        f"!{reaches(pool.name)} || ({per_container})",
         f"Pods of tenant {tenant.name} on pool {pool.name} get one slot of a GPU: each container "
         f"using nvidia.com/gpu must limit {', '.join(asked)} (snippets/"
         f"{filename(tenant, pool).split('/', 1)[1]}).",
@@ -149,7 +197,7 @@ def _drain(tenant: Tenant, pool: Pool) -> list[dict[str, str]]:
     if pool.capacity.type != "spot" or drain is None:
         return []
     return [_rule(
-        f"!{on_pool(pool.name)} || (has(object.spec.terminationGracePeriodSeconds) && "
+        f"!{reaches(pool.name)} || (has(object.spec.terminationGracePeriodSeconds) && "
         f"object.spec.terminationGracePeriodSeconds <= {drain})",
         f"Pods of tenant {tenant.name} on spot pool {pool.name} must set "
         f"terminationGracePeriodSeconds to at most {drain}, the time the node has to drain "

@@ -14,10 +14,12 @@ recording rules), and a row per pool scope (``promql.scopes``) with GPU utilisat
 framebuffer use, temperature, power, the last XID error, and ECC errors and remapped rows.
 Its queries read the DCGM series the alert rule records (``gpupool:<metric>`` with ``node``),
 so they select a pool's GPUs exactly as its alerts do. ``queries`` lists every expression.
+Its uid (``uid``) is unique per stack name within Grafana's 40 characters.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -30,6 +32,7 @@ from gpupool.sharing.promql import Scope
 
 CONFIG_MAP = "gpupool-gpu-dashboard"
 SCHEMA_VERSION = 39  # Grafana 11's dashboard JSON schema version
+UID_MAX = 40  # Grafana docs, "Dashboard API": a uid has at most 40 characters
 
 UTIL, USED, FREE = "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE"
 TEMP, XID, DBE = "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"
@@ -120,6 +123,20 @@ def _panel(
     }
 
 
+def uid(stack_name: str) -> str:
+    """Return the dashboard's uid, unique per stack name and at most Grafana's 40 characters.
+
+    ``gpupool-<stack>`` where it fits; otherwise its first 31 characters and 8 hex digits of
+    the name's SHA-256, so two long names that share a beginning still differ and Grafana keeps
+    both dashboards.
+    """
+    plain = f"gpupool-{stack_name}"
+    if len(plain) <= UID_MAX:
+        return plain
+    digest = hashlib.sha256(stack_name.encode("utf-8")).hexdigest()[:8]
+    return f"{plain[:UID_MAX - len(digest) - 1].rstrip('-')}-{digest}"
+
+
 def model(stack: Stack) -> dict[str, Any]:
     """Return the Grafana dashboard JSON model of the stack."""
     rows = [(f"Stack {stack.name}", _stack_panels(stack))]
@@ -146,7 +163,7 @@ def model(stack: Stack) -> dict[str, Any]:
             )
         y += 8 * ((len(row) + 2) // 3)
     return {
-        "uid": f"gpupool-{stack.name}"[:40],
+        "uid": uid(stack.name),
         "title": f"gpupool GPUs: {stack.name}",
         "tags": ["gpupool", "gpu"],
         "schemaVersion": SCHEMA_VERSION,

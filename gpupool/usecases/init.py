@@ -113,14 +113,34 @@ def init(path: Path, cloud_name: str, gpu_name: str | None = None) -> Starter:
     if not result.valid:  # a bug in gpupool, not in the user's input: say what broke
         problems = "; ".join(f"{d.code}: {d.summary}" for d in result.diagnostics if d.is_error)
         raise InputError(f"gpupool init: the starter stack does not validate ({problems})")
-    if path.exists() or path.is_symlink():
-        raise InputError(f"{path}: already exists; gpupool init never overwrites a file")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_symlink() or path.exists():
+            raise InputError(f"{path}: already exists; gpupool init never overwrites a file")
+        _folder_for(path)
         with open(path, "x", encoding="utf-8") as fh:
             fh.write(text)
     except FileExistsError:
         raise InputError(f"{path}: already exists; gpupool init never overwrites a file") from None
-    except OSError as exc:
+    except OSError as exc:  # a name too long, no permission, a read-only file system...
         raise InputError(f"{path}: cannot be written ({exc.strerror or exc})") from None
     return chosen
+
+
+def _folder_for(path: Path) -> None:
+    """Make ``path``'s folder, saying so when something on the way is a file, not a folder.
+
+    Raises:
+        InputError: an existing part of the folder's path is not a folder.
+        OSError: the folder cannot be made.
+
+    """
+    for part in (path.parent, *path.parent.parents):
+        if part.exists() or part.is_symlink():
+            if not part.is_dir():
+                raise InputError(f"{path}: cannot be written: {part} is a file, not a folder")
+            break
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # made a file meanwhile: not that the stack file exists
+        raise InputError(f"{path}: cannot be written: a part of {path.parent} is not a "
+                         "folder") from None

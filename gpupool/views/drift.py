@@ -2,7 +2,9 @@
 
 Text is for a terminal or a CI log (each source's status, then the findings by source, then the
 counts); JSON is the drift document (plus each item's ``kind`` and the ``sources`` that ran or
-were skipped); markdown is a CI job summary or an issue body, starting with a hidden marker line.
+were skipped); markdown is a CI job summary or an issue body, starting with a hidden marker line
+and capped at ``MARKDOWN_LIMIT`` characters (GitHub refuses an issue body over 65,536 and drops a
+job summary over 1 MiB): findings that do not fit are cut, faults kept first, and the cut said.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from gpupool.formats import FORMAT_VERSION
 
 SOURCES = ("cloud", "cluster", "node")
 _MAX_VALUE = 300  # characters of one value in markdown before it is cut
+MARKDOWN_LIMIT = 65_000
+"""Most characters of the markdown report: under GitHub's 65,536 for an issue body."""
 
 
 def item_to_json(item: DriftItem) -> dict[str, Any]:
@@ -106,10 +110,19 @@ def _code_cell(text: str) -> str:
     return escape.code(text, _MAX_VALUE).replace("|", "\\|")
 
 
-def format_markdown(report: DriftReport) -> str:
-    """Render the report for a CI job summary or an issue."""
+def _row(i: DriftItem) -> str:
+    return (f"| {i.source}{' (fault)' if i.kind == 'fault' else ''} | {_code_cell(i.address)} | "
+            f"{_cell(i.summary)} | {_cell(_value(i.declared))} | {_cell(_value(i.observed))} |")
+
+
+def format_markdown(report: DriftReport, limit: int = MARKDOWN_LIMIT) -> str:
+    """Render the report for a CI job summary or an issue, in at most ``limit`` characters.
+
+    When the findings do not all fit, faults come first, the rows that fit are kept whole and
+    a closing line says how many findings (and faults) were cut and where to read them all.
+    """
     head = {
-        "drift": f"{len(report.items)} finding(s)",
+        "drift": f"{len(report.items):,} finding(s)",
         "no-drift": "no drift (in the sources checked)",
         "unknown": "unknown: no source could be checked",
     }[report.status]
@@ -125,14 +138,31 @@ def format_markdown(report: DriftReport) -> str:
             for s in report.sources
         )
     )
-    if report.items:
-        out += ["", "| source | what | finding | declared | observed |", "|---|---|---|---|---|"]
-        for i in report.items:
-            out.append(
-                f"| {i.source}{' (fault)' if i.kind == 'fault' else ''} | "
-                f"{_code_cell(i.address)} | "
-                f"{_cell(i.summary)} | {_cell(_value(i.declared))} | {_cell(_value(i.observed))} |"
-            )
+    if not report.items:
+        return "\n".join(out) + "\n"
+    out += ["", "| source | what | finding | declared | observed |", "|---|---|---|---|---|"]
+    rows = [_row(i) for i in report.items]
+    if sum(len(r) + 1 for r in rows) + sum(len(line) + 1 for line in out) <= limit:
+        return "\n".join([*out, *rows]) + "\n"
+    # faults first (a GPU that fails matters more than a label), each group in report order
+    ordered = sorted(report.items, key=lambda i: i.kind != "fault")
+    budget = limit - sum(len(line) + 1 for line in out) - 600
+    kept = 0
+    for item in ordered:
+        row = _row(item)
+        if len(row) + 1 > budget:
+            break
+        out.append(row)
+        budget -= len(row) + 1
+        kept += 1
+    cut = ordered[kept:]
+    faults = sum(1 for i in cut if i.kind == "fault")
+    out += ["", (
+        f"> :scissors: **Truncated**: {len(cut):,} of {len(report.items):,} findings "
+        f"({faults:,} of them faults) were cut to keep this report under {limit:,} characters "
+        "(GitHub's limit for an issue body is 65,536). Run `gpupool drift --format json` for "
+        "all of them."
+    )]
     return "\n".join(out) + "\n"
 
 

@@ -2,8 +2,9 @@
 
 This module owns the stable machine-readable shape: ``format_version``, ``stack``,
 ``resource_changes`` (Terraform's ``actions`` vocabulary and ``replace_paths``), ``summary``,
-``capacity`` and ``cost``. Fields may be added (``base``, ``tenants``, per-pool cost, slot
-profiles, ``changed_paths``, ``owner``), never renamed; a breaking change bumps
+``capacity``, ``cost`` and ``pins`` (what ``up --expect`` holds the file applied to). Fields may
+be added (``base``, ``tenants``, per-pool cost, slot profiles, ``changed_paths``, ``owner``,
+``pins``), never renamed; a breaking change bumps
 ``format_version``. Unknown amounts are ``null``, never 0.
 """
 
@@ -20,6 +21,7 @@ from gpupool.plan import (
     TenantCostReport,
     slot_prices,
 )
+from gpupool.plan import pins as plan_pins
 
 
 def _mm(mm: MinMax, digits: int = 4) -> dict[str, float | None]:
@@ -140,6 +142,7 @@ def to_json(result: PlanResult) -> dict[str, Any]:
             }
             for a in result.advice
         ],
+        "pins": None if result.pins is None else plan_pins.to_json(result.pins),
     }
 
 

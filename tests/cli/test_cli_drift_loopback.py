@@ -58,9 +58,11 @@ class NodesApi(BaseHTTPRequestHandler):
         if urlsplit(self.path).path != "/api/v1/nodes":
             self.send_error(404)
             return
-        body = json.dumps(node_list(*self.server.nodes)).encode()
+        kind, body = "application/json", json.dumps(node_list(*self.server.nodes)).encode()
+        if self.server.answer is not None:  # what a proxy or a login page answers instead
+            kind, body = self.server.answer
         self.send_response(200)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -75,6 +77,7 @@ def api_server() -> Iterator[Any]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), NodesApi)
     server.nodes = []
     server.paths = []
+    server.answer = None
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -239,3 +242,38 @@ def test_gpu_health_condition_alone_makes_drift_exit_2(
     else:
         assert f"  ! {addr}: NVSentinel condition GpuMemWatch is True" in out
         assert "Drift: 0 difference(s), 1 fault(s) in stack real." in out
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        ("application/json", b""),
+        ("text/html", b"<!doctype html><html><body><form action='/login'>Sign in</form></body>"
+                      b"</html>"),
+        ("application/json", b'{"kind": "Status", "items": "none"}'),
+        ("application/json", b'{"kind": "NodeList", "items": [{"metadata": 7}]}'),
+        ("application/json", b"[1, 2, 3]"),
+    ],
+    ids=["empty body", "html login page", "items not a list", "node not an object", "a list"],
+)
+def test_an_answer_that_is_not_a_node_list_names_the_server(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    api_server: Any,
+    answer: tuple[str, bytes],
+) -> None:
+    """Issue 27 item 5: an API server or proxy that answers 200 with an empty body or an HTML
+    login page gave an internal error. The client cannot make a V1NodeList of it
+    (kubernetes-client/python ``ApiClient.deserialize`` falls back to the raw text, which the
+    model refuses); drift says the server did not answer with a node list, naming it."""
+    api_server.answer = answer
+    pool = ("rtx", HAMI_POOL.format(slots=10))
+    got = _drift(tmp_path, monkeypatch, api_server, pool, "hami-rtx-pro-6000-lab",
+                 scheduler="hami")
+    cap = capsys.readouterr()
+    shown = cap.out + cap.err
+    assert got == 1, shown
+    assert "internal error" not in shown and "Traceback" not in shown
+    url = f"http://127.0.0.1:{api_server.server_address[1]}"
+    assert f"The Kubernetes API server at {url} did not answer with a node list" in shown, shown

@@ -120,7 +120,8 @@ def test_up_expect_refuses_a_preview_that_differs_and_applies_nothing(
 ) -> None:
     """Issue 18: the plan reviewed on the pull request had a second tenant; the file applied
     does not (it changed after the review), so the engine's preview lacks its namespace and
-    quota: up says what differs, exits 1 and runs no update."""
+    quota: up says what differs (the actions, then any other resource whose pinned inputs
+    changed), exits 1 and runs no update."""
     text = stack_file.read_text(encoding="utf-8")
     reviewed_file = tmp_path / "reviewed.yaml"
     reviewed_file.write_text(text + "  - name: ml\n    pools: [a10]\n    limit: {gpus: 2}\n")
@@ -133,11 +134,13 @@ def test_up_expect_refuses_a_preview_that_differs_and_applies_nothing(
     monkeypatch.setenv("FAKE_PULUMI_SCENARIO", "first-apply")
     assert run(["up", "--yes", "--expect", str(reviewed), str(stack_file)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    head, listed, last = err[-len(ml) - 2], err[-len(ml) - 1:-1], err[-1]
-    assert head == f"The engine's preview is not the reviewed plan {reviewed}:"
-    assert sorted(listed) == [f"  {line}" for line in differences]
+    head = err.index(f"The engine's preview is not the reviewed plan {reviewed}:")
+    listed, last = [line.strip() for line in err[head + 1:-1]], err[-1]
+    assert listed[:len(ml)] == sorted(differences, key=listed.index)
+    assert all(line.endswith("differ from the reviewed plan") for line in listed[len(ml):])
+    named = {line.split(": ", 1)[0] for line in listed}
     assert last == (
-        f"error: the engine's preview differs from the reviewed plan {reviewed} in {len(ml)} "
+        f"error: the engine's preview differs from the reviewed plan {reviewed} in {len(named)} "
         "resources; nothing was applied: review a new plan")
     assert not _engine_runs(tmp_path, "up")
     assert not record.record_path(stack_file, "vke-infer").exists()
@@ -145,7 +148,34 @@ def test_up_expect_refuses_a_preview_that_differs_and_applies_nothing(
                 str(stack_file)]) == 1
     error = json.loads(capsys.readouterr().out)["error"]
     assert error["kind"] == "plan-mismatch"
-    assert sorted(error["differences"]) == differences
+    assert error["differences"] == listed
+
+
+def test_up_expect_refuses_values_changed_after_the_review(
+    stack_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture, tmp_path: Path
+) -> None:
+    """Issue 27 item 4: the reviewed plan created a pool of 1-6 nodes; the file applied creates
+    the same addresses with the same actions but 600 nodes, 30 replicas and a limit of 400. The
+    plan pins every resource's inputs, so up names what differs and applies nothing."""
+    reviewed = _reviewed_plan(stack_file, capsys, tmp_path / "plan.json")
+    text = stack_file.read_text(encoding="utf-8")
+    edited = (text.replace("nodes: {min: 1, max: 6}", "nodes: {min: 1, max: 600}")
+              .replace("replicas: 3}", "replicas: 30}").replace("limit: {gpus: 4}",
+                                                              "limit: {gpus: 400}"))
+    assert edited.count("600") and edited != text
+    stack_file.write_text(edited, encoding="utf-8")
+    monkeypatch.setenv("FAKE_PULUMI_SCENARIO", "first-apply")
+    assert run(["up", "--yes", "--expect", str(reviewed), str(stack_file)]) == 1
+    err = capsys.readouterr().err
+    assert f"The engine's preview is not the reviewed plan {reviewed}:" in err
+    pool = build(load_stack(stack_file)).get("pool.a10.node_group")
+    assert pool is not None
+    said = [line.strip() for line in err.splitlines() if "differ from the reviewed plan" in line]
+    assert any(line.startswith("pool.a10.node_group: inputs ") for line in said), err
+    assert any(line.startswith("k8s.resourcequota.apps.") for line in said), err
+    assert any(line.startswith(f"{CONFIGMAP}: inputs ") for line in said), err
+    assert not _engine_runs(tmp_path, "up")
+    assert not record.record_path(stack_file, "vke-infer").exists()
 
 
 def test_up_expect_of_another_stacks_plan_is_an_input_error(

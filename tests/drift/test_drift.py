@@ -287,6 +287,34 @@ def test_text_and_markdown_forms() -> None:
     assert "| node (fault) |" in md
 
 
+def test_markdown_is_capped_and_says_what_was_cut() -> None:
+    """Issue 27 item 5: one node with 20,000 failed checks made 9.7 MB of markdown; GitHub
+    drops a job summary over 1 MiB and refuses an issue body over 65,536 characters. The report
+    stays under ``MARKDOWN_LIMIT``, keeps whole rows with the faults first, and says how many
+    findings it cut and where to read them all."""
+    drift = [drift_items.DriftItem("cluster", f"pool.p/node/n/label/{k}", "x" * 200, "y" * 200,
+                                   "label differs " + "z" * 80) for k in range(20_000)]
+    fault = drift_items.DriftItem("node", "pool.p/node/n/gpu/0", None, "ecc", "2 ECC errors",
+                                  kind="fault")
+    rep = drift_items.DriftReport("s", (*drift, fault), (drift_items.SourceStatus("node", True),))
+    md = drift_view.format_markdown(rep)
+    assert len(md) <= drift_view.MARKDOWN_LIMIT
+    lines = md.splitlines()
+    assert lines[0] == "<!-- gpupool-drift: s -->"
+    assert "20,001 finding(s)" in lines[1]
+    rows = [line for line in lines if line.startswith("| cluster") or line.startswith("| node")]
+    assert rows[0].startswith("| node (fault) | `pool.p/node/n/gpu/0`")
+    assert all(row.endswith(" |") for row in rows)  # whole rows only
+    kept = len(rows) - 1
+    assert lines[-1] == (
+        f"> :scissors: **Truncated**: {20_000 - kept:,} of 20,001 findings (0 of them faults) "
+        "were cut to keep this report under 65,000 characters (GitHub's limit for an issue body "
+        "is 65,536). Run `gpupool drift --format json` for all of them.")
+    small = drift_items.DriftReport("s", (drift[0], fault), rep.sources)
+    assert "Truncated" not in drift_view.format_markdown(small)
+    assert drift_view.format_markdown(small).splitlines()[-1].startswith("| node (fault)")
+
+
 def test_partial_gpu_vm_reports_its_vgpu_type_and_slice() -> None:
     """Azure NV6ads_A10_v5 has 1/6 of an A10: the driver calls it NVIDIA A10-4Q with 4 GiB.
 

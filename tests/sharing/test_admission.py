@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from gpupool import assemble
 from gpupool.model import Admission, Stack, Tenant
@@ -186,3 +188,170 @@ def test_admission_off_renders_nothing_and_warn_binds_warn() -> None:
                                                                    admission=Admission("warn")))
     tenant = warn.tenants[0]
     assert admission.binding(warn, tenant, "warn")["spec"]["validationActions"] == ["Warn"]
+
+
+def required(*terms: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return a pod's ``affinity`` with one required term per list of match expressions."""
+    rule = {"nodeSelectorTerms": [{"matchExpressions": t} if t else {} for t in terms]}
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": rule}}
+
+
+def by_affinity(pod: dict[str, Any], *terms: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return ``pod`` aimed by required node affinity instead of its node selector."""
+    aimed = copy.deepcopy(pod)
+    del aimed["spec"]["nodeSelector"]["gpupool.io/pool"]
+    aimed["spec"]["affinity"] = required(*terms)
+    return aimed
+
+
+def pool_in(*names: str) -> dict[str, Any]:
+    return {"key": "gpupool.io/pool", "operator": "In", "values": list(names)}
+
+
+def test_hami_slot_rule_judges_pods_that_reach_the_pool_by_affinity() -> None:
+    """Issue 27 item 1: a HAMi pod aimed by affinity had no one-slot ceiling.
+
+    Kubernetes ``component-helpers/scheduling/corev1/nodeaffinity`` (``RequiredNodeAffinity``):
+    the scheduler honours required node affinity as it does ``nodeSelector``, so a pod whose
+    affinity admits the pool lands there and the pool's rules must judge it.
+    """
+    stack = load_stack("onprem-hami")
+    tenant = next(t for t in stack.tenants if "dgx" in t.pools)
+    pod = pod_from_snippet(stack, tenant, "dgx")
+    greedy = copy.deepcopy(pod)
+    greedy["spec"]["containers"][0]["resources"]["limits"].update(
+        {"nvidia.com/gpumem": 81920, "nvidia.com/gpucores": 100})
+    assert any("get one slot of a GPU" in m for m in denied(stack, tenant, greedy))
+    for aimed in (by_affinity(greedy, [pool_in("dgx")]),
+                  by_affinity(greedy, [pool_in("elsewhere")], [pool_in("dgx")]),
+                  by_affinity(greedy, [pool_in("dgx"), {"key": "gpupool.io/pool",
+                                                        "operator": "Exists"}])):
+        messages = denied(stack, tenant, aimed)
+        assert any("get one slot of a GPU" in m for m in messages), aimed["spec"]["affinity"]
+    # the same pod within its slot, aimed the same way, is admitted
+    assert denied(stack, tenant, by_affinity(pod, [pool_in("dgx")])) == []
+
+
+def test_drain_rule_judges_pods_that_reach_the_spot_pool_by_affinity() -> None:
+    """Issue 27 item 1: a 3,600 s grace period on a spot pool passed when aimed by affinity."""
+    stack = load_stack("azure-kai-fair")
+    tenant, pool = next((t, p) for t in stack.tenants for name in t.pools
+                        if (p := stack.pool(name)) is not None and p.capacity.type == "spot"
+                        and p.interruption.drain_seconds is not None)
+    pod = pod_from_snippet(stack, tenant, pool.name)
+    slow = copy.deepcopy(pod)
+    slow["spec"]["terminationGracePeriodSeconds"] = 3600
+    others = [p for p in tenant.pools if p != pool.name]
+    for aimed in (by_affinity(slow, [pool_in(pool.name)]),
+                  by_affinity(slow, [pool_in(*tenant.pools)])):
+        assert any("terminationGracePeriodSeconds" in m for m in denied(stack, tenant, aimed))
+    assert denied(stack, tenant, by_affinity(pod, [pool_in(pool.name)])) == []
+    if others:  # aimed only at the tenant's other pools: the spot pool's rule does not apply
+        assert not any("terminationGracePeriodSeconds" in m
+                       for m in denied(stack, tenant, by_affinity(slow, [pool_in(*others)])))
+
+
+# A model of the scheduler's required node affinity for one node labelled gpupool.io/pool=<pool>,
+# written from Kubernetes apimachinery ``pkg/labels/selector.go`` (``NewRequirement``,
+# ``Requirement.Matches``) and component-helpers ``nodeaffinity.go`` (empty terms match nothing,
+# terms ORed, a term with a requirement that does not parse matches nothing).
+INT64 = 2**63 - 1
+OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+VALUES = ("dgx", "other", "12", "7", "-3", "+40", "x1", "99999999999999999999")
+
+
+def _int64(text: str) -> int | None:
+    body = text[1:] if text[:1] in "+-" else text
+    if not body.isdigit() or not -INT64 - 1 <= int(text) <= INT64:
+        return None
+    return int(text)
+
+
+def _requirement_matches(req: dict[str, Any], pool: str) -> bool | None:
+    """Return whether ``req`` on gpupool.io/pool matches the pool's nodes (None: does not parse)."""
+    op, values = req["operator"], req.get("values", [])
+    if req["key"] != "gpupool.io/pool":
+        return True  # a node may carry any other label
+    if op in ("In", "NotIn"):
+        return None if not values else (pool in values) == (op == "In")
+    if op in ("Exists", "DoesNotExist"):
+        return None if values else op == "Exists"
+    if len(values) != 1 or _int64(values[0]) is None:
+        return None
+    node = _int64(pool)
+    if node is None:
+        return False
+    wanted = _int64(values[0])
+    assert wanted is not None
+    return node > wanted if op == "Gt" else node < wanted
+
+
+def k8s_reaches(pod: dict[str, Any], pool: str) -> bool:
+    selector = pod["spec"].get("nodeSelector", {})
+    if "gpupool.io/pool" in selector and selector["gpupool.io/pool"] != pool:
+        return False
+    required = pod["spec"].get("affinity", {}).get("nodeAffinity", {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution")
+    if required is None:
+        return True
+    for term in required["nodeSelectorTerms"]:
+        results = [_requirement_matches(r, pool) for r in term.get("matchExpressions", [])]
+        if results and all(r is True for r in results):
+            return True
+    return False
+
+
+@st.composite
+def requirements(draw: st.DrawFn) -> dict[str, Any]:
+    op = draw(st.sampled_from(OPERATORS))
+    req: dict[str, Any] = {"key": "gpupool.io/pool", "operator": op}
+    if op in ("Exists", "DoesNotExist"):
+        return req
+    count = draw(st.integers(1, 1 if op in ("Gt", "Lt") else 3))
+    req["values"] = draw(st.lists(st.sampled_from(VALUES), min_size=count, max_size=count))
+    return req
+
+
+@st.composite
+def aimed_pods(draw: st.DrawFn) -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [{"name": "main"}]}
+    choice = draw(st.sampled_from(("none", "dgx", "12", "other")))
+    if choice != "none":
+        spec["nodeSelector"] = {"gpupool.io/pool": choice}
+    if draw(st.booleans()):
+        terms = draw(st.lists(st.lists(requirements(), max_size=3), min_size=1, max_size=3))
+        spec["affinity"] = required(*terms)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec}
+
+
+REACHES = {pool: ENV.program(ENV.compile(admission.reaches(pool))) for pool in ("dgx", "12")}
+
+
+def _affinity_pod(*reqs: dict[str, Any]) -> dict[str, Any]:
+    return {"spec": {"affinity": required(list(reqs))}}
+
+
+@settings(max_examples=200, deadline=None)
+@given(pod=aimed_pods(), pool=st.sampled_from(sorted(REACHES)))
+@example(pod=_affinity_pod({"key": "gpupool.io/pool", "operator": "Gt", "values": ["12"]}),
+         pool="12")
+@example(pod=_affinity_pod({"key": "gpupool.io/pool", "operator": "Lt", "values": ["12"]}),
+         pool="12")
+@example(pod=_affinity_pod({"key": "gpupool.io/pool", "operator": "Gt", "values": ["7"]}),
+         pool="12")
+@example(pod=_affinity_pod({"key": "gpupool.io/pool", "operator": "NotIn", "values": ["dgx"]},
+                           {"key": "zone", "operator": "Exists"}), pool="dgx")
+def test_reaches_agrees_with_the_schedulers_node_affinity(pod: dict[str, Any], pool: str) -> None:
+    """Every nodeSelector / required affinity on the pool label: the CEL says what the scheduler
+    does (any term admitting the pool's value, Gt/Lt on a pool named by digits), except where a
+    requirement would not parse, which the CEL counts as reaching (it only judges more pods)."""
+    cel = bool(REACHES[pool].evaluate({"object": celpy.json_to_cel(pod)}))
+    expected = k8s_reaches(pod, pool)
+    if expected:
+        assert cel, pod
+    parses = all(_requirement_matches(r, pool) is not None
+                 for t in pod["spec"].get("affinity", {}).get("nodeAffinity", {}).get(
+                     "requiredDuringSchedulingIgnoredDuringExecution", {}).get(
+                     "nodeSelectorTerms", []) for r in t.get("matchExpressions", []))
+    if parses:
+        assert cel == expected, pod

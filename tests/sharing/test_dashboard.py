@@ -8,6 +8,7 @@ parser and reads only series the alert rule records.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -138,3 +139,19 @@ def test_config_map_validates() -> None:
     cm = _config_map(load_stack("onprem-hami"))
     assert cm is not None
     assert validate_manifests([cm]) == []
+
+
+def test_stacks_whose_names_share_32_characters_get_different_uids() -> None:
+    """Issue 27 item 6: Grafana keys dashboards by uid, at most 40 characters (Grafana docs,
+    "Dashboard API": "The uid can have a maximum length of 40 characters"); cutting
+    ``gpupool-<stack>`` at 40 gave two stacks that share their first 32 characters one uid, so
+    Grafana kept one of their dashboards. A name that fits keeps the plain uid."""
+    base = load_stack("aws-inference-l4")
+    first, second = "a" * 32 + "-prod-1", "a" * 32 + "-prod-2"
+    uids = [dashboard.model(dataclasses.replace(base, name=name))["uid"] for name in
+            (first, second, "a" * 40, "a" * 39)]
+    assert len(set(uids)) == 4 and all(len(uid) <= 40 for uid in uids)
+    assert all(re.fullmatch(r"[a-z0-9-]+", uid) for uid in uids)
+    assert uids[0].startswith("gpupool-" + "a" * 20)
+    assert dashboard.model(base)["uid"] == "gpupool-inference-prod"
+    assert dashboard.model(dataclasses.replace(base, name="a" * 32))["uid"] == "gpupool-" + "a" * 32

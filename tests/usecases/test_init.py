@@ -120,3 +120,25 @@ def test_init_json_says_what_it_wrote(
     error = json.loads(capsys.readouterr().out)["error"]
     assert error["exit_code"] == 1 and "already exists" in error["message"]
     assert path.read_text(encoding="utf-8") == text
+
+
+def test_a_name_too_long_or_a_file_as_parent_is_said_as_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 27 item 6: a file name over 255 bytes was an internal error, and a parent that is
+    a regular file was reported as "already exists"."""
+    long = tmp_path / ("a" * 300 + ".yaml")
+    assert run(["init", "--cloud", "aws", str(long)]) == 1
+    err = capsys.readouterr().err
+    assert "internal error" not in err
+    assert err.startswith("error: ") and "cannot be written (File name too long)" in err
+    assert len(err.splitlines()) == 1
+    afile = tmp_path / "afile"
+    afile.write_text("mine\n", encoding="utf-8")
+    for target in (afile / "x.yaml", afile / "sub" / "x.yaml"):
+        with pytest.raises(InputError) as caught:
+            init.init(target, "aws")
+        assert "already exists" not in str(caught.value)
+        assert str(caught.value) == (
+            f"{target}: cannot be written: {afile} is a file, not a folder")
+    assert afile.read_text(encoding="utf-8") == "mine\n"

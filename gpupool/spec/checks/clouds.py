@@ -13,8 +13,10 @@ than what the file says:
 - ``topology: compact`` has no VKE counterpart, and a placement group holds one zone: a compact
   pool that lists several zones, or (AWS) whose subnets span several zones, is refused;
 - on AWS a node group's zones are its subnets' (``gpupool.facts.placement``): a pool zone no
-  listed subnet is in is refused, ``subnets`` and ``subnetIds`` together are refused, and zones
-  that cannot take effect because the stack gives no subnet zones are warned about;
+  listed subnet is in is refused, ``subnets`` and ``subnetIds`` together are refused, a subnet
+  listed twice is refused (a subnet is in one zone), a zone whose name is of another region
+  (``Cloud.zone_in_region``) is refused, and zones that cannot take effect because the stack
+  gives no subnet zones are warned about;
 - an existing node can belong to one pool only (``cloud: kubernetes``);
 - a machine type whose GPUs talk across nodes over secondary NICs (GKE A3 High, GPUDirect-TCPX
   over 4; A3 Mega, GPUDirect-TCPXO over 8: GKE docs ``gpu-bandwidth-gpudirect-tcpx``) gets them
@@ -131,18 +133,48 @@ def _names(stack: Stack) -> list[Diagnostic]:
 
 def _subnets(stack: Stack) -> list[Diagnostic]:
     settings = stack.provider.settings
-    if not (stack.cloud.zones_by_subnet and settings.subnet_zones and settings.subnet_ids):
-        return []
-    return [
-        error(
+    out: list[Diagnostic] = []
+    if stack.cloud.zones_by_subnet and settings.subnet_zones and settings.subnet_ids:
+        out.append(error(
             "clouds.subnets-twice",
             "Give subnets or subnetIds, not both",
             "settings.subnets lists each subnet with its zone and replaces subnetIds; move every "
             "subnet there and remove subnetIds.",
             ("provider", "settings", "subnetIds"),
             anchor="key",
-        )
-    ]
+        ))
+    seen: dict[str, str] = {}
+    for i, (subnet, zone) in enumerate(settings.subnet_zones):
+        where = ("provider", "settings", "subnets", i)
+        if subnet in seen:
+            out.append(error(
+                "clouds.subnet-listed-twice",
+                f"Subnet {subnet} is listed twice",
+                f"A subnet is in one zone; settings.subnets already lists {subnet} in "
+                f"{seen[subnet]}{'' if zone == seen[subnet] else f', and here in {zone}'}. "
+                "List each subnet once, with the zone the cloud says it is in.",
+                (*where, "id"),
+            ))
+        else:
+            seen[subnet] = zone
+        out += _zone_of_region(stack, zone, (*where, "zone"), f"subnet {subnet}")
+    return out
+
+
+def _zone_of_region(stack: Stack, zone: str, path: tuple[str | int, ...],
+                    what: str) -> list[Diagnostic]:
+    """Refuse a zone whose name says it is of another region (``Cloud.zone_in_region``)."""
+    belongs, region = stack.cloud.zone_in_region, stack.provider.region
+    if belongs is None or region is None or belongs(zone, region):
+        return []
+    return [error(
+        "clouds.zone-other-region",
+        f"Zone {zone} is not in region {region}",
+        f"The stack's region is {region}, and {stack.cloud.display} names its zones after their "
+        f"region ({region}a, or {region}-<location> for a Local Zone); {zone} is not one, so "
+        f"{what} cannot be placed there. Use a zone of {region}, or the region of {zone}.",
+        path,
+    )]
 
 
 def _zones(stack: Stack, pool: Pool) -> list[Diagnostic]:
@@ -152,6 +184,10 @@ def _zones(stack: Stack, pool: Pool) -> list[Diagnostic]:
         return []
     settings = stack.provider.settings
     if not placement.zones_known(stack):
+        elsewhere = [d for i, zone in enumerate(pool.zones) for d in _zone_of_region(
+            stack, zone, (*pool.path, "placement", "zones", i), f"pool {pool.name}")]
+        if elsewhere:
+            return elsewhere
         wide = len(settings.subnet_ids) > 1
         if pool.zones and wide:
             return [
@@ -178,19 +214,23 @@ def _zones(stack: Stack, pool: Pool) -> list[Diagnostic]:
                 )
             ]
         return []
-    known = set(placement.subnet_zones(stack).values())
-    return [
-        error(
-            "clouds.zone-without-subnet",
-            f"No subnet is in zone {zone}",
-            f"On {cloud.display} a node group's nodes land in the zones of its subnets; none of "
-            f"settings.subnets is in {zone} (they are in {', '.join(sorted(known))}). Add a "
-            "subnet of that zone or remove the zone.",
-            (*pool.path, "placement", "zones", i),
-        )
-        for i, zone in enumerate(pool.zones)
-        if zone not in known
-    ]
+    known = {zone for _, zone in settings.subnet_zones}  # a subnet listed twice: both zones
+    out: list[Diagnostic] = []
+    for i, zone in enumerate(pool.zones):
+        path = (*pool.path, "placement", "zones", i)
+        other = _zone_of_region(stack, zone, path, f"pool {pool.name}")
+        if other:
+            out += other
+        elif zone not in known:
+            out.append(error(
+                "clouds.zone-without-subnet",
+                f"No subnet is in zone {zone}",
+                f"On {cloud.display} a node group's nodes land in the zones of its subnets; none "
+                f"of settings.subnets is in {zone} (they are in {', '.join(sorted(known))}). Add "
+                "a subnet of that zone or remove the zone.",
+                path,
+            ))
+    return out
 
 
 def _placement(stack: Stack, pool: Pool) -> list[Diagnostic]:
