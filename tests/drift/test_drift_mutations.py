@@ -1,12 +1,13 @@
-"""Every one-value change to the stack of a real node is drift naming its cause (issue 21).
+"""Every one-value change to the stack of a node is drift naming its cause (issue 21).
 
-For each node of the real corpus (tests/fixtures/nodes/real/, each saved with its source; see
-its README) a stack that matches it gives no drift, and changing one stack value at a time (GPU
-model, GPU memory, GPU count, replicas, sharing strategy, MIG layout and strategy, instance
-type, node count) gives drift whose summary names the changed value's field. The nodes go
-through the kubernetes client's deserialiser and ``gpupool.cluster.read_gpu_nodes``
-(``tests.real_nodes``); findings about parts of a node its source does not show (labels,
-allocatable) are left out.
+For each of gpupool's own node documents (tests/fixtures/nodes/docs/; see its README) and, as a
+conformance test, its upstream twin in ../shared/reference/upstream/nodes/ (skipped, naming the
+file, when that folder is absent) a stack that matches it gives no drift, and changing one
+stack value at a time (GPU model, GPU memory, GPU count, replicas, sharing strategy, MIG layout
+and strategy, instance type, node count) gives drift whose summary names the changed value's
+field. The nodes go through the kubernetes client's deserialiser and
+``gpupool.cluster.read_gpu_nodes`` (``tests.node_docs``); findings about parts of a node its
+document does not show (labels, allocatable) are left out.
 
 The expected causes follow the labels' owners: GPU Feature Discovery's ``nvidia.com/gpu.*``
 and ``nvidia.com/mig-<profile>.*`` (NVIDIA/k8s-device-plugin ``docs/gpu-feature-discovery/
@@ -27,7 +28,7 @@ from typing import Any
 import pytest
 
 from gpupool.model import Stack
-from tests.real_nodes import AWS, AZURE, GCP, ONPREM, drift, load, stack
+from tests.node_docs import AWS, AZURE, GCP, ONPREM, drift, node_name, own_names, stack, twin
 
 Pool = dict[str, Any]
 Edit = Callable[[Pool], list[Pool]]
@@ -65,7 +66,11 @@ def _drop_sharing(pool: Pool) -> list[Pool]:
 
 @dataclass(frozen=True)
 class Case:
-    """A real node, the pool that matches it, and one-value changes with the cause named."""
+    """A node document, the pool that matches it, and one-value changes with the cause named.
+
+    An on-prem pool names its node ``@node``; the node name of the document it is checked
+    against takes its place.
+    """
 
     node: str
     provider: str
@@ -76,14 +81,17 @@ class Case:
     baseline: tuple[str, ...] = ()  # drift with the matching stack: none, unless the node is
     # between states (a MIG reconfiguration under way is always drift)
 
-    def stack(self, edit: Edit | None = None) -> Stack:
+    def stack(self, doc: str, edit: Edit | None = None) -> Stack:
         pools = (edit or (lambda p: [p]))(copy.deepcopy(self.pool))
         return stack(
             self.provider,
-            *(json.dumps(p) for p in pools),
+            *(json.dumps(p).replace(NODE, node_name(doc)) for p in pools),
             driver=self.driver,
             scheduler=self.scheduler,
         )
+
+
+NODE = "@node"  # the document's node name (Case.stack)
 
 
 def _onprem(node: str, model: str, count: int, sharing: Pool) -> Pool:
@@ -118,7 +126,7 @@ CASES = [
     Case(
         # NVIDIA cloud-native-docs gpu-operator-mig.rst @00b4b750: GCE A100 40GB, driver 460,
         # strategy single, all-1g.5gb
-        "a100-40gb-mig-single-driver-460",
+        "gfd-mig-single-a100",  # a100-40gb-mig-single-driver-460
         GCP,
         _cloud("a2-highgpu-1g", {"mode": "mig", "mig": {"layout": {"1g.5gb": 7}}}),
         {
@@ -158,7 +166,7 @@ CASES = [
     ),
     Case(
         # the same page: mig.config.state=pending while GFD still describes the whole GPU
-        "a100-40gb-mig-pending-driver-460",
+        "gfd-mig-pending-a100",  # a100-40gb-mig-pending-driver-460
         GCP,
         _cloud("a2-highgpu-1g", {"mode": "mig", "mig": {"layout": {"1g.5gb": 7}}}),
         {
@@ -171,7 +179,7 @@ CASES = [
     Case(
         # NVIDIA cloud-native-docs openshift/time-slicing-gpus-in-openshift.rst @69067c91:
         # g4dn.xlarge, Tesla-T4-SHARED, 8 replicas, gpu.memory in bytes, no sharing-strategy
-        "t4-time-slicing-openshift-gfd-bytes",
+        "gfd-time-slicing-t4-bytes",  # t4-time-slicing-openshift-gfd-bytes
         AWS,
         _cloud("g4dn.xlarge", {"mode": "time-slicing", "replicas": 8}),
         {
@@ -204,7 +212,7 @@ CASES = [
     ),
     Case(
         # GKE docs, "About GPU time-sharing": GKE's own sharing labels, no GFD labels
-        "gke-time-sharing-labels",
+        "gke-time-sharing",  # gke-time-sharing-labels
         GCP,
         _cloud("g2-standard-8", {"mode": "time-slicing", "replicas": 3}),
         {
@@ -228,10 +236,10 @@ CASES = [
     Case(
         # NVIDIA cloud-native-docs gpu-operator/manifests/output/mig-mixed-node-labels.json
         # @1c9e5bc1: H100 80GB HBM3, strategy mixed, all-balanced
-        "h100-mig-mixed-all-balanced",
+        "gfd-mig-mixed-h100",  # h100-mig-mixed-all-balanced
         ONPREM,
         _onprem(
-            "s4124-0073",
+            NODE,
             "H100-SXM5-80GB",
             1,
             {"mode": "mig", "mig": {"layout": {"1g.10gb": 2, "2g.20gb": 1, "3g.40gb": 1}}},
@@ -264,17 +272,17 @@ CASES = [
                 "node runs MIG strategy mixed, the stack needs single",
             ),
             "node names": (
-                _set("nodeNames", ["s4124-0073", "s4124-0074"]),
-                "node s4124-0074 is missing or not labelled gpupool.io/pool=p",
+                _set("nodeNames", [NODE, "spare-node"]),
+                "node spare-node is missing or not labelled gpupool.io/pool=p",
             ),
         },
     ),
     Case(
         # NVIDIA cloud-native-docs gpu-operator/manifests/output/mig-node-labels.json
         # @1c9e5bc1: the same H100 before MIG (all-disabled, replicas 1, strategy none)
-        "h100-exclusive-mig-disabled",
+        "gfd-exclusive-h100",  # h100-exclusive-mig-disabled
         ONPREM,
-        _onprem("s4124-0073", "H100-SXM5-80GB", 1, {"mode": "exclusive"}),
+        _onprem(NODE, "H100-SXM5-80GB", 1, {"mode": "exclusive"}),
         {
             "GPU model (H100 NVL)": (
                 _set("gpu.model", "H100-NVL-94GB"),
@@ -302,16 +310,16 @@ CASES = [
                 "1g.10gb",
             ),
             "node names": (
-                _set("nodeNames", ["s4124-0073", "s4124-0074"]),
-                "node s4124-0074 is missing or not labelled gpupool.io/pool=p",
+                _set("nodeNames", [NODE, "spare-node"]),
+                "node spare-node is missing or not labelled gpupool.io/pool=p",
             ),
         },
     ),
     Case(
         # Project-HAMi/website docs/developers/protocol.md (JSON form): 2 x V100 PCIe 32GB
-        "hami-v100-pcie-register",
+        "hami-register-json",  # hami-v100-pcie-register
         ONPREM,
-        _hami("node-1", "V100-PCIE-32GB", 2),
+        _hami(NODE, "V100-PCIE-32GB", 2),
         {
             "GPU model (SXM2)": (
                 _set("gpu.model", "V100-SXM2-32GB"),
@@ -338,9 +346,9 @@ CASES = [
     ),
     Case(
         # Project-HAMi/website versioned_docs/version-v1.3.0/developers/protocol.md (legacy)
-        "hami-v100-pcie-register-legacy",
+        "hami-register-legacy",  # hami-v100-pcie-register-legacy
         ONPREM,
-        _hami("hami-v100-node", "V100-PCIE-32GB", 2),
+        _hami(NODE, "V100-PCIE-32GB", 2),
         {
             "GPU model (SXM2)": (
                 _set("gpu.model", "V100-SXM2-32GB"),
@@ -357,9 +365,9 @@ CASES = [
     Case(
         # Project-HAMi/website tutorials/labs/hami-isolation-k3s.md @b31b8e72: HAMi 2.9.0 on
         # one RTX PRO 6000 Blackwell Server Edition, allocatable nvidia.com/gpu 10
-        "hami-rtx-pro-6000-lab",
+        "hami-register-rtx-pro-6000",  # hami-rtx-pro-6000-lab
         ONPREM,
-        _hami("hami-lab-rtx6000", "RTX-PRO-6000", 1),
+        _hami(NODE, "RTX-PRO-6000", 1),
         {
             "GPU model (RTX PRO 4500)": (
                 _set("gpu.model", "RTX-PRO-4500"),
@@ -389,7 +397,7 @@ CASES = [
     Case(
         # kubernetes-sigs/cluster-api-provider-azure docs/book/src/self-managed/gpu.md
         # @2c775890: a Standard_NC6s_v3 worker's allocatable
-        "azure-nc6s-v3-capz",
+        "azure-nc6s-v3-allocatable",  # azure-nc6s-v3-capz
         AZURE,
         _cloud("Standard_NC6s_v3"),
         {
@@ -408,21 +416,21 @@ CASES = [
     # MicrosoftDocs/azure-aks-docs articles/aks/node-problem-detector.md @ccbb339b: an AKS
     # node's NPD conditions, all healthy (MemoryPressure True is the kubelet's, not GPU health)
     Case(
-        "aks-npd-describe-node",
+        "aks-npd-general",  # aks-npd-describe-node
         AZURE,
         _cloud("Standard_NC6s_v3"),
         {"node count": (_set("nodes", {"min": 2, "max": 2}), NODE_COUNT[1])},
     ),
     # Azure/AgentBaker e2e/validators.go @06836ee2: NPD's healthy GPU count and IB conditions
     Case(
-        "aks-nd96-npd-gpu-count-ib-agentbaker",
+        "aks-npd-gpu-count-ib",  # aks-nd96-npd-gpu-count-ib-agentbaker
         AZURE,
         _cloud("Standard_ND96isr_H100_v5"),
         {"node count": (_set("nodes", {"min": 2, "max": 2}), NODE_COUNT[1])},
     ),
     # same file: NPD's healthy device plugin and DCGM conditions on a managed GPU node
     Case(
-        "aks-nc4as-t4-npd-managed-gpu-agentbaker",
+        "aks-npd-managed-gpu",  # aks-nc4as-t4-npd-managed-gpu-agentbaker
         AZURE,
         _cloud("Standard_NC4as_T4_v3"),
         {"node count": (_set("nodes", {"min": 2, "max": 2}), NODE_COUNT[1])},
@@ -430,17 +438,17 @@ CASES = [
     # NVIDIA/NVSentinel platform-connectors k8s_platform_connector_test.go @d0ffbc34: healthy
     # GpuThermalWatch and GpuPcieWatch (reason <check>IsHealthy, "No Health Failures")
     Case(
-        "nvsentinel-platform-connector-conditions",
+        "nvsentinel-conditions",  # nvsentinel-platform-connector-conditions
         ONPREM,
-        _onprem("testnode", "H100-SXM5-80GB", 1, {"mode": "exclusive"}),
+        _onprem(NODE, "H100-SXM5-80GB", 1, {"mode": "exclusive"}),
         {"node name": (_set("nodeNames", ["other-node"]), "node other-node is missing")},
     ),
     # NVIDIA/NVSentinel tests/gpu_health_monitor_test.go @1b4b4fe9: two injected DCGM faults are
     # reported whatever the stack says
     Case(
-        "nvsentinel-dcgm-injection-e2e",
+        "nvsentinel-faults",  # nvsentinel-dcgm-injection-e2e
         ONPREM,
-        _onprem("nvsentinel-e2e-gpu-worker", "H100-SXM5-80GB", 1, {"mode": "exclusive"}),
+        _onprem(NODE, "H100-SXM5-80GB", 1, {"mode": "exclusive"}),
         {"node name": (_set("nodeNames", ["other-node"]), "node other-node is missing")},
         baseline=(
             "NVSentinel condition GpuInforomWatch is True, reason GpuInforomWatchIsNotHealthy: "
@@ -452,29 +460,32 @@ CASES = [
 ]
 
 MUTATIONS = [
-    pytest.param(case, name, id=f"{case.node}: {name}") for case in CASES for name in case.changes
+    pytest.param(case, doc, name, id=f"{doc}: {name}")
+    for case in CASES
+    for doc in (case.node, twin(case.node))
+    for name in case.changes
+]
+MATCHING = [
+    pytest.param(case, doc, id=doc) for case in CASES for doc in (case.node, twin(case.node))
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.node for c in CASES])
-def test_real_node_with_its_stack_has_no_drift(case: Case) -> None:
+@pytest.mark.parametrize(("case", "doc"), MATCHING)
+def test_node_with_its_stack_has_no_drift(case: Case, doc: str) -> None:
     """The stack that declares what the node is gives no drift (a reconfiguration under way
     is named, and nothing else)."""
-    assert drift(case.stack(), "p", case.node) == list(case.baseline)
+    assert drift(case.stack(doc), "p", doc) == list(case.baseline)
 
 
-@pytest.mark.parametrize(("case", "change"), MUTATIONS)
-def test_one_value_change_is_drift_naming_the_cause(case: Case, change: str) -> None:
+@pytest.mark.parametrize(("case", "doc", "change"), MUTATIONS)
+def test_one_value_change_is_drift_naming_the_cause(case: Case, doc: str, change: str) -> None:
     """Changing one stack value gives drift, and a finding names the changed value's field."""
     edit, cause = case.changes[change]
-    found = drift(case.stack(edit), "p", case.node)
+    found = drift(case.stack(doc, edit), "p", doc)
     assert found and found != list(case.baseline), f"{change}: no drift"
     assert any(cause in s for s in found), f"{change}: {found}"
 
 
-def test_every_corpus_node_has_a_case() -> None:
-    """No saved real node is left out of the one-value changes."""
-    from tests.real_nodes import REAL
-
-    assert {c.node for c in CASES} == {p.stem for p in REAL.glob("*.json")}
-    assert all(load(c.node)["source"]["url"] for c in CASES)
+def test_every_node_document_has_a_case() -> None:
+    """No node document of gpupool's own is left out of the one-value changes."""
+    assert {c.node for c in CASES} == set(own_names())

@@ -1,9 +1,12 @@
-"""Drift against real node objects from NVIDIA's, GKE's and HAMi's documentation (issue 21).
+"""Drift against node objects of the GPU Operator, GKE, HAMi and Azure (issue 21).
 
-Each node in tests/fixtures/nodes/real/ is saved with its source (repository, path and commit or
-URL) and a note saying which parts were taken verbatim; see that folder's README. The nodes go
-through the public path: the kubernetes client's own deserialiser builds ``V1Node`` objects,
-``gpupool.cluster.read_gpu_nodes`` turns them into ``ObservedNode``s, and
+The nodes are gpupool's own documents in tests/fixtures/nodes/docs/ (see its README and
+``tests.node_docs``), each keeping the label spellings, annotation encodings and allocatable
+shapes of an upstream node object from NVIDIA's, GKE's, HAMi's or Azure's documentation; every
+test runs on the own document and, as a conformance test, on that upstream twin in
+../shared/reference/upstream/nodes/ (skipped, naming the file, when the folder is absent).
+The nodes go through the public path: the kubernetes client's own deserialiser builds
+``V1Node`` objects, ``gpupool.cluster.read_gpu_nodes`` turns them into ``ObservedNode``s, and
 ``gpupool.drift.nodes.compare`` compares them with a stack.
 
 The documented clusters were not made by gpupool, so the labels gpupool's node pools set
@@ -11,14 +14,13 @@ The documented clusters were not made by gpupool, so the labels gpupool's node p
 ``facts.node_labels``) are laid over each node, as gpupool's own node pools would have set them.
 A source that shows no allocatable resources (or no labels) cannot be compared on them: findings
 about allocatable (or labels) are left out for those nodes only (``shown`` in the file says what
-the source shows; ``tests.real_nodes.drift``). One-value changes to every stack value, node by
-node, are in test_drift_real_mutations.py; the CLI against a loopback API server in
+the source shows; ``tests.node_docs.drift``). One-value changes to every stack value, node by
+node, are in test_drift_mutations.py; the CLI against a loopback API server in
 tests/cli/test_cli_drift_loopback.py.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -27,18 +29,30 @@ from gpupool.cluster import ObservedNode
 from gpupool.drift import nodes as node_state
 from gpupool.drift.items import DriftReport
 from gpupool.views import drift as drift_view
-from tests.real_nodes import (
+from tests.node_docs import (
     AWS,
     AZURE,
     GCP,
     ONPREM,
-    REAL,
     drift,
     load,
+    node_name,
     observe,
     own_labels,
     stack,
+    twin,
+    twins,
 )
+
+A100 = "gfd-mig-single-a100"
+A100_PENDING = "gfd-mig-pending-a100"
+T4 = "gfd-time-slicing-t4-bytes"
+GKE = "gke-time-sharing"
+H100_MIXED = "gfd-mig-mixed-h100"
+H100 = "gfd-exclusive-h100"
+HAMI = "hami-register-json"
+HAMI_LEGACY = "hami-register-legacy"
+NCV3 = "azure-nc6s-v3-allocatable"
 
 
 def a100_single(layout: str = "{1g.5gb: 7}", instance: str = "a2-highgpu-1g") -> str:
@@ -48,9 +62,9 @@ def a100_single(layout: str = "{1g.5gb: 7}", instance: str = "a2-highgpu-1g") ->
     )
 
 
-def onprem_h100(sharing: str, model: str = "H100-SXM5-80GB") -> str:
+def onprem_h100(sharing: str, node: str, model: str = "H100-SXM5-80GB") -> str:
     return (
-        f"{{name: h100, nodeNames: [s4124-0073], gpu: {{model: {model}, count: 1}},"
+        f"{{name: h100, nodeNames: [{node}], gpu: {{model: {model}, count: 1}},"
         f" host: {{memoryGiB: 512}}, sharing: {sharing}}}"
     )
 
@@ -73,54 +87,45 @@ def hami_v100(name: str, model: str = "V100-SXM2-32GB") -> str:
     )
 
 
-def test_every_saved_node_names_its_source_and_what_is_verbatim() -> None:
-    """No node without a source: repository path and commit, or a URL, and a verbatim note."""
-    files = sorted(REAL.glob("*.json"))
-    assert len(files) >= 8
-    for f in files:
-        doc = json.loads(f.read_text())
-        src = doc["source"]
-        assert src["url"].startswith("https://"), f.name
-        assert "repository" not in src or src["path"], f.name
-        assert doc["verbatim"] and doc["shown"], f.name
-        assert doc["node"]["kind"] == "Node", f.name
-
-
 # ---------------------------------------------------------------- matching stacks: no drift
 
 MATCHING = [
     # item 1 (no NVIDIA- prefix before driver 470, -MIG- suffix), item 6 (strategy, success)
-    ("a100-40gb-mig-single-driver-460", lambda: stack(GCP, a100_single()), "a100"),
+    (A100, lambda n: stack(GCP, a100_single()), "a100"),
     # item 1 (-SHARED, Tesla- spelling), item 3 (gpu.memory in bytes, no sharing-strategy)
-    ("t4-time-slicing-openshift-gfd-bytes", lambda: stack(AWS, t4()), "t4"),
+    (T4, lambda n: stack(AWS, t4()), "t4"),
     # item 2 (GKE shares: its labels, no GFD labels)
-    ("gke-time-sharing-labels", lambda: stack(GCP, gke(), driver="preinstalled"), "shared"),
+    (GKE, lambda n: stack(GCP, gke(), driver="preinstalled"), "shared"),
     # item 7 (mixed: every offered profile declared), item 4 (MIG memory labels)
     (
-        "h100-mig-mixed-all-balanced",
-        lambda: stack(
-            ONPREM, onprem_h100("{mode: mig, mig: {layout: {1g.10gb: 2, 2g.20gb: 1, 3g.40gb: 1}}}")
+        H100_MIXED,
+        lambda n: stack(
+            ONPREM,
+            onprem_h100("{mode: mig, mig: {layout: {1g.10gb: 2, 2g.20gb: 1, 3g.40gb: 1}}}",
+                        node=n),
         ),
         "h100",
     ),
-    (
-        "h100-exclusive-mig-disabled",
-        lambda: stack(ONPREM, onprem_h100("{mode: exclusive}")),
-        "h100",
-    ),
+    (H100, lambda n: stack(ONPREM, onprem_h100("{mode: exclusive}", node=n)), "h100"),
+]
+MATCHING_BOTH = [
+    pytest.param(doc, make, pool, id=doc)
+    for own, make, pool in MATCHING
+    for doc in (own, twin(own))
 ]
 
 
-@pytest.mark.parametrize(("name", "make", "pool"), MATCHING, ids=[m[0] for m in MATCHING])
-def test_real_node_matching_its_stack_shows_no_drift(name: str, make: Any, pool: str) -> None:
-    """A real node whose stack declares what it is gives no drift."""
-    assert drift(make(), pool, name) == []
+@pytest.mark.parametrize(("name", "make", "pool"), MATCHING_BOTH)
+def test_node_matching_its_stack_shows_no_drift(name: str, make: Any, pool: str) -> None:
+    """A node whose stack declares what it is gives no drift."""
+    assert drift(make(node_name(name)), pool, name) == []
 
 
-def test_capacity_the_source_shows_is_what_the_stack_expects() -> None:
+@pytest.mark.parametrize("name", twins(T4))
+def test_capacity_the_source_shows_is_what_the_stack_expects(name: str) -> None:
     """The OpenShift T4 page shows capacity nvidia.com/gpu 8: 1 GPU x 8 time-slicing replicas."""
     st = stack(AWS, t4())
-    [node] = observe(st, "t4", load("t4-time-slicing-openshift-gfd-bytes"))
+    [node] = observe(st, "t4", load(name))
     want = node_state.expected(st, st.pool("t4"))
     assert want.allocatable == {"nvidia.com/gpu": int(node.capacity["nvidia.com/gpu"])}
 
@@ -128,19 +133,21 @@ def test_capacity_the_source_shows_is_what_the_stack_expects() -> None:
 # ---------------------------------------------------------------- one-value changes: drift
 
 
-def test_item1_wrong_gpu_model_is_drift_whatever_the_spelling() -> None:
+@pytest.mark.parametrize("name", twins(A100))
+def test_item1_wrong_gpu_model_is_drift_whatever_the_spelling(name: str) -> None:
     """Declaring A100 80GB for the A100 40GB node names the product, with its old spelling."""
     st = stack(GCP, a100_single("{1g.10gb: 7}", instance="a2-ultragpu-1g"))
-    text = drift(st, "a100", "a100-40gb-mig-single-driver-460")
+    text = drift(st, "a100", name)
     assert (
         "node has A100-SXM4-40GB-MIG-1g.5gb, pool declares NVIDIA-A100-SXM4-80GB-MIG-1g.10gb"
         in text
     )
 
 
-def test_item1_wrong_mig_profile_is_drift() -> None:
+@pytest.mark.parametrize("name", twins(A100))
+def test_item1_wrong_mig_profile_is_drift(name: str) -> None:
     """Declaring 3g.20gb x2 for a node cut into 1g.5gb x7 names the profile and the count."""
-    text = drift(stack(GCP, a100_single("{3g.20gb: 2}")), "a100", "a100-40gb-mig-single-driver-460")
+    text = drift(stack(GCP, a100_single("{3g.20gb: 2}")), "a100", name)
     assert (
         "node has A100-SXM4-40GB-MIG-1g.5gb (MIG profile 1g.5gb), pool declares MIG profile "
         "3g.20gb" in text
@@ -149,16 +156,18 @@ def test_item1_wrong_mig_profile_is_drift() -> None:
     assert "GPU memory differs from the declared GPU's" in text
 
 
-def test_item2_gke_replicas_change_names_gkes_label() -> None:
+@pytest.mark.parametrize("name", twins(GKE))
+def test_item2_gke_replicas_change_names_gkes_label(name: str) -> None:
     """GKE shares: a replicas change is reported through GKE's label, not GFD's."""
-    text = drift(stack(GCP, gke(4), driver="preinstalled"), "shared", "gke-time-sharing-labels")
+    text = drift(stack(GCP, gke(4), driver="preinstalled"), "shared", name)
     assert text == ["label cloud.google.com/gke-max-shared-clients-per-gpu is '3', expected '4'"]
 
 
-def test_item2_gke_sharing_switched_off_is_drift() -> None:
+@pytest.mark.parametrize("name", twins(GKE))
+def test_item2_gke_sharing_switched_off_is_drift(name: str) -> None:
     """A node without GKE's sharing labels, where GKE should share, is drift naming them."""
     st = stack(GCP, gke(3), driver="preinstalled")
-    doc = load("gke-time-sharing-labels")
+    doc = load(name)
     doc["node"]["metadata"]["labels"] = {}
     items = node_state.compare(st, observe(st, "shared", doc))
     text = [i.summary for i in items if not i.summary.startswith("allocatable ")]
@@ -168,16 +177,17 @@ def test_item2_gke_sharing_switched_off_is_drift() -> None:
     ]
 
 
-def test_item3_old_gfd_replicas_change_is_drift_and_memory_unit_is_bytes() -> None:
+@pytest.mark.parametrize("name", twins(T4))
+def test_item3_old_gfd_replicas_change_is_drift_and_memory_unit_is_bytes(name: str) -> None:
     """Old GFD: replicas compared; memory in bytes understood; the report says bytes."""
     text = drift(
         stack(AWS, t4("{mode: time-slicing, replicas: 4}")),
         "t4",
-        "t4-time-slicing-openshift-gfd-bytes",
+        name,
     )
     assert text == ["label nvidia.com/gpu.replicas is '8', expected '4'"]
     st = stack(AWS, t4())
-    docs = load("t4-time-slicing-openshift-gfd-bytes")
+    docs = load(name)
     docs["node"]["metadata"]["labels"]["nvidia.com/gpu.memory"] = "8589934592"  # 8 GiB
     items = node_state.compare(st, observe(st, "t4", docs))
     [mem] = [i for i in items if "memory" in i.summary]
@@ -185,10 +195,11 @@ def test_item3_old_gfd_replicas_change_is_drift_and_memory_unit_is_bytes() -> No
     assert mem.declared == "16384 MiB"
 
 
-def test_item3_mps_on_a_gfd_without_sharing_strategy_names_the_version() -> None:
+@pytest.mark.parametrize("name", twins(T4))
+def test_item3_mps_on_a_gfd_without_sharing_strategy_names_the_version(name: str) -> None:
     """MPS needs GFD/device plugin v0.15.0; the old node says so instead of a bare mismatch."""
     text = drift(
-        stack(AWS, t4("{mode: mps, replicas: 8}")), "t4", "t4-time-slicing-openshift-gfd-bytes"
+        stack(AWS, t4("{mode: mps, replicas: 8}")), "t4", name
     )
     assert text == [
         "label nvidia.com/gpu.sharing-strategy is missing: GFD older than v0.15.0 writes none, "
@@ -216,25 +227,28 @@ def test_item4_mig_memory_is_compared_with_the_catalogs_profiles() -> None:
     assert not node_state._memory_matches(want, 33280.0)  # nearer 1g.35gb
 
 
-def test_item5_me_profile_under_single_strategy_matches_its_dotted_product() -> None:
+@pytest.mark.parametrize("name", twins(A100))
+def test_item5_me_profile_under_single_strategy_matches_its_dotted_product(name: str) -> None:
     """The device plugin writes 1g.5gb+me as 1g.5gb.me; the product then matches."""
     st = stack(GCP, a100_single("{1g.5gb+me: 1}"))
     edit = {"nvidia.com/gpu.product": "A100-SXM4-40GB-MIG-1g.5gb.me"}
-    text = drift(st, "a100", "a100-40gb-mig-single-driver-460", edit=edit)
+    text = drift(st, "a100", name, edit=edit)
     assert not [t for t in text if t.startswith("node has")]
     assert text == ["label nvidia.com/gpu.count is '7', expected '1'"]
 
 
-def test_item6_pending_reconfiguration_is_named_not_a_wrong_product() -> None:
+@pytest.mark.parametrize("name", twins(A100_PENDING))
+def test_item6_pending_reconfiguration_is_named_not_a_wrong_product(name: str) -> None:
     """A node whose MIG Manager has not finished reports that, not whole GPUs as wrong."""
-    text = drift(stack(GCP, a100_single()), "a100", "a100-40gb-mig-pending-driver-460")
+    text = drift(stack(GCP, a100_single()), "a100", name)
     assert text == [
         "MIG reconfiguration is still under way on this node (mig.config.state=pending); "
         "GPU labels and allocatable follow when it ends"
     ]
 
 
-def test_item6_other_mig_strategy_is_named() -> None:
+@pytest.mark.parametrize("name", twins(A100))
+def test_item6_other_mig_strategy_is_named(name: str) -> None:
     """The stack needs strategy mixed (a second MIG layout); the node runs single."""
     st = stack(
         GCP,
@@ -242,38 +256,43 @@ def test_item6_other_mig_strategy_is_named() -> None:
         "{name: other, instanceType: a2-highgpu-1g, nodes: {min: 0, max: 1},"
         " sharing: {mode: mig, mig: {layout: {1g.5gb: 3, 2g.10gb: 2}}}}",
     )
-    text = drift(st, "a100", "a100-40gb-mig-single-driver-460")
+    text = drift(st, "a100", name)
     assert text == [
         "node runs MIG strategy single, the stack needs mixed (nvidia.com/mig.strategy; set by "
         "the GPU Operator's mig.strategy)"
     ]
 
 
-def test_item7_profile_the_stack_dropped_is_drift() -> None:
+@pytest.mark.parametrize("name", twins(H100_MIXED))
+def test_item7_profile_the_stack_dropped_is_drift(name: str) -> None:
     """The H100 still offers 2g.20gb; a layout without it drifts."""
-    st = stack(ONPREM, onprem_h100("{mode: mig, mig: {layout: {1g.10gb: 2, 3g.40gb: 1}}}"))
-    text = drift(st, "h100", "h100-mig-mixed-all-balanced")
+    mig = "{mode: mig, mig: {layout: {1g.10gb: 2, 3g.40gb: 1}}}"
+    st = stack(ONPREM, onprem_h100(mig, node=node_name(name)))
+    text = drift(st, "h100", name)
     assert text == ["node offers 1 x 2g.20gb, which the pool no longer declares"]
 
 
-def test_item7_count_change_in_mixed_layout_is_drift() -> None:
+@pytest.mark.parametrize("name", twins(H100_MIXED))
+def test_item7_count_change_in_mixed_layout_is_drift(name: str) -> None:
     """Mixed: GFD's per-profile count labels are compared."""
-    st = stack(ONPREM, onprem_h100("{mode: mig, mig: {layout: {1g.10gb: 4, 3g.40gb: 1}}}"))
-    text = drift(st, "h100", "h100-mig-mixed-all-balanced")
+    mig = "{mode: mig, mig: {layout: {1g.10gb: 4, 3g.40gb: 1}}}"
+    st = stack(ONPREM, onprem_h100(mig, node=node_name(name)))
+    text = drift(st, "h100", name)
     assert "label nvidia.com/mig-1g.10gb.count is '2', expected '4'" in text
 
 
-def test_item1_exclusive_wrong_model_is_drift() -> None:
+@pytest.mark.parametrize("name", twins(H100))
+def test_item1_exclusive_wrong_model_is_drift(name: str) -> None:
     """Declaring H100 NVL for the H100 80GB HBM3 node names the product."""
     text = drift(
-        stack(ONPREM, onprem_h100("{mode: exclusive}", model="H100-NVL-94GB")),
+        stack(ONPREM, onprem_h100("{mode: exclusive}", node_name(name), model="H100-NVL-94GB")),
         "h100",
-        "h100-exclusive-mig-disabled",
+        name,
     )
     assert text[0] == "node has NVIDIA-H100-80GB-HBM3, pool declares NVIDIA-H100-NVL"
 
 
-@pytest.mark.parametrize("name", ["hami-v100-pcie-register", "hami-v100-pcie-register-legacy"])
+@pytest.mark.parametrize("name", twins(HAMI, HAMI_LEGACY))
 def test_item8_hami_annotation_names_a_wrong_gpu_model(name: str) -> None:
     """HAMi registered two V100 PCIe 32GB; a pool declaring the SXM2 part drifts on the model."""
     node = load(name)["node"]["metadata"]["name"]
@@ -284,7 +303,7 @@ def test_item8_hami_annotation_names_a_wrong_gpu_model(name: str) -> None:
     ]
 
 
-@pytest.mark.parametrize("name", ["hami-v100-pcie-register", "hami-v100-pcie-register-legacy"])
+@pytest.mark.parametrize("name", twins(HAMI, HAMI_LEGACY))
 def test_item8_hami_split_and_gpu_count_are_read_from_the_annotation(name: str) -> None:
     """A split of 4 and one GPU declared against HAMi's 10 x 2 GPUs: both named."""
     node = load(name)["node"]["metadata"]["name"]
@@ -297,45 +316,52 @@ def test_item8_hami_split_and_gpu_count_are_read_from_the_annotation(name: str) 
     assert "HAMi splits each GPU into 10 vGPUs, expected 4" in text
 
 
-def test_item8_exclusive_pool_under_hami_has_an_expectation() -> None:
+@pytest.mark.parametrize("name", twins(HAMI))
+def test_item8_exclusive_pool_under_hami_has_an_expectation(name: str) -> None:
     """An exclusive pool under HAMi expects HAMi's registration too."""
-    doc = load("hami-v100-pcie-register")
+    doc = load(name)
     pool = (
-        "{name: v100, nodeNames: [node-1], gpu: {model: V100-SXM2-32GB, count: 2},"
+        f"{{name: v100, nodeNames: [{node_name(name)}], gpu: {{model: V100-SXM2-32GB, count: 2}},"
         " host: {memoryGiB: 256}, sharing: {mode: exclusive}}"
     )
     st = stack(ONPREM, pool, scheduler="hami")
     want = node_state.expected(st, st.pool("v100"))
     assert want.allocatable == {"nvidia.com/gpu": 2}
     assert want.hami_split == 1
-    text = drift(st, "v100", "hami-v100-pcie-register")
+    text = drift(st, "v100", name)
     assert "HAMi splits each GPU into 10 vGPUs, expected 1" in text
-    assert doc["node"]["metadata"]["name"] == "node-1"
+    assert doc["node"]["metadata"]["name"] == node_name(name)
 
 
-def test_item10_resource_not_advertised_reads_missing() -> None:
+@pytest.mark.parametrize("name", twins(H100))
+def test_item10_resource_not_advertised_reads_missing(name: str) -> None:
     """A resource the node does not advertise is "missing", never "is 0.0"."""
-    st = stack(ONPREM, onprem_h100("{mode: exclusive}"))
-    items = node_state.compare(st, observe(st, "h100", load("h100-exclusive-mig-disabled")))
+    st = stack(ONPREM, onprem_h100("{mode: exclusive}", node=node_name(name)))
+    items = node_state.compare(st, observe(st, "h100", load(name)))
     assert [i.summary for i in items] == ["allocatable nvidia.com/gpu is missing, expected 1"]
     assert items[0].observed == {"nvidia.com/gpu": None}
 
 
-def test_item6_pending_reconfiguration_on_a_pool_leaving_mig_is_named() -> None:
+@pytest.mark.parametrize("name", twins(A100_PENDING))
+def test_item6_pending_reconfiguration_on_a_pool_leaving_mig_is_named(name: str) -> None:
     """The MIG Manager also reconfigures pools that leave MIG: pending is named there too."""
     st = stack(GCP, "{name: a100, instanceType: a2-highgpu-1g, nodes: {min: 1, max: 1}}")
-    text = drift(st, "a100", "a100-40gb-mig-pending-driver-460")
+    text = drift(st, "a100", name)
     assert text == [
         "MIG reconfiguration is still under way on this node (mig.config.state=pending); "
         "GPU labels and allocatable follow when it ends"
     ]
 
 
-def test_item10_text_report_says_missing_and_the_memory_unit() -> None:
+@pytest.mark.parametrize(("h100", "t4_doc"), [
+    pytest.param(H100, T4, id="own"),
+    pytest.param(twin(H100), twin(T4), id="upstream"),
+])
+def test_item10_text_report_says_missing_and_the_memory_unit(h100: str, t4_doc: str) -> None:
     """The text view prints a resource the node lacks as missing, and bytes as bytes."""
-    st = stack(ONPREM, onprem_h100("{mode: exclusive}"))
-    items = node_state.compare(st, observe(st, "h100", load("h100-exclusive-mig-disabled")))
-    doc = load("t4-time-slicing-openshift-gfd-bytes")
+    st = stack(ONPREM, onprem_h100("{mode: exclusive}", node=node_name(h100)))
+    items = node_state.compare(st, observe(st, "h100", load(h100)))
+    doc = load(t4_doc)
     doc["node"]["metadata"]["labels"]["nvidia.com/gpu.memory"] = "8589934592"
     t4_stack = stack(AWS, t4())
     items += [
@@ -415,7 +441,8 @@ def test_item4_h100_nvl_1g_12gb_reports_10_75_gib_and_matches() -> None:
     assert "label nvidia.com/gpu.count is '7', expected '4'" in wrong
 
 
-def test_item9_ncv3_pools_expect_the_pcie_v100_they_report() -> None:
+@pytest.mark.parametrize("name", twins(NCV3))
+def test_item9_ncv3_pools_expect_the_pcie_v100_they_report(name: str) -> None:
     """Standard_NC*s_v3 carry Tesla V100-PCIE-16GB (the name nvidia-smi prints there, AKS
     engineering blog "Running Slurm on AKS with Slinky", 2026-01-23), not the SXM2 part.
 
@@ -427,14 +454,15 @@ def test_item9_ncv3_pools_expect_the_pcie_v100_they_report() -> None:
     want = node_state.expected(st, st.pool("v100"))
     assert (want.product, want.memory_mib) == ("Tesla-V100-PCIE-16GB", 16384.0)
     pcie = {"nvidia.com/gpu.product": "Tesla-V100-PCIE-16GB"}
-    assert drift(st, "v100", "azure-nc6s-v3-capz", edit=pcie) == []
+    assert drift(st, "v100", name, edit=pcie) == []
     sxm2 = {"nvidia.com/gpu.product": "Tesla-V100-SXM2-16GB"}
-    assert drift(st, "v100", "azure-nc6s-v3-capz", edit=sxm2) == [
+    assert drift(st, "v100", name, edit=sxm2) == [
         "node has Tesla-V100-SXM2-16GB, pool declares Tesla-V100-PCIE-16GB"
     ]
 
 
-def test_item9_v100_pcie_is_a_model_to_declare() -> None:
+@pytest.mark.parametrize("name", twins(HAMI))
+def test_item9_v100_pcie_is_a_model_to_declare(name: str) -> None:
     """HAMi's V100 PCIe 32GB node now has a matching stack: the PCIe part is in the catalog."""
-    st = stack(ONPREM, hami_v100("node-1", model="V100-PCIE-32GB"), scheduler="hami")
-    assert drift(st, "v100", "hami-v100-pcie-register") == []
+    st = stack(ONPREM, hami_v100(node_name(name), model="V100-PCIE-32GB"), scheduler="hami")
+    assert drift(st, "v100", name) == []

@@ -1,7 +1,17 @@
-"""Helpers for the real node corpus in tests/fixtures/nodes/real/ (see its README).
+"""Helpers for the node documents: gpupool's own and, beside the repository, upstream ones.
 
-``load`` reads one saved document (source, shown, verbatim, node, and ``failures`` where the
-source shows conditions failed too); ``SavedNodes`` serves saved nodes as ``CoreV1Api.list_node``
+gpupool's own documents are in tests/fixtures/nodes/docs/ (see its README): node objects written
+for gpupool, in its node names, pool labels and instance types, that keep the label spellings,
+annotation encodings, allocatable shapes and condition reasons of the GPU Operator, GFD, GKE,
+HAMi, AKS Node Problem Detector and NVSentinel. Each names its ``twin``: the upstream node
+object (from vendors' docs and agents' tests) with the same features, kept in
+../shared/reference/upstream/nodes/ (its README names each one's source). Tests run on each
+own document, and as conformance tests on its twin when that folder is present
+(``twins``); without it those skip, naming the file.
+
+``load`` reads one document (about or source, shown, node, and ``failures`` where conditions are
+shown failed too: own names are read from the repository, upstream ones from ../shared);
+``SavedNodes`` serves saved nodes as ``CoreV1Api.list_node``
 does, through the kubernetes client's own deserialiser; ``observe`` reads them with
 ``gpupool.cluster.read_gpu_nodes`` and lays the labels gpupool's node pools set over them (the
 documented clusters were not made by gpupool; conditions and taints stay as read);
@@ -24,13 +34,13 @@ from gpupool import facts
 from gpupool.cluster import ObservedNode, read_gpu_nodes
 from gpupool.drift import nodes as node_state
 from gpupool.model import Stack
-from tests.paths import FIXTURES
+from tests.paths import FIXTURES, shared_upstream
 from tests.stacks import load_stack_text
 
 kubernetes = pytest.importorskip("kubernetes")
 from kubernetes.client import ApiClient  # noqa: E402
 
-REAL = FIXTURES / "nodes" / "real"
+OWN = FIXTURES / "nodes" / "docs"  # gpupool's own node documents
 
 HEAD = """
 apiVersion: gpupool.io/v1
@@ -77,9 +87,35 @@ def stack(
 
 
 def load(name: str) -> dict[str, Any]:
-    """Return one saved real node document (source, shown, verbatim, node)."""
-    doc: dict[str, Any] = json.loads((REAL / f"{name}.json").read_text())
+    """Return node document ``name``: gpupool's own, or the upstream one in ../shared (skipping
+    the test, naming the file, when that folder is absent)."""
+    own = OWN / f"{name}.json"
+    path = own if own.exists() else shared_upstream(f"nodes/{name}.json")
+    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return doc
+
+
+def own_names() -> list[str]:
+    """The names of gpupool's own node documents."""
+    return sorted(p.stem for p in OWN.glob("*.json"))
+
+
+def twin(own: str) -> str:
+    """The upstream document that own document ``own`` stands in for."""
+    name: str = json.loads((OWN / f"{own}.json").read_text(encoding="utf-8"))["twin"]
+    return name
+
+
+def twins(*own: str) -> list[Any]:
+    """Parameters for a test on own documents ``own`` and, as conformance, on their twins."""
+    return [pytest.param(n, id=n) for n in own] + [
+        pytest.param(twin(n), id=f"upstream {twin(n)}") for n in own]
+
+
+def node_name(name: str) -> str:
+    """The node name in document ``name``."""
+    found: str = load(name)["node"]["metadata"]["name"]
+    return found
 
 
 def node_list(*nodes: dict[str, Any]) -> dict[str, Any]:
@@ -138,9 +174,9 @@ def drift(
     edit: dict[str, str] | None = None,
     failure: dict[str, Any] | None = None,
 ) -> list[str]:
-    """Return the summaries of drift for saved nodes ``names`` in ``pool`` of ``st``.
+    """Return the summaries of drift for node documents ``names`` in ``pool`` of ``st``.
 
-    ``edit`` changes node labels first (a one-value change to a real node); ``failure`` puts
+    ``edit`` changes node labels first (a one-value change to a node); ``failure`` puts
     one condition on each node (``with_condition``).
     """
     docs = [load(n) for n in names]
