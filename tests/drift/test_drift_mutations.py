@@ -171,7 +171,7 @@ CASES = [
         _cloud("a2-highgpu-1g", {"mode": "mig", "mig": {"layout": {"1g.5gb": 7}}}),
         {
             # a layout change while the MIG Manager reconfigures cannot be told from the node:
-            # it reads as the reconfiguration (test_drift_real_nodes.py, item 6)
+            # it reads as the reconfiguration (test_drift_nodes.py, item 6)
             "node count": (_set("nodes", {"min": 2, "max": 2}), NODE_COUNT[1]),
         },
         baseline=(PENDING,),
