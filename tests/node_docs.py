@@ -5,12 +5,12 @@ for gpupool, in its node names, pool labels and instance types, that keep the la
 annotation encodings, allocatable shapes and condition reasons of the GPU Operator, GFD, GKE,
 HAMi, AKS Node Problem Detector and NVSentinel. Each names its ``twin``: the upstream node
 object (from vendors' docs and agents' tests) with the same features, kept in
-../shared/reference/upstream/nodes/ (its README names each one's source). Tests run on each
+SHARED_UPSTREAM/nodes/ (its README names each one's source). Tests run on each
 own document, and as conformance tests on its twin when that folder is present
 (``twins``); without it those skip, naming the file.
 
 ``load`` reads one document (about or source, shown, node, and ``failures`` where conditions are
-shown failed too: own names are read from the repository, upstream ones from ../shared);
+shown failed too: own names are read from the repository, upstream ones from SHARED_UPSTREAM);
 ``SavedNodes`` serves saved nodes as ``CoreV1Api.list_node``
 does, through the kubernetes client's own deserialiser; ``observe`` reads them with
 ``gpupool.cluster.read_gpu_nodes`` and lays the labels gpupool's node pools set over them (the
@@ -87,8 +87,8 @@ def stack(
 
 
 def load(name: str) -> dict[str, Any]:
-    """Return node document ``name``: gpupool's own, or the upstream one in ../shared (skipping
-    the test, naming the file, when that folder is absent)."""
+    """Return node document ``name``: gpupool's own, or the upstream one in SHARED_UPSTREAM
+    (skipping the test, naming the file, when that folder is absent)."""
     own = OWN / f"{name}.json"
     path = own if own.exists() else shared_upstream(f"nodes/{name}.json")
     doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))

@@ -3,7 +3,7 @@
 The nodes are gpupool's own node documents (tests/fixtures/nodes/docs/; see its README), read
 through the kubernetes client's deserialiser and ``gpupool.cluster.read_gpu_nodes``
 (``tests.node_docs``); each test runs again, as a conformance test, on the upstream twin of its
-document in ../shared/reference/upstream/nodes/ (skipped, naming the file, when that folder is
+document in SHARED_UPSTREAM/nodes/ (skipped, naming the file, when that folder is
 absent). Where a document shows a condition both healthy and failed (as AgentBaker's e2e
 validators and NVSentinel's platform-connector test do), the node is the healthy one and
 ``failures`` lists the failed conditions, applied one at a time.
@@ -92,7 +92,7 @@ def health_items(name: str, doc: dict[str, Any] | None = None) -> list[Any]:
 
 def _failures(own: str) -> list[Any]:
     """One parameter per failure a document lists, for the own one and its upstream twin (a
-    single parameter that skips when ../shared is absent)."""
+    single parameter that skips when the shared folder is absent)."""
     found = [pytest.param(own, f, id=f"{own}: {f['type']}") for f in load(own)["failures"]]
     upstream = twin(own)
     if not (SHARED_UPSTREAM / "nodes" / f"{upstream}.json").exists():

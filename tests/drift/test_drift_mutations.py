@@ -1,7 +1,7 @@
 """Every one-value change to the stack of a node is drift naming its cause (issue 21).
 
 For each of gpupool's own node documents (tests/fixtures/nodes/docs/; see its README) and, as a
-conformance test, its upstream twin in ../shared/reference/upstream/nodes/ (skipped, naming the
+conformance test, its upstream twin in SHARED_UPSTREAM/nodes/ (skipped, naming the
 file, when that folder is absent) a stack that matches it gives no drift, and changing one
 stack value at a time (GPU model, GPU memory, GPU count, replicas, sharing strategy, MIG layout
 and strategy, instance type, node count) gives drift whose summary names the changed value's

@@ -4,7 +4,7 @@ The nodes are gpupool's own documents in tests/fixtures/nodes/docs/ (see its REA
 ``tests.node_docs``), each keeping the label spellings, annotation encodings and allocatable
 shapes of an upstream node object from NVIDIA's, GKE's, HAMi's or Azure's documentation; every
 test runs on the own document and, as a conformance test, on that upstream twin in
-../shared/reference/upstream/nodes/ (skipped, naming the file, when the folder is absent).
+SHARED_UPSTREAM/nodes/ (skipped, naming the file, when the folder is absent).
 The nodes go through the public path: the kubernetes client's own deserialiser builds
 ``V1Node`` objects, ``gpupool.cluster.read_gpu_nodes`` turns them into ``ObservedNode``s, and
 ``gpupool.drift.nodes.compare`` compares them with a stack.

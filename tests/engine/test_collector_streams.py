@@ -21,7 +21,7 @@ replays these streams on it.
 The conformance tests at the end replay Pulumi's own recorded streams (its display tests'
 `pkg/backend/display/testdata/not-truncated/*.json` and its lifecycle tests'
 `pkg/engine/lifecycletest/testdata/output/<Test>/<step>/eventstream.json`), kept beside the
-repository in ../shared/reference/upstream/pulumi-engine-streams/ (its SOURCES.md names each
+repository in SHARED_UPSTREAM/pulumi-engine-streams/ (its SOURCES.md names each
 file's commit), and check on each what the tests above check on gpupool's own: the SDK parses
 every event, the run fails exactly when the recording did, and gpupool counts the changes
 Pulumi's summary counts. Without that folder they skip, naming it.
@@ -51,7 +51,7 @@ from tests import fake_pulumi
 from tests.paths import SHARED_UPSTREAM, TESTS, shared_upstream
 
 STREAMS = TESTS / "engine" / "events"
-UPSTREAM_STREAMS = "pulumi-engine-streams"  # in ../shared/reference/upstream/
+UPSTREAM_STREAMS = "pulumi-engine-streams"  # in SHARED_UPSTREAM/
 RUNS: dict[str, Callable[..., EngineResult]] = {
     "preview": engine.preview,
     "up": engine.up,
@@ -499,7 +499,7 @@ def test_component_outputs_twice_in_a_preview_are_one_step(
     assert sum(1 for e in run.events if e.kind == "resource-done") == 1
 
 
-# -- conformance: Pulumi's own recorded streams (../shared) ----------------------------------
+# -- conformance: Pulumi's own recorded streams (SHARED_UPSTREAM) ----------------------------
 
 
 def _upstream_names() -> list[str]:

@@ -2,7 +2,7 @@
 code path, with recorded engine output instead of a cloud.
 
 The stand-in's scenarios follow the shape of Pulumi's real streams (gpupool's own in
-tests/engine/events and Pulumi's recorded ones in ../shared, both replayed directly in
+tests/engine/events and Pulumi's recorded ones in SHARED_UPSTREAM, both replayed directly in
 test_collector_streams.py); the Pulumi lifecycle test a case mirrors is named in its docstring.
 """
 
