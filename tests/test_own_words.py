@@ -89,8 +89,8 @@ class Upstream:
         self.prose: dict[str, str] = {}
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             name = path.relative_to(folder).as_posix()
-            if name == "SOURCES.md" or name.endswith("/SOURCES.md"):
-                continue  # the folder's own index, written for this project
+            if path.name in ("SOURCES.md", "README.md"):
+                continue  # the folder's own indexes, written for this project
             self.files[hashlib.sha256(path.read_bytes()).digest()] = name
             text = _text(path)
             if text is None:

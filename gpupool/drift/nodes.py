@@ -11,7 +11,7 @@ taints are ``gpupool.drift.conditions``'s. Where the cloud shares GPUs itself (G
 sharing labels stand in for GFD's; under HAMi, HAMi's ``hami.io/node-nvidia-register``
 annotation says which GPUs the node has. Label names and formats follow GPU Feature Discovery,
 the GPU Operator, GKE and HAMi (see tests/fixtures/nodes/README.md and
-tests/fixtures/nodes/real/README.md).
+tests/fixtures/nodes/docs/README.md).
 
 What real nodes write, and what is tolerated:
 

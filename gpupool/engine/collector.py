@@ -7,7 +7,7 @@ It does not run the engine (``gpupool.engine.pulumi``) nor decide what a failure
 (``gpupool.engine.failures``).
 
 What the engine sends, and what the collector makes of it (pkg/engine/update.go and events.go;
-recorded streams in tests/engine/streams):
+hand-made streams in tests/engine/events):
 
 - Each step starts with a ``resourcePreEvent`` and ends with a ``resOutputsEvent`` or a
   ``resOpFailedEvent``. In a preview every step gets an outputs event; in an update only custom

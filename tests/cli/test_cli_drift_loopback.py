@@ -1,7 +1,7 @@
-"""``gpupool drift`` end to end against a Kubernetes API served from real node objects.
+"""``gpupool drift`` end to end against a Kubernetes API served from node objects.
 
 A loopback HTTP server (127.0.0.1 only) answers ``GET /api/v1/nodes`` with a ``NodeList`` of
-saved real nodes (tests/fixtures/nodes/real/, each with its source; see its README), and a
+gpupool's own node documents (tests/fixtures/nodes/docs/; see its README), and a
 kubeconfig in the test's temporary home points the stack's context at it. Everything between
 is the product path: the CLI, stack validation, ``gpupool.cluster`` building a real
 ``CoreV1Api`` from the kubeconfig (kubernetes client ``config.new_client_from_config``), the
@@ -9,8 +9,9 @@ client's HTTP request and deserialiser, drift and the report. The only stand-in 
 server; Pulumi is absent from PATH, so the cloud source is skipped and ``--require cluster``
 makes the cluster source count.
 
-The documented clusters were not made by gpupool, so the server lays the labels gpupool's node
-pools set (``facts.node_labels``) over each node, as gpupool would have.
+The documents hold what GFD, HAMi and the agents write, not gpupool's own labels, so the
+server lays the labels gpupool's node pools set (``facts.node_labels``) over each node, as
+gpupool would have.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from gpupool.cli import run
-from tests.real_nodes import (
+from tests.node_docs import (
     ONPREM,
     load,
     node_list,
@@ -38,12 +39,12 @@ from tests.real_nodes import (
 )
 
 HAMI_POOL = (
-    "{{name: rtx, nodeNames: [hami-lab-rtx6000], gpu: {{model: RTX-PRO-6000, count: 1}},"
+    "{{name: rtx, nodeNames: [lab-rtx6000-01], gpu: {{model: RTX-PRO-6000, count: 1}},"
     " host: {{memoryGiB: 256}},"
     " sharing: {{mode: fractional, fractional: {{slotsPerGpu: {slots}}}}}}}"
 )
 H100_POOL = (
-    "{name: h100, nodeNames: [s4124-0073], gpu: {model: H100-SXM5-80GB, count: 1},"
+    "{name: h100, nodeNames: [lab-h100-01], gpu: {model: H100-SXM5-80GB, count: 1},"
     " host: {memoryGiB: 512}, sharing: {mode: exclusive}}"
 )
 
@@ -117,9 +118,9 @@ def _drift(
     failure: dict[str, Any] | None = None,
     fmt: str = "text",
 ) -> int:
-    """Serve the saved nodes ``names`` with gpupool's labels of ``pool`` (name, YAML line) and
+    """Serve the node documents ``names`` with gpupool's labels of ``pool`` (name, YAML line) and
     run ``gpupool drift`` on a stack of that one pool; ``failure`` puts one condition on each
-    node (``tests.real_nodes.with_condition``)."""
+    node (``tests.node_docs.with_condition``)."""
     name, line = pool
     own = own_labels(stack(ONPREM, line, scheduler=scheduler), name)
     for saved in names:
@@ -162,11 +163,14 @@ def test_hami_lab_node_through_the_api(
     code: int,
     lines: list[str],
 ) -> None:
-    """HAMi's lab node (Project-HAMi/website tutorials/labs/hami-isolation-k3s.md @b31b8e72):
-    the CLI lists nodes over HTTP; the stack that declares the node exits 0, and declaring 5
-    slots per GPU where HAMi splits into 10 exits 2 naming the split and the allocatable count."""
+    """A lab node under HAMi (one RTX PRO 6000 split 10 ways, as HAMi's isolation lab shows:
+    Project-HAMi/website tutorials/labs/hami-isolation-k3s.md): the CLI lists nodes over HTTP;
+    the stack that declares the node exits 0, and declaring 5 slots per GPU where HAMi splits
+    into 10 exits 2 naming the split and the allocatable count."""
     pool = ("rtx", HAMI_POOL.format(slots=slots))
-    got = _drift(tmp_path, monkeypatch, api_server, pool, "hami-rtx-pro-6000-lab", scheduler="hami")
+    got = _drift(
+        tmp_path, monkeypatch, api_server, pool, "hami-register-rtx-pro-6000", scheduler="hami"
+    )
     out = capsys.readouterr().out
     assert got == code, out
     assert "source cluster: checked" in out
@@ -181,11 +185,11 @@ def test_resource_the_node_lacks_prints_missing(
     capsys: pytest.CaptureFixture[str],
     api_server: Any,
 ) -> None:
-    """The H100 labels (NVIDIA cloud-native-docs mig-node-labels.json) come with no status: the
+    """The H100 document shows labels only (as NVIDIA's mig-node-labels.json does), no status: the
     report says the resource is missing, never 0.0 (issue 21, item 10), and nothing else
     drifts."""
     pool = ("h100", H100_POOL)
-    assert _drift(tmp_path, monkeypatch, api_server, pool, "h100-exclusive-mig-disabled") == 2
+    assert _drift(tmp_path, monkeypatch, api_server, pool, "gfd-exclusive-h100") == 2
     out = capsys.readouterr().out
     assert "allocatable nvidia.com/gpu is missing, expected 1" in out
     assert "observed: nvidia.com/gpu: missing" in out
@@ -213,7 +217,7 @@ def test_gpu_health_condition_alone_makes_drift_exit_2(
     api_server: Any,
     fmt: str,
 ) -> None:
-    """HAMi's lab node with the stack that declares it exits 0 (above); the same node with
+    """The HAMi lab node with the stack that declares it exits 0 (above); the same node with
     NVSentinel's GpuMemWatch True exits 2, the condition reported as a fault in every format."""
     pool = ("rtx", HAMI_POOL.format(slots=10))
     got = _drift(
@@ -221,14 +225,14 @@ def test_gpu_health_condition_alone_makes_drift_exit_2(
         monkeypatch,
         api_server,
         pool,
-        "hami-rtx-pro-6000-lab",
+        "hami-register-rtx-pro-6000",
         scheduler="hami",
         failure=GPU_MEM_WATCH,
         fmt=fmt,
     )
     out = capsys.readouterr().out
     assert got == 2, out
-    addr = "pool.rtx/node/hami-lab-rtx6000/condition/GpuMemWatch"
+    addr = "pool.rtx/node/lab-rtx6000-01/condition/GpuMemWatch"
     if fmt == "json":
         doc = json.loads(out)
         assert doc["status"] == "drift" and doc["drifted"] is True

@@ -4,9 +4,9 @@ Against the stand-in pulumi CLI and two scenarios recorded for stacks/examples/v
 under the type tokens and logical names gpupool renders (tests/fake_pulumi/scenarios):
 ``first-apply`` (everything created) and ``edited-outside`` (the device plugin ConfigMap edited
 with kubectl; only a refreshed preview or up sees it). Their streams follow real engine streams
-(tests/engine/streams/SOURCES.md): a refresh sends ``refresh`` pre-events whose outputs event
-carries the outcome (lifecycle-TestRefreshBasics-all-0-0-preview.json) before the steps that
-converge, and the summary does not count the refresh steps (``RefreshStep.Logical()`` is false
+(tests/engine/events): a refresh sends ``refresh`` pre-events whose outputs event carries the
+outcome (Pulumi's lifecycle test TestRefreshBasics; refresh-preview-drift.json) before the steps
+that converge, and the summary does not count the refresh steps (``RefreshStep.Logical()`` is false
 in pulumi/pulumi pkg/resource/deploy/step.go). The SDK passes ``refresh=True`` as ``--refresh``
 on ``preview`` and ``up`` (pulumi/automation/_stack.py, 3.226.0 to 3.272.0); the stand-in
 refuses flags it does not know.

@@ -1,9 +1,11 @@
 """GPU health node conditions, cordons and fault-isolation taints (gpupool.drift.conditions).
 
-The nodes are the real corpus (tests/fixtures/nodes/real/, each with its source; see its
-README), read through the kubernetes client's deserialiser and ``gpupool.cluster.read_gpu_nodes``
-(``tests.real_nodes``). Where a source shows a condition both healthy and failed (AgentBaker's
-e2e validators, NVSentinel's platform-connector test), the saved node is the healthy one and
+The nodes are gpupool's own node documents (tests/fixtures/nodes/docs/; see its README), read
+through the kubernetes client's deserialiser and ``gpupool.cluster.read_gpu_nodes``
+(``tests.node_docs``); each test runs again, as a conformance test, on the upstream twin of its
+document in SHARED_UPSTREAM/nodes/ (skipped, naming the file, when that folder is
+absent). Where a document shows a condition both healthy and failed (as AgentBaker's e2e
+validators and NVSentinel's platform-connector test do), the node is the healthy one and
 ``failures`` lists the failed conditions, applied one at a time.
 
 Polarity and names follow the agents: AKS Node Problem Detector conditions are named after the
@@ -34,14 +36,26 @@ from gpupool.drift.run import DriftInputs, run
 from gpupool.nodes import faults
 from gpupool.nodes.report import EccCounts, GpuReport, MigState, NodeReport
 from gpupool.views import drift as drift_view
-from tests.real_nodes import AZURE, ONPREM, load, observe, stack, with_condition
+from tests.node_docs import (
+    AZURE,
+    ONPREM,
+    load,
+    node_name,
+    observe,
+    stack,
+    twin,
+    twins,
+    with_condition,
+)
+from tests.paths import SHARED_UPSTREAM
 
 pytestmark = pytest.mark.cloud_sdks  # the kubernetes client deserialises the saved nodes
 
-ND96 = "aks-nd96-npd-gpu-count-ib-agentbaker"
-T4 = "aks-nc4as-t4-npd-managed-gpu-agentbaker"
-NVS = "nvsentinel-platform-connector-conditions"
-NVS_E2E = "nvsentinel-dcgm-injection-e2e"
+ND96 = "aks-npd-gpu-count-ib"
+T4 = "aks-npd-managed-gpu"
+NVS = "nvsentinel-conditions"
+NVS_E2E = "nvsentinel-faults"
+AKS_NPD = "aks-npd-general"
 
 ND96_POOL = "{name: p, instanceType: Standard_ND96isr_H100_v5, nodes: {min: 1, max: 1}}"
 T4_POOL = "{name: p, instanceType: Standard_NC4as_T4_v3, nodes: {min: 1, max: 1}}"
@@ -55,60 +69,78 @@ def onprem_pool(node: str) -> str:
 
 
 STACKS = {
-    ND96: lambda: stack(AZURE, ND96_POOL),
-    T4: lambda: stack(AZURE, T4_POOL),
-    NVS: lambda: stack(ONPREM, onprem_pool("testnode")),
-    NVS_E2E: lambda: stack(ONPREM, onprem_pool("nvsentinel-e2e-gpu-worker")),
+    ND96: lambda node: stack(AZURE, ND96_POOL),
+    T4: lambda node: stack(AZURE, T4_POOL),
+    NVS: lambda node: stack(ONPREM, onprem_pool(node)),
+    NVS_E2E: lambda node: stack(ONPREM, onprem_pool(node)),
 }
+_OWN = {twin(own): own for own in STACKS}  # each upstream twin and the own document
+
+
+def stack_of(name: str) -> Any:
+    """The stack whose pool ``p`` holds the node of document ``name`` (own or upstream)."""
+    return STACKS[_OWN.get(name, name)](node_name(name))
 
 
 def health_items(name: str, doc: dict[str, Any] | None = None) -> list[Any]:
-    """The condition, cordon and taint items drift finds on saved node ``name``."""
-    st = STACKS[name]() if name in STACKS else stack(AZURE, T4_POOL)
+    """The condition, cordon and taint items drift finds on the node of document ``name``."""
+    known = _OWN.get(name, name) in STACKS
+    st = stack_of(name) if known else stack(AZURE, T4_POOL)
     [node] = observe(st, "p", doc or load(name))
     return conditions.node_items("p", node)
 
 
-FAILURES = [
-    pytest.param(name, failure, id=f"{name}: {failure['type']}")
-    for name in (ND96, T4, NVS)
-    for failure in load(name)["failures"]
-]
+def _failures(own: str) -> list[Any]:
+    """One parameter per failure a document lists, for the own one and its upstream twin (a
+    single parameter that skips when the shared folder is absent)."""
+    found = [pytest.param(own, f, id=f"{own}: {f['type']}") for f in load(own)["failures"]]
+    upstream = twin(own)
+    if not (SHARED_UPSTREAM / "nodes" / f"{upstream}.json").exists():
+        return [*found, pytest.param(upstream, None, id=f"upstream {upstream}")]
+    return found + [
+        pytest.param(upstream, f, id=f"upstream {upstream}: {f['type']}")
+        for f in load(upstream)["failures"]
+    ]
 
 
-def test_nodes_are_read_with_their_conditions() -> None:
+FAILURES = [param for name in (ND96, T4, NVS) for param in _failures(name)]
+
+
+@pytest.mark.parametrize("name", twins(AKS_NPD))
+def test_nodes_are_read_with_their_conditions(name: str) -> None:
     """read_gpu_nodes keeps every condition the API returns, times in RFC 3339 (AKS docs,
-    node-problem-detector.md: the 15 rows of `kubectl describe node`)."""
-    doc = load("aks-npd-describe-node")
+    node-problem-detector.md: the rows of `kubectl describe node`)."""
+    doc = load(name)
     [node] = observe(stack(AZURE, T4_POOL), "p", doc)
     assert [c.type for c in node.conditions] == [
         c["type"] for c in doc["node"]["status"]["conditions"]
     ]
     mem = next(c for c in node.conditions if c.type == "MemoryPressure")
-    assert (mem.status, mem.reason, mem.last_transition) == (
-        "True",
-        "KubeletHasInsufficientMemory",
-        "2023-06-01T19:16:50Z",
-    )
+    [written] = [c for c in doc["node"]["status"]["conditions"] if c["type"] == "MemoryPressure"]
+    assert (mem.status, mem.reason) == ("True", "KubeletHasInsufficientMemory")
+    assert mem.last_transition == written["lastTransitionTime"]
+    assert mem.last_transition is not None and mem.last_transition.endswith("Z")
 
 
-def test_aks_npd_general_conditions_are_not_gpu_health() -> None:
+@pytest.mark.parametrize("name", twins(AKS_NPD))
+def test_aks_npd_general_conditions_are_not_gpu_health(name: str) -> None:
     """The documented AKS node: NPD's general-purpose conditions all False and the kubelet's
     MemoryPressure True; none is a GPU health condition, so drift reports nothing."""
-    assert health_items("aks-npd-describe-node") == []
+    assert health_items(name) == []
 
 
-def test_aks_npd_kernel_deadlock_is_left_alone() -> None:
+@pytest.mark.parametrize("name", twins(AKS_NPD))
+def test_aks_npd_kernel_deadlock_is_left_alone(name: str) -> None:
     """One value changed on the real node: KernelDeadlock True (NPD's SystemLogMonitor, a
     general-purpose condition) is still not a GPU fault."""
-    doc = load("aks-npd-describe-node")
+    doc = load(name)
     edited = with_condition(
         doc, {"type": "KernelDeadlock", "status": "True", "reason": "DockerHung", "message": ""}
     )
-    assert health_items("aks-npd-describe-node", edited) == []
+    assert health_items(name, edited) == []
 
 
-@pytest.mark.parametrize("name", [ND96, T4, NVS])
+@pytest.mark.parametrize("name", twins(ND96, T4, NVS))
 def test_healthy_gpu_conditions_give_nothing(name: str) -> None:
     """AgentBaker's healthy states (NoGPUMissing, NoIBLinkFlapping, HealthyNvidiaDevicePlugin,
     HealthyNvidiaDCGMServices) and NVSentinel's <check>IsHealthy are not findings."""
@@ -122,7 +154,9 @@ def test_each_documented_failure_is_one_fault_with_its_details(
     """Each failed condition the source shows is one fault item naming node, pool, condition,
     reason, message and time (AgentBaker e2e/validators.go *AfterFailure; NVSentinel
     TestK8sNodeConditions)."""
-    doc = with_condition(load(name), failure)
+    doc = load(name)
+    assert failure is not None, f"{name} lists no failures"
+    doc = with_condition(doc, failure)
     node = doc["node"]["metadata"]["name"]
     [item] = health_items(name, doc)
     assert (item.source, item.kind) == ("cluster", "fault")
@@ -136,44 +170,47 @@ def test_each_documented_failure_is_one_fault_with_its_details(
         "message": failure["message"],
         "lastTransitionTime": failure.get("lastTransitionTime"),
     }
-    source = conditions.AKS_NPD if name.startswith("aks") else conditions.NVSENTINEL
+    source = conditions.AKS_NPD if _OWN.get(name, name) in (ND96, T4) else conditions.NVSENTINEL
     assert item.summary.startswith(f"{source} condition {failure['type']} is True")
 
 
-def test_nvsentinel_e2e_faults_and_their_time() -> None:
-    """The NVSentinel e2e node (two injected DCGM faults) gives two faults; a time the API
-    returns is reported as written."""
-    doc = load(NVS_E2E)
+@pytest.mark.parametrize("name", twins(NVS_E2E))
+def test_nvsentinel_e2e_faults_and_their_time(name: str) -> None:
+    """The NVSentinel node with two DCGM faults gives two faults; a time the API returns is
+    reported as written."""
+    doc = load(name)
     for c in doc["node"]["status"]["conditions"]:
         c["lastTransitionTime"] = "2026-08-20T08:30:12Z"
-    items = health_items(NVS_E2E, doc)
+    items = health_items(name, doc)
     assert [i.observed["condition"] for i in items] == ["GpuInforomWatch", "GpuMemWatch"]
     assert {i.observed["lastTransitionTime"] for i in items} == {"2026-08-20T08:30:12Z"}
 
 
-def test_unknown_status_is_not_a_fault() -> None:
+@pytest.mark.parametrize("names", [(ND96, NVS), (twin(ND96), twin(NVS))], ids=["own", "upstream"])
+def test_unknown_status_is_not_a_fault(names: tuple[str, str]) -> None:
     """NVSentinel: Unknown means the health cannot be determined (docs/INTEGRATIONS.md,
     "Condition Status"); AKS NPD writes only True or False. Neither reports Unknown."""
-    for name in (ND96, NVS):
+    for name in names:
         for failure in load(name)["failures"]:
             doc = with_condition(load(name), {**failure, "status": "Unknown"})
             assert health_items(name, doc) == []
 
 
-def test_nvsentinel_check_outside_the_table_is_recognised_by_its_reason() -> None:
+@pytest.mark.parametrize("name", twins(NVS))
+def test_nvsentinel_check_outside_the_table_is_recognised_by_its_reason(name: str) -> None:
     """The platform connector names any check's condition after it with reason
     <check>IsNotHealthy (process_node_events.go updateHealthEventReason): a NIC health
     monitor check (InfiniBandDegradationCheck, NVSentinel fault-quarantine gate tests) is
     reported; a True condition with another reason is not."""
     check = "InfiniBandDegradationCheck"
     bad = {"type": check, "status": "True", "reason": f"{check}IsNotHealthy", "message": "x"}
-    [item] = health_items(NVS, with_condition(load(NVS), bad))
+    [item] = health_items(name, with_condition(load(name), bad))
     assert item.summary == (
         "NVSentinel condition InfiniBandDegradationCheck is True, reason "
         "InfiniBandDegradationCheckIsNotHealthy: NVSentinel check InfiniBandDegradationCheck failed"
     )
     other = {**bad, "reason": "SomethingElse"}
-    assert health_items(NVS, with_condition(load(NVS), other)) == []
+    assert health_items(name, with_condition(load(name), other)) == []
 
 
 # ---------------------------------------------------------------- cordon and taints
@@ -196,10 +233,11 @@ def test_cordoned_node_is_drift() -> None:
     assert item.summary == "node is cordoned (spec.unschedulable): no new pods land on its GPUs"
 
 
-def test_nvsentinel_cordon_names_nvsentinel_and_its_rule_set() -> None:
+@pytest.mark.parametrize("name", twins(NVS_E2E))
+def test_nvsentinel_cordon_names_nvsentinel_and_its_rule_set(name: str) -> None:
     """fault-quarantine labels the node <prefix>cordon-by=NVSentinel and <prefix>cordon-reason
     (its rule set); the chart's prefix is k8saas.nvidia.com/ (fault-quarantine/values.yaml)."""
-    [node] = observe(STACKS[NVS_E2E](), "p", load(NVS_E2E))
+    [node] = observe(stack_of(name), "p", load(name))
     node = _cordoned(
         node,
         **{
@@ -219,11 +257,12 @@ def test_nvsentinel_cordon_names_nvsentinel_and_its_rule_set() -> None:
     ]
 
 
-def test_taint_nvsentinel_applied_is_drift_others_are_not() -> None:
+@pytest.mark.parametrize("name", twins(NVS))
+def test_taint_nvsentinel_applied_is_drift_others_are_not(name: str) -> None:
     """Taints listed in quarantineHealthEventAppliedTaints (the JSON fault-quarantine writes:
     [{"Key","Value","Effect"}], its reconciler tests) are fault isolation; the pool's own
     taint is not; an unreadable annotation is ignored."""
-    [node] = observe(STACKS[NVS](), "p", load(NVS))
+    [node] = observe(stack_of(name), "p", load(name))
     applied = json.dumps(
         [{"Key": "nvidia.com/gpu-error", "Value": "fatal", "Effect": "NoSchedule"}]
     )
@@ -279,12 +318,13 @@ def _write(directory: Path, rep: NodeReport) -> Path:
     return directory
 
 
-def test_condition_and_node_report_of_one_fault_are_one_item(tmp_path: Path) -> None:
+@pytest.mark.parametrize("doc", twins(NVS_E2E))
+def test_condition_and_node_report_of_one_fault_are_one_item(tmp_path: Path, doc: str) -> None:
     """NVSentinel's GpuMemWatch (DCGM memory watch: ECC) and gpupool node inspect's ecc fault
     (gpupool.nodes.faults) on the same node are one fault; the overheat NVML sees, with no
     thermal condition on the node, stays the node source's own item."""
-    st = STACKS[NVS_E2E]()
-    nodes = observe(st, "p", load(NVS_E2E))
+    st = stack_of(doc)
+    nodes = observe(st, "p", load(doc))
     name = nodes[0].name
     rep = _report(name, [SICK])
     assert [f.kind for f in rep.faults] == ["ecc", "overheat"]
@@ -302,13 +342,14 @@ def test_condition_and_node_report_of_one_fault_are_one_item(tmp_path: Path) -> 
     assert "gpupool node inspect" not in inforom.summary
 
 
-def test_fallen_off_gpu_and_lost_gpu_are_one_item(tmp_path: Path) -> None:
+@pytest.mark.parametrize("doc", twins(NVS_E2E))
+def test_fallen_off_gpu_and_lost_gpu_are_one_item(tmp_path: Path, doc: str) -> None:
     """NVSentinel's SysLogsGPUFallenOff and NVML's "GPU is lost" (fault unreachable) on one node
     are one fault."""
-    st = STACKS[NVS_E2E]()
+    st = stack_of(doc)
     check = "SysLogsGPUFallenOff"
     fallen = {"type": check, "status": "True", "reason": f"{check}IsNotHealthy", "message": "79"}
-    nodes = observe(st, "p", with_condition(load(NVS_E2E), fallen))
+    nodes = observe(st, "p", with_condition(load(doc), fallen))
     name = nodes[0].name
     rep = _report(name, [*_healthy(1), LOST])
     _write(tmp_path, rep)
@@ -320,12 +361,13 @@ def test_fallen_off_gpu_and_lost_gpu_are_one_item(tmp_path: Path) -> None:
     assert [i.observed for i in report.items if i.source == "node" and i.kind == "fault"] == []
 
 
-def test_gpu_missing_and_nvml_count_are_one_item(tmp_path: Path) -> None:
+@pytest.mark.parametrize("doc", twins(ND96))
+def test_gpu_missing_and_nvml_count_are_one_item(tmp_path: Path, doc: str) -> None:
     """AKS NPD's GPUMissing (nvidia-smi count against the VM size) and NVML's count against the
     pool on the same node are one finding, kept as the condition's fault."""
-    st = STACKS[ND96]()
-    [failure] = [f for f in load(ND96)["failures"] if f["type"] == "GPUMissing"]
-    nodes = observe(st, "p", with_condition(load(ND96), failure))
+    st = stack_of(doc)
+    [failure] = [f for f in load(doc)["failures"] if f["type"] == "GPUMissing"]
+    nodes = observe(st, "p", with_condition(load(doc), failure))
     name = nodes[0].name
     _write(tmp_path, _report(name, _healthy(7)))
     report = run(st, Path("s.yaml"), DriftInputs(cluster=lambda: nodes, node_reports_dir=tmp_path))
@@ -337,10 +379,11 @@ def test_gpu_missing_and_nvml_count_are_one_item(tmp_path: Path) -> None:
     assert not [i for i in report.items if i.source == "node"]
 
 
-def test_node_report_on_another_node_is_not_folded(tmp_path: Path) -> None:
+@pytest.mark.parametrize("doc", twins(NVS_E2E))
+def test_node_report_on_another_node_is_not_folded(tmp_path: Path, doc: str) -> None:
     """Folding needs the same node: an ECC fault on another node stays the node source's."""
-    st = STACKS[NVS_E2E]()
-    nodes = observe(st, "p", load(NVS_E2E))
+    st = stack_of(doc)
+    nodes = observe(st, "p", load(doc))
     rep = _report("other-node", [SICK])
     _write(tmp_path, rep)
     report = run(st, Path("s.yaml"), DriftInputs(cluster=lambda: nodes, node_reports_dir=tmp_path))
@@ -351,41 +394,46 @@ def test_node_report_on_another_node_is_not_folded(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- outputs
 
 
-def _fault_report() -> DriftReport:
-    """The ND96 node with AgentBaker's GPUMissing failure, at a time the API would return."""
-    [failure] = [f for f in load(ND96)["failures"] if f["type"] == "GPUMissing"]
+def _fault_report(name: str) -> tuple[DriftReport, str]:
+    """The ND96 node with NPD's GPUMissing failure, at a time the API would return; and the
+    failure's message."""
+    [failure] = [f for f in load(name)["failures"] if f["type"] == "GPUMissing"]
     failure = {**failure, "lastTransitionTime": "2026-08-20T08:30:12Z"}
-    items = health_items(ND96, with_condition(load(ND96), failure))
-    return DriftReport("real", tuple(items), (SourceStatus("cluster", True),))
+    items = health_items(name, with_condition(load(name), failure))
+    return DriftReport("real", tuple(items), (SourceStatus("cluster", True),)), failure["message"]
 
 
-def test_text_json_markdown_show_the_condition() -> None:
+@pytest.mark.parametrize("name", twins(ND96))
+def test_text_json_markdown_show_the_condition(name: str) -> None:
     """Every output names node, pool, condition, reason, message and time; the item counts as a
     fault and makes the report "drift" (exit 2, tests/cli/test_cli_drift_loopback.py)."""
-    report = _fault_report()
+    report, message = _fault_report(name)
+    node = node_name(name)
+    assert "NHC2009" in message  # NPD's fault code for a missing GPU
     assert report.status == "drift"
     text = drift_view.render(report, "text")
-    addr = "pool.p/node/aks-nd96-npd-vmss000000/condition/GPUMissing"
+    addr = f"pool.p/node/{node}/condition/GPUMissing"
     assert f"  ! {addr}: AKS Node Problem Detector condition GPUMissing is True" in text
-    assert "Expected to see 8 GPUs but found 7. FaultCode: NHC2009" in text
+    assert message in text
     assert '"2026-08-20T08:30:12Z"' in text and 'reason: "GPUMissing"' in text
     assert "0 difference(s), 1 fault(s)" in text
     doc = json.loads(drift_view.render(report, "json"))
     [item] = doc["items"]
     assert (item["kind"], item["address"]) == ("fault", addr)
-    assert item["observed"]["message"] == "Expected to see 8 GPUs but found 7. FaultCode: NHC2009"
+    assert item["observed"]["message"] == message
     assert item["observed"]["lastTransitionTime"] == "2026-08-20T08:30:12Z"
-    assert (item["observed"]["pool"], item["observed"]["node"]) == ("p", "aks-nd96-npd-vmss000000")
+    assert (item["observed"]["pool"], item["observed"]["node"]) == ("p", node)
     assert "evidence_of" not in item
     md = drift_view.render(report, "markdown")
-    assert "| cluster (fault) | `pool.p/node/aks-nd96-npd-vmss000000/condition/GPUMissing` |" in md
+    assert f"| cluster (fault) | `{addr}` |" in md
     assert "NHC2009" in md
 
 
-def test_pool_compare_includes_conditions_of_every_member() -> None:
+@pytest.mark.parametrize("name", twins(NVS_E2E))
+def test_pool_compare_includes_conditions_of_every_member(name: str) -> None:
     """node_state.compare reports a member's GPU health next to its label findings."""
-    st = STACKS[NVS_E2E]()
-    items = node_state.compare(st, observe(st, "p", load(NVS_E2E)))
+    st = stack_of(name)
+    items = node_state.compare(st, observe(st, "p", load(name)))
     assert {i.observed["condition"] for i in items if i.kind == "fault"} == {
         "GpuInforomWatch",
         "GpuMemWatch",

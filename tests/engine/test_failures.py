@@ -228,7 +228,7 @@ def test_progress_and_failures_are_scrubbed_too() -> None:
     assert collector.failed == ((NG, "request signed with *** was rejected"),)
 
 
-# -- what real streams send (tests/engine/streams) -----------------------------------------------
+# -- what real streams send (tests/engine/events) ------------------------------------------------
 
 
 def policy(message: str, level: str, urn: str | None = NG) -> dict[str, Any]:

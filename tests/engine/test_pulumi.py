@@ -1,8 +1,9 @@
 """gpupool.engine.pulumi against the stand-in CLI (tests/fake_pulumi): the real Automation API
 code path, with recorded engine output instead of a cloud.
 
-The stand-in's scenarios follow Pulumi's real streams (tests/engine/streams, replayed directly in
-test_collector_streams.py); the lifecycle test a case mirrors is named in its docstring.
+The stand-in's scenarios follow the shape of Pulumi's real streams (gpupool's own in
+tests/engine/events and Pulumi's recorded ones in SHARED_UPSTREAM, both replayed directly in
+test_collector_streams.py); the Pulumi lifecycle test a case mirrors is named in its docstring.
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ Environment:
                            and rejects a different one with "incorrect passphrase".
 
 The scenario data follow real engine streams (sdk/go/common/apitype/events.go field names, as
-read by pulumi/automation/events.py; recorded examples in tests/engine/streams), including what
+read by pulumi/automation/events.py; hand-made examples in tests/engine/events), including what
 a stand-in could easily get wrong: ``"detailedDiff": null`` on every step without one, ``"old":
 null`` on creates and ``"new": null`` on deletions, ``custom`` omitted for components, a
 replacement's steps in the engine's order (``delete-replaced`` last and keyless for

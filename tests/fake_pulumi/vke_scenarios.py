@@ -3,11 +3,11 @@
 The stand-in answers for the resources a rendered program registers, which are the graph's
 (type token, logical name) pairs. These two scenarios are made from
 ``stacks/examples/volcengine-a10.yaml``'s graph in the shape of real engine streams
-(tests/engine/streams): ``planning`` on previews, ``detailedDiff: null`` where there is none,
+(tests/engine/events): ``planning`` on previews, ``detailedDiff: null`` where there is none,
 ``old: null`` on creates, the stack's outputs event twice in a preview and once at the end of an
 update, and a refresh's ``refresh`` pre-event closed by an outputs event carrying its outcome
-(lifecycle-TestRefreshBasics-all-0-0-preview.json), all refreshes before the steps that
-converge. After a change to what that example renders, run
+(Pulumi's lifecycle test TestRefreshBasics; tests/engine/events/refresh-preview-drift.json),
+all refreshes before the steps that converge. After a change to what that example renders, run
 ``python -m tests.fake_pulumi.vke_scenarios`` and review the diff;
 tests/cli/test_cli_reconcile.py fails until the scenarios match the graph.
 """

@@ -95,8 +95,8 @@ def _steps(*ops: tuple[str, str]) -> EngineResult:
 
 def test_engine_preview_keeps_the_order_pulumi_reports() -> None:
     # Pulumi's engine emits create-replacement, replace, delete-replaced for a default
-    # replacement and delete-replaced first for deleteBeforeReplace (the recorded streams of
-    # tests/engine/streams, Pulumi's lifecycle tests).
+    # replacement and delete-replaced first for deleteBeforeReplace (Pulumi's lifecycle tests;
+    # the streams of tests/engine/events).
     result = _steps(
         ("create-replacement", "a"), ("replace", "a"), ("delete-replaced", "b"),
         ("delete-replaced", "a"), ("replace", "b"), ("create-replacement", "b"),

@@ -4,8 +4,9 @@ The stand-in answers the way Microsoft's "Azure Retail Prices overview"
 (learn.microsoft.com/en-us/rest/api/cost-management/retail-prices/azure-retail-prices) documents:
 the items of the region and the ``armSkuName`` values the ``$filter`` names, paged, each page
 linking the next with ``NextPageLink`` (the same query plus ``$skip``), in the envelope
-Microsoft Q&A 348412 quotes. The items are in ``tests/refresh/recorded/azure-retail-prices.json``
-(sources in its ``about``), beside the documentation's own example responses. Each request is
+Microsoft Q&A 348412 quotes. The items are in ``tests/refresh/recorded/azure-retail-prices.json``,
+an answer in the API's shape written for these tests (sources of its figures in its ``about``),
+with meters of every kind the refresh must leave out. Each request is
 checked against the filter this test writes from the documented filter fields (serviceName,
 armRegionName, priceType, armSkuName) and the ``api-version``. The overlay the refresh writes
 must then price an example stack in ``gpupool plan``, dated by the refresh, run as a separate
@@ -100,7 +101,7 @@ def test_fetch_reads_linux_meters_in_batches_following_every_page() -> None:
     ' Spot' and ' Low Priority' skuNames).
     """
     names = [e.name for e in catalog.instances("azure")]
-    api = RetailPrices(RECORDED["items"])
+    api = RetailPrices(RECORDED["Items"])
     found = {p.instance_type: p for p in azure.fetch(names, "eastus", api)}
     assert list(found) == list(dict.fromkeys(names))  # one per type, in the order given
     # the Windows and Cloud Services meters (0.71) are not the Linux price
@@ -128,26 +129,40 @@ def test_fetch_reads_linux_meters_in_batches_following_every_page() -> None:
             for u in firsts] == batches  # fmt: skip
     assert len(api.asked) > len(firsts)  # later pages were read, each once
     assert len(set(api.asked)) == len(api.asked)
-    eastus = [i for i in RECORDED["items"] if i["armRegionName"] == "eastus"]
+    eastus = [i for i in RECORDED["Items"] if i["armRegionName"] == "eastus"]
     assert api.served == sum(1 for i in eastus if i["armSkuName"] in wanted)
 
 
-def test_documented_examples_are_read_by_their_fields() -> None:
-    """Microsoft's example items: a Windows dev/test spot meter, a reservation, a EUR price.
+def _other(**match: str) -> dict[str, Any]:
+    """The one answered item with these field values."""
+    (item,) = [i for i in RECORDED["Items"] if all(i.get(k) == v for k, v in match.items())]
+    return item
 
-    Upstream: the API response examples of Microsoft's Azure Retail Prices overview.
+
+def test_other_meter_kinds_are_read_by_their_fields() -> None:
+    """A Windows dev/test spot meter, a reservation, a EUR price: none is a price; the same
+    meter as Linux pay-as-you-go is, spot or not, in its region and hourly unit only.
+
+    Upstream: the item fields and `type` values (Consumption, DevTestConsumption, Reservation,
+    with `reservationTerm`) of Microsoft's Azure Retail Prices overview.
     """
-    spot_windows, reservation, euro = RECORDED["documented_examples"]
+    spot_windows = _other(type="DevTestConsumption")
+    reservation = _other(type="Reservation")
+    euro = _other(currencyCode="EUR")
+    assert reservation["reservationTerm"] == "1 Year"
     for item in (spot_windows, reservation, euro):
         assert azure.meters(item, item["armRegionName"]) is None
-    linux = {**spot_windows, "type": "Consumption", "productName": "Virtual Machines FS Series"}
-    assert azure.meters(linux, "westeurope") == ("Standard_F16s", True, 0.176346)
-    assert azure.meters({**linux, "skuName": "F16s", "meterName": "F16s"}, "westeurope") == (
-        "Standard_F16s", False, 0.176346
+    linux = {**spot_windows, "type": "Consumption",
+             "productName": "Virtual Machines NCasT4 v3 Series"}  # fmt: skip
+    assert azure.meters(linux, "eastus") == ("Standard_NC8as_T4_v3", True, 0.118)
+    assert azure.meters({**linux, "skuName": "NC8as T4 v3", "meterName": "NC8as T4 v3"},
+                        "eastus") == ("Standard_NC8as_T4_v3", False, 0.118)  # fmt: skip
+    assert azure.meters(linux, "westeurope") is None  # another region's meter
+    assert azure.meters({**linux, "unitOfMeasure": "1/Month"}, "eastus") is None
+    assert azure.meters({**linux, "currencyCode": "EUR"}, "eastus") is None
+    assert azure.meters({**euro, "currencyCode": "USD"}, "eastus") == (
+        "Standard_NV12ads_A10_v5", False, 0.8353
     )  # fmt: skip
-    assert azure.meters(linux, "eastus") is None  # another region's meter
-    assert azure.meters({**linux, "unitOfMeasure": "1/Month"}, "westeurope") is None
-    assert azure.meters({**linux, "currencyCode": "EUR"}, "westeurope") is None
 
 
 def _pool(cost: dict[str, Any], name: str) -> dict[str, Any]:
@@ -166,7 +181,7 @@ def test_refresh_writes_an_overlay_that_plan_uses(tmp_path: Path, monkeypatch: A
     assert before["pricesAsOf"] == ["2026-08-21"]
     assert catalog.instance("azure", "Standard_NV6ads_A10_v5").price.on_demand_hourly is None
 
-    result = catalog_use.refresh("azure", None, RetailPrices(RECORDED["items"]), TODAY)
+    result = catalog_use.refresh("azure", None, RetailPrices(RECORDED["Items"]), TODAY)
     assert result.path == overlay / "instances-azure.json" and result.region == "eastus"
     assert "Standard_NC6s_v3" in result.missing and "Standard_ND96isr_H100_v5" in result.missing
     written = json.loads(result.path.read_text("utf-8"))
@@ -199,7 +214,7 @@ def test_refresh_of_the_stacks_region_changes_the_plans_prices(
     before = plan(stack, overlay)["cost"]
     assert before["priceRegion"] == "eastus" and before["pricesAsOf"] == ["2026-08-21"]
 
-    result = catalog_use.refresh("azure", "westus2", RetailPrices(RECORDED["items"]), TODAY)
+    result = catalog_use.refresh("azure", "westus2", RetailPrices(RECORDED["Items"]), TODAY)
     assert set(result.priced) == {"Standard_NC16as_T4_v3", "Standard_NC96ads_A100_v4"}
 
     after = plan(stack, overlay)["cost"]
