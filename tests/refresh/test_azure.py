@@ -284,7 +284,7 @@ def test_the_real_fetcher_parses_the_body_and_needs_no_credentials() -> None:
 
 def _with_price(name: str, figure: float) -> list[dict[str, Any]]:
     """The recorded items, the on-demand meter of ``name`` in eastus at ``figure``."""
-    items = json.loads(json.dumps(RECORDED["items"]))
+    items = json.loads(json.dumps(RECORDED["Items"]))
     for item in items:
         if (item["armSkuName"], item["armRegionName"]) == (name, "eastus") and not item[
             "skuName"
@@ -317,9 +317,9 @@ def test_a_price_no_catalog_row_takes_is_left_out(
 def test_an_unknown_region_is_refused_before_any_call(tmp_path: Path, monkeypatch: Any) -> None:
     """Issue 27: --region eastuss exited 0 and replaced a good overlay with no rows."""
     monkeypatch.setenv(catalog.OVERLAY_ENV, str(tmp_path / "overlay"))
-    first = catalog_use.refresh("azure", None, RetailPrices(RECORDED["items"]), TODAY)
+    first = catalog_use.refresh("azure", None, RetailPrices(RECORDED["Items"]), TODAY)
     good = first.path.read_bytes()
-    answers = RetailPrices(RECORDED["items"])
+    answers = RetailPrices(RECORDED["Items"])
     with pytest.raises(InputError, match="'eastuss' is not a region of Azure \\(closest: eastus"):
         catalog_use.refresh("azure", "eastuss", answers, TODAY)
     assert answers.asked == [] and first.path.read_bytes() == good
@@ -328,12 +328,12 @@ def test_an_unknown_region_is_refused_before_any_call(tmp_path: Path, monkeypatc
 def test_a_refresh_with_no_price_writes_nothing(tmp_path: Path, monkeypatch: Any) -> None:
     """A real region where the API prices none of the types keeps the overlay there."""
     monkeypatch.setenv(catalog.OVERLAY_ENV, str(tmp_path / "overlay"))
-    first = catalog_use.refresh("azure", None, RetailPrices(RECORDED["items"]), TODAY)
+    first = catalog_use.refresh("azure", None, RetailPrices(RECORDED["Items"]), TODAY)
     good = first.path.read_bytes()
     assert "brazilsouth" in catalog.cloud("azure").regions
     with pytest.raises(InputError, match=r"gave no usable price for any azure catalog type in "
                        r"brazilsouth .*nothing was written"):  # fmt: skip
-        catalog_use.refresh("azure", "brazilsouth", RetailPrices(RECORDED["items"]), TODAY)
+        catalog_use.refresh("azure", "brazilsouth", RetailPrices(RECORDED["Items"]), TODAY)
     assert first.path.read_bytes() == good
 
 
@@ -359,7 +359,7 @@ def test_write_failures_are_one_line_input_errors(
         match = "cannot make the price overlay's folder"
     monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
     with pytest.raises(InputError, match=match) as caught:
-        catalog_use.refresh("azure", None, RetailPrices(RECORDED["items"]), TODAY)
+        catalog_use.refresh("azure", None, RetailPrices(RECORDED["Items"]), TODAY)
     assert "\n" not in str(caught.value) and "refused" not in str(caught.value)
     assert victim.read_text("utf-8") == "mine"
 
@@ -373,7 +373,7 @@ def test_a_folder_without_write_permission_is_one_line(tmp_path: Path, monkeypat
     monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
     try:
         with pytest.raises(InputError, match=r"cannot write the price overlay .*instances-azure"):
-            catalog_use.refresh("azure", None, RetailPrices(RECORDED["items"]), TODAY)
+            catalog_use.refresh("azure", None, RetailPrices(RECORDED["Items"]), TODAY)
     finally:
         overlay.chmod(0o700)
 
@@ -387,7 +387,7 @@ def test_the_cli_says_the_write_failure_not_an_internal_error(
     overlay = tmp_path / "overlay"
     overlay.write_text("a file", "utf-8")
     monkeypatch.setenv(catalog.OVERLAY_ENV, str(overlay))
-    monkeypatch.setattr(azure, "clients", lambda region: RetailPrices(RECORDED["items"]))
+    monkeypatch.setattr(azure, "clients", lambda region: RetailPrices(RECORDED["Items"]))
     err = io.StringIO()
     assert run(["catalog", "refresh", "--cloud", "azure"], stderr=err) == 1
     assert err.getvalue().startswith("error: cannot make the price overlay's folder")
