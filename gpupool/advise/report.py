@@ -1,0 +1,22 @@
+"""The result of ``gpupool advise``: what the views show and the use case returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpupool.advise.evidence import Evidence
+from gpupool.advise.recommend import Dropped, Recommendation
+
+
+@dataclass(frozen=True)
+class AdviseResult:
+    """What ``gpupool advise`` found for one stack and window."""
+
+    stack: str
+    file: str
+    evidence: Evidence
+    currency: str
+    recommendations: tuple[Recommendation, ...]
+    dropped: tuple[Dropped, ...]
+    gaps: tuple[str, ...]
+    written: str | None  # the file written, None when nothing was

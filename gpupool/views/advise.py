@@ -1,0 +1,116 @@
+"""``gpupool advise`` in text, JSON and markdown."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gpupool.advise.report import AdviseResult
+from gpupool.formats import FORMAT_VERSION
+
+
+def _money(amount: float | None, currency: str) -> str:
+    if amount is None:
+        return "unknown"
+    sign = "-" if amount < 0 else ""
+    return f"{sign}{abs(amount):,.0f} {currency}/month"
+
+
+def to_json(result: AdviseResult) -> dict[str, Any]:
+    """Return the JSON document of an advise result."""
+    ev = result.evidence
+    return {
+        "format_version": FORMAT_VERSION,
+        "stack": result.stack,
+        "window": {"seconds": ev.window_seconds, "end": ev.end, "queries": ev.queries},
+        "currency": result.currency,
+        "recommendations": [
+            {
+                "pool": r.pool,
+                "tenant": r.tenant,
+                "kind": r.kind,
+                "summary": r.summary,
+                "edit": {"path": r.path_text, "value": r.value},
+                "saving_per_month": None if r.saving_per_month is None
+                else round(r.saving_per_month, 2),
+                "evidence": dict(r.evidence),
+            }
+            for r in result.recommendations
+        ],
+        "dropped": [
+            {"kind": d.recommendation.kind, "pool": d.recommendation.pool,
+             "edit": {"path": d.recommendation.path_text, "value": d.recommendation.value},
+             "reason": d.reason}
+            for d in result.dropped
+        ],
+        "gaps": list(result.gaps),
+        "written": result.written,
+        "coverage": {
+            pool: {"gpus_seen": len(use.gpus), "samples": use.samples, "hours": use.hours}
+            for pool, use in ev.pools.items()
+        },
+    }
+
+
+def format_text(result: AdviseResult) -> str:
+    """Return the text report: recommendations with their evidence, then drops and gaps."""
+    ev = result.evidence
+    lines = [
+        f"Advice for stack {result.stack} from {ev.window_seconds / 86400:g} days of metrics "
+        f"({ev.queries} queries):",
+        "",
+    ]
+    if not result.recommendations:
+        lines.append("No recommendation: nothing the evidence supports would save or protect.")
+    for r in result.recommendations:
+        lines.append(f"  [{r.kind}] {r.summary}")
+        lines.append(f"    edit: {r.path_text} = {json.dumps(r.value)}")
+        lines.append(f"    saving: {_money(r.saving_per_month, result.currency)}")
+        figures = ", ".join(f"{k} {v}" for k, v in r.evidence.items())
+        lines.append(f"    evidence: {figures}")
+    if result.dropped:
+        lines += ["", "Dropped (failed their check):"]
+        lines += [f"  [{d.recommendation.kind}] {d.recommendation.summary}: {d.reason}"
+                  for d in result.dropped]
+    if result.gaps:
+        lines += ["", "Not judged:"]
+        lines += [f"  {g}" for g in result.gaps]
+    lines += ["", "Coverage:"]
+    for pool, use in ev.pools.items():
+        lines.append(f"  {pool}: {len(use.gpus)} GPUs, {use.samples} samples over {use.hours} h")
+    if result.written:
+        lines += ["", f"Wrote {result.written}: review it with "
+                      f"`gpupool plan {result.written} --base {result.file}`."]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def format_markdown(result: AdviseResult) -> str:
+    """Return the report as a pull-request comment section."""
+    out = [f"### gpupool advise: `{_cell(result.stack)}`", ""]
+    if result.recommendations:
+        out += ["| kind | pool or tenant | edit | saving | why |", "|---|---|---|---|---|"]
+        for r in result.recommendations:
+            who = r.pool or r.tenant or ""
+            edit = f"`{r.path_text}` = `{json.dumps(r.value)}`"
+            out.append(f"| {r.kind} | {_cell(who)} | {_cell(edit)} | "
+                       f"{_money(r.saving_per_month, result.currency)} | {_cell(r.summary)} |")
+    else:
+        out.append("No recommendation.")
+    if result.gaps:
+        out += ["", "<details><summary>Not judged</summary>", ""]
+        out += [f"- {_cell(g)}" for g in result.gaps]
+        out += ["", "</details>"]
+    return "\n".join(out) + "\n"
+
+
+def render(result: AdviseResult, fmt: str) -> str:
+    """Return the result in ``fmt`` (text, json, markdown)."""
+    if fmt == "json":
+        return json.dumps(to_json(result), indent=2, sort_keys=False) + "\n"
+    if fmt == "markdown":
+        return format_markdown(result)
+    return format_text(result)

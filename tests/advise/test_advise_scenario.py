@@ -1,0 +1,138 @@
+"""``gpupool advise`` end to end against a real Prometheus holding the 14-day scenario."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from gpupool.cli import run
+from gpupool.spec.validate import validate_file
+from tests.advise.promserver import serving
+from tests.advise.scenario import DAY, STACK, series
+
+END = float((int(time.time()) // 86400 - 1) * 86400)  # midnight yesterday
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> str:
+    with serving(series(END), tmp_path_factory.mktemp("prom")) as url:
+        yield url
+
+
+def _advise(tmp_path: Path, url: str, *extra: str, capsys: pytest.CaptureFixture[str]) -> dict:
+    stack = tmp_path / "stack.yaml"
+    if not stack.exists():
+        stack.write_text(STACK)
+    code = run(["advise", str(stack), "--prometheus", url, "--since", "14d", "--format", "json",
+                *extra])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    return json.loads(out.out)
+
+
+def test_a_lightly_used_h100_pool_gets_mig_with_its_saving(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(time, "time", lambda: END)
+    doc = _advise(tmp_path, server, capsys=capsys)
+    by_kind = {(r["kind"], r["pool"] or r["tenant"]): r for r in doc["recommendations"]}
+    share = by_kind[("share-gpus", "h100")]
+    # 9 GiB (+ headroom 25%: 11.3 GiB) fits the H100's 1g.20gb, four of which fit a GPU
+    assert share["edit"] == {"path": "pools[0].sharing",
+                             "value": {"mode": "mig", "mig": {"layout": {"1g.20gb": 4}}}}
+    assert share["evidence"]["memory_p99_gib"] == pytest.approx(9.01, abs=0.01)
+    assert share["evidence"]["activity_metric"] == "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
+    assert share["evidence"]["samples"] > 1000
+    assert share["saving_per_month"] > 0
+    assert doc["format_version"] == "1" and doc["stack"] == "advise-scenario"
+
+
+def test_a_pool_near_its_memory_cap_is_not_downsized(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(time, "time", lambda: END)
+    doc = _advise(tmp_path, server, capsys=capsys)
+    shared = [r for r in doc["recommendations"] if r["kind"] == "share-gpus"]
+    assert [r["pool"] for r in shared] == ["h100"]
+    assert doc["coverage"]["l4"]["gpus_seen"] == 1
+
+
+def test_an_idle_night_floor_gets_a_lower_nodes_min(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(time, "time", lambda: END)
+    doc = _advise(tmp_path, server, capsys=capsys)
+    [floor] = [r for r in doc["recommendations"] if r["kind"] == "lower-floor"]
+    # node b is idle 22 h a day, node a 8 h: one idle node in most hours, so the floor drops by one
+    assert floor["edit"] == {"path": "pools[0].nodes.min", "value": 1}
+    assert floor["saving_per_month"] > 0
+
+
+def test_a_tenant_using_a_third_of_its_quota(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(time, "time", lambda: END)
+    doc = _advise(tmp_path, server, capsys=capsys)
+    [quota] = [r for r in doc["recommendations"] if r["kind"] == "tenant-quota"]
+    assert quota["tenant"] == "llm"
+    assert quota["edit"] == {"path": "tenants[0].quota.gpus", "value": 10}  # ceil(8 * 1.25)
+
+
+def test_write_keeps_comments_and_validates(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(time, "time", lambda: END)
+    out = tmp_path / "advised.yaml"
+    doc = _advise(tmp_path, server, "--write", str(out), capsys=capsys)
+    assert doc["written"] == str(out)
+    text = out.read_text()
+    assert "# The advise scenario's stack (comments must survive --write)." in text
+    assert "nodes: {min: 1, max: 4}  # two warm nodes" in text
+    assert "# H100 training nodes; the floor keeps two warm" in text
+    checked = validate_file(out, str(out))
+    assert checked.stack is not None, [d.summary for d in checked.diagnostics]
+    assert checked.stack.pools[0].sharing.mode == "mig"
+    # the lines the edits did not touch are the file's own
+    original = STACK.splitlines()
+    assert text.splitlines()[:20] == original[:20]
+
+
+def test_missing_dcgm_series_is_a_named_gap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(time, "time", lambda: END)
+    with serving(series(END, days=2, dcgm=False), tmp_path / "prom") as url:
+        doc = _advise(tmp_path, url, "--since", "2d", capsys=capsys)
+    assert doc["recommendations"] == [] or all(
+        r["kind"] == "tenant-quota" for r in doc["recommendations"]
+    )
+    [gap] = [g for g in doc["gaps"] if "DCGM_FI_DEV_FB_USED" in g]
+    assert "cluster.monitoring.dcgmExporter" in gap
+
+
+def test_too_little_data_is_not_judged(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(time, "time", lambda: END)
+    doc = _advise(tmp_path, server, "--since", "6h", capsys=capsys)
+    assert not [r for r in doc["recommendations"] if r["pool"]]
+    assert any("too little data" in g for g in doc["gaps"])
+
+
+def test_nothing_is_written_when_the_server_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stack = tmp_path / "stack.yaml"
+    stack.write_text(STACK)
+    out = tmp_path / "advised.yaml"
+    code = run(["advise", str(stack), "--prometheus", "http://127.0.0.1:9", "--write", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "cannot reach Prometheus at http://127.0.0.1:9" in err
+    assert "Traceback" not in err
+    assert not out.exists()
+    assert stack.read_text() == STACK
+    assert DAY == 86400.0
