@@ -30,6 +30,8 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from gpupool.advise import hami
+from gpupool.advise import pods as pod_series
 from gpupool.advise.prometheus import Prometheus, PrometheusError, Sample
 from gpupool.model import Stack
 from gpupool.sharing.promql import GPU_RESOURCES, KSM_POOL_LABEL
@@ -100,6 +102,8 @@ class Evidence:
     gaps: tuple[str, ...] = ()
     queries: int = 0
     node_pools: Mapping[str, str] = field(default_factory=dict)
+    pods: Mapping[str, pod_series.PoolPods] = field(default_factory=dict)
+    slots: Mapping[str, tuple[hami.SlotUse, ...]] = field(default_factory=dict)
 
 
 def _duration(seconds: float) -> str:
@@ -320,6 +324,16 @@ def read(
     gpus = reader.gpu_use(node_pools) if node_pools else {}
     hourly = reader.hourly_nodes(node_pools) if gpus else {}
     tenants = reader.tenant_use()
+    pool_pods: dict[str, pod_series.PoolPods] = {}
+    slots: dict[str, list[hami.SlotUse]] = {}
+    if node_pools:
+        reader.progress("reading pods from kube-state-metrics")
+        pool_pods, pod_pools, pod_gaps = pod_series.read(server, end, reader.range, node_pools)
+        reader.gaps.extend(pod_gaps)
+        if hami.hami_pools(stack):
+            reader.progress("reading HAMi's per-container memory")
+            slots, slot_gaps = hami.read(server, end, reader.range, pod_pools)
+            reader.gaps.extend(slot_gaps)
     pools = {
         p.name: PoolUse(p.name, tuple(gpus.get(p.name, ())), tuple(hourly.get(p.name, ())))
         for p in stack.pools
@@ -335,6 +349,8 @@ def read(
         gaps=tuple(reader.gaps),
         queries=server.queries,
         node_pools=dict(node_pools),
+        pods=pool_pods,
+        slots={pool: tuple(found) for pool, found in slots.items()},
     )
 
 

@@ -25,10 +25,11 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from gpupool.advise import capacity, slots
 from gpupool.advise.evidence import Evidence, PoolUse
+from gpupool.advise.recommendation import Recommendation, pool_evidence
 from gpupool.catalog import HOURS_PER_MONTH
 from gpupool.catalog.mig import fit_layout
 from gpupool.catalog.models import GpuModel
@@ -39,38 +40,7 @@ MIN_SAMPLES = 1000
 MIN_HOURS = 24
 HEADROOM = 1.25  # p99 memory times this must fit a slot
 LOW_SHARE = 0.5  # at most this share of a GPU's memory and compute: worth sharing
-NEAR_CAP = 0.9  # p99 memory above this share of a slot: near its cap
 MAX_REPLICAS = 8  # time-slicing replicas gpupool proposes at most
-
-
-@dataclass(frozen=True)
-class Recommendation:
-    """One proposed stack edit with its evidence and its monthly saving (negative: a cost)."""
-
-    kind: str
-    pool: str | None
-    tenant: str | None
-    path: tuple[str | int, ...]  # the stack path edited, from the document's root
-    value: Any  # its new value (plain data)
-    summary: str
-    saving_per_month: float | None  # in the plan's currency; None where a price is unknown
-    evidence: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def path_text(self) -> str:
-        """The edited path as the docs write it: ``pools[0].nodes.min``."""
-        out = ""
-        for part in self.path:
-            out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
-        return out
-
-
-@dataclass(frozen=True)
-class Dropped:
-    """A recommendation that failed its check, and why."""
-
-    recommendation: Recommendation
-    reason: str
 
 
 def _judgeable(use: PoolUse, gaps: list[str]) -> bool:
@@ -102,30 +72,6 @@ def _smallest_mig(gpu: GpuModel, need_gib: float) -> tuple[str, int] | None:
             if fit_layout(gpu, {profile.name: count}).ok:
                 return profile.name, count
     return None
-
-
-def _next_mig(gpu: GpuModel, current: str) -> str | None:
-    if gpu.mig is None:
-        return None
-    profiles = sorted(
-        (p for p in gpu.mig.profiles if "+" not in p.name),
-        key=lambda p: (p.memory_gib, p.compute_slices),
-    )
-    names = [p.name for p in profiles]
-    if current not in names:
-        return None
-    i = names.index(current)
-    return names[i + 1] if i + 1 < len(names) else None
-
-
-def _evidence(use: PoolUse, window: float, **figures: Any) -> dict[str, Any]:
-    return {
-        "window_hours": round(window / 3600, 1),
-        "hours_seen": use.hours,
-        "samples": use.samples,
-        "gpus_seen": len(use.gpus),
-        **figures,
-    }
 
 
 def share_gpus(
@@ -178,7 +124,7 @@ def share_gpus(
             f"{HEADROOM - 1:.0%} headroom"
         ),
         saving_per_month=saving,
-        evidence=_evidence(
+        evidence=pool_evidence(
             use,
             ev.window_seconds,
             memory_p99_gib=round(p99, 2),
@@ -188,62 +134,6 @@ def share_gpus(
             gpu_memory_gib=memory_gib,
         ),
     )
-
-
-def grow_slots(
-    stack: Stack, pool: Pool, i: int, use: PoolUse, ev: Evidence, gpu_hourly: float | None,
-    gaps: list[str],
-) -> list[Recommendation]:
-    """Propose the next larger MIG profile where instances run near their memory cap."""
-    gpu = pool_facts(stack, pool).gpu
-    if pool.sharing.mode != "mig" or gpu is None or gpu.mig is None:
-        if pool.sharing.mode in ("time-slicing", "mps"):
-            gaps.append(
-                f"pool {pool.name}: under {pool.sharing.mode} the exporter's per-pod series "
-                "copy the device's, so no pod's own memory is judged"
-            )
-        return []
-    sizes = {p.name: p.memory_gib for p in gpu.mig.profiles}
-    layout = dict(pool.sharing.mig_layout)
-    out: list[Recommendation] = []
-    for profile in sorted({g.profile for g in use.gpus if g.profile}):
-        cap = sizes.get(profile)
-        if cap is None:
-            continue
-        p99 = max(g.memory_p99_mib for g in use.gpus if g.profile == profile) / 1024
-        if p99 < NEAR_CAP * cap:
-            continue
-        bigger = _next_mig(gpu, profile)
-        if bigger is None:
-            continue
-        count = layout.get(profile, 1)
-        new_layout = {k: v for k, v in layout.items() if k != profile}
-        new_layout[bigger] = new_layout.get(bigger, 0) + count
-        while count > 0 and not fit_layout(gpu, new_layout).ok:
-            count -= 1
-            new_layout[bigger] = new_layout.get(bigger, 0) - 1
-            if new_layout[bigger] <= 0:
-                del new_layout[bigger]
-                break
-        if not new_layout or not fit_layout(gpu, new_layout).ok:
-            continue
-        out.append(
-            Recommendation(
-                kind="grow-slots",
-                pool=pool.name,
-                tenant=None,
-                path=("pools", i, "sharing", "mig", "layout"),
-                value=new_layout,
-                summary=(
-                    f"{pool.name}: {profile} instances use {p99:.1f} GiB of {cap:g} GiB (p99): "
-                    f"near the cap, an out-of-memory risk; {bigger} gives them room"
-                ),
-                saving_per_month=None if gpu_hourly is None else 0.0,
-                evidence=_evidence(use, ev.window_seconds, profile=profile,
-                                   memory_p99_gib=round(p99, 2), profile_memory_gib=cap),
-            )
-        )
-    return out
 
 
 def lower_floor(
@@ -274,7 +164,7 @@ def lower_floor(
             f"of {len(use.hourly_nodes)} hours; nodes.min {floor} -> {new_min}"
         ),
         saving_per_month=saving,
-        evidence=_evidence(use, ev.window_seconds, hours_at_floor=len(at_floor),
+        evidence=pool_evidence(use, ev.window_seconds, hours_at_floor=len(at_floor),
                            hours_with_idle_floor_nodes=len(idle_hours), idle_nodes_median=drop),
     )
 
@@ -336,9 +226,20 @@ def recommend(
         shared = share_gpus(stack, pool, i, use, ev, per_gpu, gaps)
         if shared is not None:
             out.append(shared)
-        out.extend(grow_slots(stack, pool, i, use, ev, per_gpu, gaps))
-        floor = lower_floor(stack, pool, i, use, ev, per_node)
-        if floor is not None:
-            out.append(floor)
+        out.extend(slots.grow_slots(stack, pool, i, use, ev, per_gpu, gaps))
+        found = [
+            lower_floor(stack, pool, i, use, ev, per_node),
+            capacity.spot(stack, pool, i, use, ev.pods.get(pool.name), ev.window_seconds, gaps),
+            capacity.instance_type(stack, pool, i, use, ev.pods.get(pool.name),
+                                   ev.window_seconds, gaps),
+        ]
+        out.extend(r for r in found if r is not None)
+    for i, pool in enumerate(stack.pools):
+        hami_slots = ev.slots.get(pool.name)
+        if hami_slots:
+            grown = slots.grow_fractional(stack, pool, i, ev.pools.get(pool.name), list(hami_slots),
+                                          ev.window_seconds, gpu_hourly.get(pool.name), gaps)
+            if grown is not None:
+                out.append(grown)
     out.extend(tenant_quota(stack, ev))
     return out, gaps

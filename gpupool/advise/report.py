@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpupool.advise.evidence import Evidence
-from gpupool.advise.recommend import Dropped, Recommendation
+from gpupool.advise.recommendation import Dropped, Recommendation
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from gpupool.advise import edit, evidence
 from gpupool.advise.prometheus import Auth, Prometheus
-from gpupool.advise.recommend import Dropped, Recommendation, recommend
+from gpupool.advise.recommend import recommend
+from gpupool.advise.recommendation import Dropped, Recommendation
 from gpupool.advise.report import AdviseResult
 from gpupool.assemble import build
 from gpupool.errors import InputError

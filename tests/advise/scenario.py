@@ -56,6 +56,42 @@ tenants:
     quota: {gpus: 24}
 """
 
+# A second stack over the same cluster: HAMi slices the L4 of node vgpu-a into four 6 GiB slots,
+# and its three inference pods use up to 5.6 GiB of theirs.
+HAMI_STACK = """\
+# The HAMi stack of the advise scenario.
+apiVersion: gpupool.io/v1
+kind: GpuPoolStack
+metadata:
+  name: advise-hami
+provider:
+  cloud: aws
+  region: us-east-1
+  cluster: ml
+  settings:
+    subnets:
+      - {id: subnet-0a1b2c3d4e5f60718, zone: us-east-1a}
+    nodeRoleArn: arn:aws:iam::123456789012:role/gpu-nodes
+state:
+  backend: s3://ml-state
+cluster:
+  gpuOperator: {install: true, driver: preinstalled}
+  scheduler: hami
+  monitoring:
+    dcgmExporter: true
+    prometheus: {labels: {release: kps}, kubeStateMetricsPoolLabel: true}
+pools:
+  - name: vgpu
+    instanceType: g6.2xlarge
+    workload: inference
+    nodes: {min: 1, max: 2}
+    sharing:
+      mode: fractional
+      fractional: {slotsPerGpu: 4, memoryGiB: 6}  # four inference pods a GPU
+"""
+SLOT_GIB = 6.0
+SLOT_USED_GIB = (5.0, 5.3, 5.6)  # the three pods' steady use: the last two near the cap
+
 
 def _hour(t: float) -> float:
     return (t % DAY) / 3600
@@ -68,7 +104,7 @@ def h100_busy(node: str) -> Callable[[float], bool]:
     return lambda t: 10 <= _hour(t) < 12
 
 
-def series(end: float, days: int = 14, *, dcgm: bool = True) -> list[Family]:
+def series(end: float, days: int = 14, *, dcgm: bool = True) -> list[Family]:  # noqa: PLR0914
     """The scenario's series from ``end - days`` to ``end``."""
     start = end - days * DAY
     times = [start + i * STEP for i in range(int(days * DAY / STEP) + 1)]
@@ -89,15 +125,92 @@ def series(end: float, days: int = 14, *, dcgm: bool = True) -> list[Family]:
                     and t - start != 9 * DAY]
             fb.add(base, [(t, 9216.0 + gpu if busy(t) else 300.0) for t in kept])
             active.add(base, [(t, 0.12 if busy(t) else 0.0) for t in kept])
-    pod = {"namespace": "llm", "pod": "trainer-0", "container": "main", "node": "h100-a"}
-    busy_a = h100_busy("h100-a")
-    requests.add({**pod, "resource": "nvidia_com_gpu", "unit": "integer"},
-                 [(t, 8) for t in times if busy_a(t)])
-    phase.add({"namespace": "llm", "pod": "trainer-0", "phase": "Running"},
-              [(t, 1 if busy_a(t) else 0) for t in times])
+    pods = Pods(requests, phase)
+    day0 = int(start // DAY) * DAY
+    for d in range(days + 1):
+        midnight = day0 + d * DAY
+        # the day's training Job: submitted 05:40, runs 06:00-22:00 on node a (8 GPUs)
+        pods.add("llm", f"trainer-{d}", "h100-a", "Job", midnight + 5 * 3600 + 2400,
+                 midnight + 6 * 3600, midnight + 22 * 3600, gpus=8, cpu=16, memory_gib=64,
+                 restarts=1 if d == 4 else 0, start=start, end=end, times=times)
+        # an evaluation Job on node b, 10:00-12:00, started as soon as it is submitted
+        pods.add("eval", f"eval-{d}", "h100-b", "Job", midnight + 10 * 3600,
+                 midnight + 10 * 3600, midnight + 12 * 3600, gpus=8, cpu=8, memory_gib=32,
+                 start=start, end=end, times=times)
+    # a bare pod (no owner recreates it) serving on the L4 node all the time
+    pods.add("web", "server", "l4-a", "<none>", start - DAY, start - DAY, end + DAY, gpus=1,
+             cpu=2, memory_gib=6, start=start, end=end, times=times)
     labels_family.add({"node": "l4-a", "label_gpupool_io_pool": "l4"}, [(t, 1) for t in times])
     base = {"Hostname": "l4-a", "gpu": "0", "modelName": "NVIDIA L4", "UUID": "GPU-l4-a-0"}
     fb.add(base, [(t, 21500.0) for t in times])  # 21 GiB of 24: near the cap all the time
     active.add(base, [(t, 0.2) for t in times])
-    families = [labels_family, requests, phase]
+    labels_family.add({"node": "vgpu-a", "label_gpupool_io_pool": "vgpu"}, [(t, 1) for t in times])
+    base = {"Hostname": "vgpu-a", "gpu": "0", "modelName": "NVIDIA L4", "UUID": "GPU-vgpu-a-0"}
+    fb.add(base, [(t, 1024 * sum(SLOT_USED_GIB) + 900) for t in times])
+    active.add(base, [(t, 0.35) for t in times])
+    # HAMi's device-plugin monitor (cmd/vGPUmonitor/metrics.go): one series per container and
+    # virtual device, in bytes, labelled podnamespace, podname, ctrname, vdeviceid, deviceuuid
+    used = Family("vGPU_device_memory_usage_in_bytes")
+    limit = Family("vGPU_device_memory_limit_in_bytes")
+    for k, gib in enumerate(SLOT_USED_GIB):
+        name = f"infer-{k}"
+        pods.add("search", name, "vgpu-a", "ReplicaSet", start - DAY, start - DAY, end + DAY,
+                 gpus=1, cpu=1, memory_gib=4, start=start, end=end, times=times)
+        labels = {"podnamespace": "search", "podname": name, "ctrname": "main", "vdeviceid": "0",
+                  "deviceuuid": "GPU-vgpu-a-0", "zone": "vGPU"}
+        # the use swings between 80% and 100% of the pod's figure through the day
+        used.add(labels, [(t, gib * 1024**3 * (0.8 + 0.2 * (_hour(t) >= 12))) for t in times])
+        limit.add(labels, [(t, SLOT_GIB * 1024**3) for t in times])
+    families = [labels_family, requests, phase, *pods.families(), used, limit]
     return ([fb, active] if dcgm else []) + families
+
+
+class Pods:
+    """kube-state-metrics' pod series, one pod at a time (``docs/metrics/workload/pod-metrics.md``:
+    ``kube_pod_info`` with ``node`` and ``priority_class``, ``kube_pod_owner``,
+    ``kube_pod_created``, ``kube_pod_start_time``, ``kube_pod_status_phase``, requests by
+    ``resource`` and ``unit``, ``kube_pod_container_status_restarts_total``)."""
+
+    def __init__(self, requests: Family, phase: Family) -> None:
+        self.requests, self.phase = requests, phase
+        self.info = Family("kube_pod_info")
+        self.owner = Family("kube_pod_owner")
+        self.created = Family("kube_pod_created")
+        self.started = Family("kube_pod_start_time")
+        self.restarts = Family("kube_pod_container_status_restarts", "counter")
+
+    def add(self, namespace: str, pod: str, node: str, owner: str, submit: float, begin: float,
+            finish: float, *, gpus: int, cpu: float, memory_gib: float, restarts: int = 0,
+            start: float, end: float, times: list[float]) -> None:
+        """One pod: submitted at ``submit``, running from ``begin`` to ``finish``, on ``node``;
+        its series exist from submission until an hour after it finished (then it is deleted)."""
+        alive = [t for t in times if submit <= t <= finish + 3600 and start <= t <= end]
+        if not alive:
+            return
+        ids = {"namespace": namespace, "pod": pod}
+        scheduled = [t for t in alive if t >= begin]
+        self.info.add({**ids, "node": node, "priority_class": "", "created_by_kind": owner},
+                      [(t, 1) for t in scheduled])
+        self.owner.add({**ids, "owner_kind": owner, "owner_name": "<none>" if owner == "<none>"
+                        else pod.rsplit("-", 1)[0], "owner_is_controller": "true"},
+                       [(t, 1) for t in alive])
+        self.created.add(ids, [(t, submit) for t in alive])
+        self.started.add(ids, [(t, begin) for t in scheduled])
+        container = {**ids, "container": "main", "node": node}
+        for resource, unit, value in (("nvidia_com_gpu", "integer", gpus), ("cpu", "core", cpu),
+                                      ("memory", "byte", memory_gib * 1024**3)):
+            self.requests.add({**container, "resource": resource, "unit": unit},
+                              [(t, value) for t in alive])
+        for phase in ("Pending", "Running", "Succeeded"):
+            self.phase.add({**ids, "phase": phase}, [
+                (t, 1 if (phase == "Pending" and t < begin)
+                 or (phase == "Running" and begin <= t < finish)
+                 or (phase == "Succeeded" and t >= finish) else 0)
+                for t in alive
+            ])
+        self.restarts.add({**ids, "container": "main"},
+                          [(t, restarts if t >= begin + 3600 else 0) for t in alive])
+
+    def families(self) -> list[Family]:
+        """The pod families written so far (requests and phase belong to the caller)."""
+        return [self.info, self.owner, self.created, self.started, self.restarts]

@@ -11,7 +11,7 @@ import pytest
 from gpupool.cli import run
 from gpupool.spec.validate import validate_file
 from tests.advise.promserver import serving
-from tests.advise.scenario import DAY, STACK, series
+from tests.advise.scenario import DAY, HAMI_STACK, STACK, series
 
 END = float((int(time.time()) // 86400 - 1) * 86400)  # midnight yesterday
 
@@ -22,10 +22,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> str:
         yield url
 
 
-def _advise(tmp_path: Path, url: str, *extra: str, capsys: pytest.CaptureFixture[str]) -> dict:
+def _advise(tmp_path: Path, url: str, *extra: str, capsys: pytest.CaptureFixture[str],
+            text: str = STACK) -> dict:
     stack = tmp_path / "stack.yaml"
     if not stack.exists():
-        stack.write_text(STACK)
+        stack.write_text(text)
     code = run(["advise", str(stack), "--prometheus", url, "--since", "14d", "--format", "json",
                 *extra])
     out = capsys.readouterr()
@@ -95,6 +96,8 @@ def test_write_keeps_comments_and_validates(
     checked = validate_file(out, str(out))
     assert checked.stack is not None, [d.summary for d in checked.diagnostics]
     assert checked.stack.pools[0].sharing.mode == "mig"
+    assert checked.stack.pools[0].capacity.type == "spot"
+    assert checked.stack.pools[1].instance_type == "g6.xlarge"
     # the lines the edits did not touch are the file's own
     original = STACK.splitlines()
     assert text.splitlines()[:20] == original[:20]
@@ -136,3 +139,63 @@ def test_nothing_is_written_when_the_server_fails(
     assert not out.exists()
     assert stack.read_text() == STACK
     assert DAY == 86400.0
+
+
+def test_an_on_demand_pool_whose_pods_are_recreated_gets_spot_with_a_base(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # owners as kube-state-metrics writes them (docs/metrics/workload/pod-metrics.md,
+    # kube_pod_owner: owner_kind "<none>" for a bare pod)
+    monkeypatch.setattr(time, "time", lambda: END)
+    doc = _advise(tmp_path, server, capsys=capsys)
+    [spot] = [r for r in doc["recommendations"] if r["kind"] == "spot"]
+    assert spot["pool"] == "h100"
+    # node a is busy 16 h a day, b 2 h: one busy node in the median hour stays on-demand
+    assert spot["edit"] == {"path": "pools[0].capacity",
+                            "value": {"type": "spot", "onDemandBase": 1}}
+    assert set(spot["evidence"]["owner_kinds"]) == {"Job"}
+    assert spot["evidence"]["restarts"] == 1
+    # p5.48xlarge: (on-demand 55.04 - spot 30.33) USD an hour, one node above the base, 730 h
+    assert spot["saving_per_month"] == pytest.approx((55.04 - 30.33) * 730, rel=1e-3)
+    # the L4 pool's server is a bare pod: nothing would recreate it after an interruption
+    assert any(g.startswith("pool l4: 1 of its 1 GPU pods have no owner") for g in doc["gaps"])
+
+
+def test_a_pool_whose_host_requests_stay_low_gets_a_cheaper_instance_with_the_same_gpu(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(time, "time", lambda: END)
+    doc = _advise(tmp_path, server, capsys=capsys)
+    [cheaper] = [r for r in doc["recommendations"] if r["kind"] == "instance-type"]
+    # the server pod requests 2 CPUs and 6 GiB of a g6.2xlarge's 8 and 32: a g6.xlarge (1 L4,
+    # 4 vCPUs, 16 GiB) holds them with 25% headroom
+    assert cheaper["pool"] == "l4"
+    assert cheaper["edit"] == {"path": "pools[1].instanceType", "value": "g6.xlarge"}
+    assert cheaper["evidence"]["cpu_requests_p95"] == 2.0
+    assert cheaper["evidence"]["memory_requests_p95_gib"] == 6.0
+    assert cheaper["saving_per_month"] == pytest.approx((0.9776 - 0.8048) * 730, rel=1e-3)
+    # no other AWS instance carries eight H100s: the h100 pool keeps its type
+    assert [r["pool"] for r in doc["recommendations"] if r["kind"] == "instance-type"] == ["l4"]
+
+
+def test_hami_slots_near_their_cap_get_fewer_larger_slots(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # HAMi's per-container series, cmd/vGPUmonitor/metrics.go (Project-HAMi/HAMi):
+    # vGPU_device_memory_usage_in_bytes and vGPU_device_memory_limit_in_bytes
+    monkeypatch.setattr(time, "time", lambda: END)
+    out = tmp_path / "advised.yaml"
+    doc = _advise(tmp_path, server, "--write", str(out), capsys=capsys, text=HAMI_STACK)
+    [grow] = [r for r in doc["recommendations"] if r["kind"] == "grow-slots"]
+    # 5.6 GiB of a 6 GiB slot at p99; 5.6 x 1.25 = 7 GiB: three slots of 8 GiB fit the L4's 24
+    assert grow["edit"] == {"path": "pools[0].sharing.fractional",
+                            "value": {"slotsPerGpu": 3, "memoryGiB": 8.0}}
+    assert grow["evidence"]["containers"] == 3
+    assert grow["evidence"]["containers_near_cap"] == 1
+    assert grow["evidence"]["memory_p99_gib"] == pytest.approx(5.6, abs=0.01)
+    assert grow["saving_per_month"] < 0  # room costs GPUs
+    checked = validate_file(out, str(out))
+    assert checked.stack is not None, [d.summary for d in checked.diagnostics]
+    frac = checked.stack.pools[0].sharing.fractional
+    assert frac is not None and (frac.slots_per_gpu, frac.memory_gib) == (3, 8.0)
+    assert "# The HAMi stack of the advise scenario." in out.read_text()
