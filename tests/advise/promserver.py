@@ -90,7 +90,10 @@ def serving(families: Iterable[Family], workdir: Path) -> Iterator[str]:
     source = workdir / "series.om"
     source.write_text(openmetrics(families), encoding="utf-8")
     built = subprocess.run(
-        [promtool, "tsdb", "create-blocks-from", "openmetrics", str(source), str(data)],
+        # promtool's hidden --max-block-duration (cmd/promtool/main.go): one block a month instead
+        # of one every two hours, which is thirty times faster to build for a 14-day scenario
+        [promtool, "tsdb", "create-blocks-from", "openmetrics", "--max-block-duration=720h",
+         str(source), str(data)],
         capture_output=True, text=True, timeout=600, check=False,
     )
     if built.returncode != 0:
