@@ -11,9 +11,9 @@ Which series mean what (dcgm-exporter's field list; ``../shared/reference/wave3-
 
 * memory: ``DCGM_FI_DEV_FB_USED`` (MiB), per GPU or, on MIG, per GPU instance (its
   ``GPU_I_PROFILE`` label names the profile);
-* activity: ``DCGM_FI_PROF_GR_ENGINE_ACTIVE`` (a ratio; Volta or newer, MIG-aware) where the GPU
-  reports it, else ``DCGM_FI_DEV_GPU_UTIL`` (percent; saturates, absent on MIG), and the evidence
-  says which;
+* activity: ``DCGM_FI_PROF_GR_ENGINE_ACTIVE``, else ``DCGM_FI_PROF_SM_ACTIVE`` (ratios; Volta or
+  newer, MIG-aware) where the GPU reports them, else ``DCGM_FI_DEV_GPU_UTIL`` (percent; saturates,
+  never used for a MIG instance), and the evidence says which;
 * the node a series is from: ``Hostname`` or ``hostname`` (both spellings exist, see
   ``gpupool.sharing.promql``); a node's pool: its name in ``nodeNames``, or kube-state-metrics'
   ``kube_node_labels`` with the ``gpupool.io/pool`` label;
@@ -38,6 +38,7 @@ from gpupool.sharing.promql import GPU_RESOURCES, KSM_POOL_LABEL
 
 FB_USED = "DCGM_FI_DEV_FB_USED"
 ENGINE_ACTIVE = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
+SM_ACTIVE = "DCGM_FI_PROF_SM_ACTIVE"
 GPU_UTIL = "DCGM_FI_DEV_GPU_UTIL"
 # The labels that tell one GPU (or MIG instance) from another, whichever exporter wrote them.
 _DEVICE = "Hostname, hostname, gpu, GPU_I_PROFILE, GPU_I_ID"
@@ -212,12 +213,30 @@ class Reader:
             f"max by ({_DEVICE}) (count_over_time({FB_USED}{{sel}}[{r}]))", indices
         )
         self.progress("reading GPU activity")
-        active = self._per_device(
-            f"max by ({_DEVICE}) (quantile_over_time(0.95, {ENGINE_ACTIVE}{{sel}}[{r}]))", indices
-        )
-        util = self._per_device(
-            f"max by ({_DEVICE}) (quantile_over_time(0.95, {GPU_UTIL}{{sel}}[{r}])) / 100", indices
-        )
+        # the profiling metrics (Volta or newer, MIG-aware) first; GPU_UTIL only for the GPUs
+        # that lack both, and never for a MIG instance (the exporter's GPU_UTIL is the whole
+        # GPU's, or absent, there)
+        activity: dict[tuple[str, str, str, str], tuple[float, str]] = {}
+        for metric, scale in ((ENGINE_ACTIVE, ""), (SM_ACTIVE, ""), (GPU_UTIL, " / 100")):
+            if all(key in activity for key in p99):
+                break
+            found = self._per_device(
+                f"max by ({_DEVICE}) (quantile_over_time(0.95, {metric}{{sel}}[{r}])){scale}",
+                indices,
+            )
+            for key, value in found.items():
+                if key in activity or (metric == GPU_UTIL and key[2]):
+                    continue
+                activity[key] = (value, metric)
+        mig_util_only = sorted({key[0] for key in p99 if key[2] and key not in activity
+                                and key[0] in node_pools})
+        if mig_util_only:
+            self.gaps.append(
+                f"{len(mig_util_only)} node(s) with MIG instances (e.g. {mig_util_only[0]}) report "
+                f"neither {ENGINE_ACTIVE} nor {SM_ACTIVE} for them, and {GPU_UTIL} does not "
+                "measure a MIG instance: their compute use is not judged (the DCGM exporter's "
+                "profiling metrics need DCGM's profiling module, -f with a list that has them)"
+            )
         pools: dict[str, list[GpuUse]] = {}
         unplaced: set[str] = set()
         for key in sorted(p99):
@@ -226,12 +245,7 @@ class Reader:
             if pool is None:
                 unplaced.add(node)
                 continue
-            if key in active:
-                activity, metric = active[key], ENGINE_ACTIVE
-            elif key in util:
-                activity, metric = util[key], GPU_UTIL
-            else:
-                activity, metric = None, None
+            used, metric = activity.get(key, (None, None))
             pools.setdefault(pool, []).append(
                 GpuUse(
                     node=node,
@@ -240,7 +254,7 @@ class Reader:
                     memory_p99_mib=p99[key],
                     memory_max_mib=peak.get(key, p99[key]),
                     samples=int(count.get(key, 0)),
-                    activity_p95=activity,
+                    activity_p95=used,
                     activity_metric=metric,
                 )
             )

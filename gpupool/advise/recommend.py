@@ -27,7 +27,8 @@ import statistics
 from collections.abc import Mapping
 from typing import Any
 
-from gpupool.advise import capacity, slots
+from gpupool.advise import capacity, coverage, slots
+from gpupool.advise.coverage import Coverage
 from gpupool.advise.evidence import Evidence, PoolUse
 from gpupool.advise.recommendation import Recommendation, pool_evidence
 from gpupool.catalog import HOURS_PER_MONTH
@@ -43,8 +44,15 @@ LOW_SHARE = 0.5  # at most this share of a GPU's memory and compute: worth shari
 MAX_REPLICAS = 8  # time-slicing replicas gpupool proposes at most
 
 
-def _judgeable(use: PoolUse, gaps: list[str]) -> bool:
+def _judgeable(use: PoolUse, cover: Coverage | None, gaps: list[str]) -> bool:
     if not use.gpus:
+        return False
+    if cover is not None and cover.confidence == "low":
+        expected = "?" if cover.gpus_expected is None else cover.gpus_expected
+        gaps.append(
+            f"pool {use.pool}: low coverage ({cover.gpus_seen} of {expected} GPUs and "
+            f"{cover.hours_seen} of {cover.window_hours:g} hours seen): not judged"
+        )
         return False
     if use.samples < MIN_SAMPLES or use.hours < MIN_HOURS:
         gaps.append(
@@ -217,9 +225,10 @@ def recommend(
     """Return the recommendations the evidence supports, and the gaps the rules met."""
     gaps: list[str] = []
     out: list[Recommendation] = []
+    covered = coverage.of(stack, ev)
     for i, pool in enumerate(stack.pools):
         use = ev.pools.get(pool.name)
-        if use is None or not _judgeable(use, gaps):
+        if use is None or not _judgeable(use, covered.get(pool.name), gaps):
             continue
         per_gpu = gpu_hourly.get(pool.name)
         per_node = None if per_gpu is None else per_gpu * pool.gpus_per_node

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
+from gpupool.advise.coverage import Coverage
 from gpupool.advise.evidence import Evidence
 from gpupool.advise.recommendation import Dropped, Recommendation
 
@@ -20,3 +22,4 @@ class AdviseResult:
     dropped: tuple[Dropped, ...]
     gaps: tuple[str, ...]
     written: str | None  # the file written, None when nothing was
+    coverage: Mapping[str, Coverage] = field(default_factory=dict)

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from gpupool.advise import edit, evidence
+from gpupool.advise import coverage, edit, evidence
 from gpupool.advise.prometheus import Auth, Prometheus
 from gpupool.advise.recommend import recommend
 from gpupool.advise.recommendation import Dropped, Recommendation
@@ -104,4 +104,5 @@ def advise(
         dropped=tuple(dropped),
         gaps=tuple(ev.gaps) + tuple(rule_gaps),
         written=written,
+        coverage=coverage.of(stack, ev),
     )

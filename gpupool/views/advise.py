@@ -46,8 +46,11 @@ def to_json(result: AdviseResult) -> dict[str, Any]:
         "gaps": list(result.gaps),
         "written": result.written,
         "coverage": {
-            pool: {"gpus_seen": len(use.gpus), "samples": use.samples, "hours": use.hours}
-            for pool, use in ev.pools.items()
+            pool: {"gpus_seen": c.gpus_seen, "gpus_expected": c.gpus_expected,
+                   "instances_seen": c.instances_seen, "samples": c.samples,
+                   "hours": c.hours_seen, "window_hours": round(c.window_hours, 1),
+                   "confidence": c.confidence}
+            for pool, c in result.coverage.items()
         },
     }
 
@@ -76,8 +79,10 @@ def format_text(result: AdviseResult) -> str:
         lines += ["", "Not judged:"]
         lines += [f"  {g}" for g in result.gaps]
     lines += ["", "Coverage:"]
-    for pool, use in ev.pools.items():
-        lines.append(f"  {pool}: {len(use.gpus)} GPUs, {use.samples} samples over {use.hours} h")
+    for pool, c in result.coverage.items():
+        expected = "?" if c.gpus_expected is None else c.gpus_expected
+        lines.append(f"  {pool}: {c.gpus_seen} of {expected} GPUs, {c.samples} samples over "
+                     f"{c.hours_seen} of {c.window_hours:g} h: {c.confidence} confidence")
     if result.written:
         lines += ["", f"Wrote {result.written}: review it with "
                       f"`gpupool plan {result.written} --base {result.file}`."]

@@ -89,6 +89,18 @@ pools:
       mode: fractional
       fractional: {slotsPerGpu: 4, memoryGiB: 6}  # four inference pods a GPU
 """
+# A third: a MIG pool of A100 nodes whose one node reports only GPU 0's two instances, and only
+# GPU_UTIL for them (which does not measure a MIG instance).
+MIG_STACK = STACK.split("pools:")[0].replace("advise-scenario", "advise-mig") + """\
+pools:
+  - name: mig
+    instanceType: p4d.24xlarge
+    workload: inference
+    nodes: {min: 1, max: 2}
+    sharing:
+      mode: mig
+      mig: {layout: {3g.20gb: 2}}
+"""
 SLOT_GIB = 6.0
 SLOT_USED_GIB = (5.0, 5.3, 5.6)  # the three pods' steady use: the last two near the cap
 
@@ -104,7 +116,7 @@ def h100_busy(node: str) -> Callable[[float], bool]:
     return lambda t: 10 <= _hour(t) < 12
 
 
-def series(end: float, days: int = 14, *, dcgm: bool = True) -> list[Family]:  # noqa: PLR0914
+def series(end: float, days: int = 14, *, dcgm: bool = True) -> list[Family]:
     """The scenario's series from ``end - days`` to ``end``."""
     start = end - days * DAY
     times = [start + i * STEP for i in range(int(days * DAY / STEP) + 1)]
@@ -161,7 +173,14 @@ def series(end: float, days: int = 14, *, dcgm: bool = True) -> list[Family]:  #
         # the use swings between 80% and 100% of the pod's figure through the day
         used.add(labels, [(t, gib * 1024**3 * (0.8 + 0.2 * (_hour(t) >= 12))) for t in times])
         limit.add(labels, [(t, SLOT_GIB * 1024**3) for t in times])
-    families = [labels_family, requests, phase, *pods.families(), used, limit]
+    labels_family.add({"node": "mig-a", "label_gpupool_io_pool": "mig"}, [(t, 1) for t in times])
+    util = Family("DCGM_FI_DEV_GPU_UTIL")
+    for instance in ("1", "2"):
+        mig = {"Hostname": "mig-a", "gpu": "0", "modelName": "NVIDIA A100-SXM4-40GB",
+               "GPU_I_PROFILE": "3g.20gb", "GPU_I_ID": instance, "UUID": "GPU-mig-a-0"}
+        fb.add(mig, [(t, 4096.0) for t in times])
+        util.add(mig, [(t, 40.0) for t in times])
+    families = [labels_family, requests, phase, *pods.families(), used, limit, util]
     return ([fb, active] if dcgm else []) + families
 
 

@@ -11,7 +11,7 @@ import pytest
 from gpupool.cli import run
 from gpupool.spec.validate import validate_file
 from tests.advise.promserver import serving
-from tests.advise.scenario import DAY, HAMI_STACK, STACK, series
+from tests.advise.scenario import DAY, HAMI_STACK, MIG_STACK, STACK, series
 
 END = float((int(time.time()) // 86400 - 1) * 86400)  # midnight yesterday
 
@@ -199,3 +199,32 @@ def test_hami_slots_near_their_cap_get_fewer_larger_slots(
     frac = checked.stack.pools[0].sharing.fractional
     assert frac is not None and (frac.slots_per_gpu, frac.memory_gib) == (3, 8.0)
     assert "# The HAMi stack of the advise scenario." in out.read_text()
+
+
+def test_coverage_and_confidence_per_pool(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(time, "time", lambda: END)
+    doc = _advise(tmp_path, server, capsys=capsys)
+    h100 = doc["coverage"]["h100"]
+    # two p5.48xlarge nodes reported: 16 GPUs expected, 16 seen; the exporter's hour-long
+    # restart on day 3 still leaves a sample in every hour
+    assert (h100["gpus_seen"], h100["gpus_expected"]) == (16, 16)
+    assert (h100["hours"], h100["window_hours"], h100["confidence"]) == (336, 336.0, "high")
+
+
+def test_gpu_util_on_mig_and_low_coverage_are_not_judged(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # dcgm-exporter: DCGM_FI_DEV_GPU_UTIL is the whole GPU's and is not reported per MIG
+    # instance; the profiling metrics are (../shared/reference/wave3-anchors.md, B)
+    monkeypatch.setattr(time, "time", lambda: END)
+    doc = _advise(tmp_path, server, capsys=capsys, text=MIG_STACK)
+    assert [r for r in doc["recommendations"] if r["pool"] == "mig"] == []
+    [mig_gap] = [g for g in doc["gaps"] if "MIG instances" in g]
+    assert "DCGM_FI_DEV_GPU_UTIL does not measure a MIG instance" in mig_gap
+    # one GPU of the node's eight reported: low coverage, so no rule judged the pool
+    cover = doc["coverage"]["mig"]
+    assert (cover["gpus_seen"], cover["gpus_expected"], cover["instances_seen"]) == (1, 8, 2)
+    assert cover["confidence"] == "low"
+    assert any(g.startswith("pool mig: low coverage (1 of 8 GPUs") for g in doc["gaps"])
