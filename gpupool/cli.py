@@ -421,7 +421,9 @@ def _cmd_advise(args: argparse.Namespace) -> int:
     target = Path(args.file) if args.in_place else Path(args.write) if args.write else None
     result = advise.advise(
         Path(args.file), stack, url=args.prometheus, since_seconds=since, auth=auth,
-        write=target, progress=lambda line: console.err(f"{line}...\n"),
+        write=target,
+        export_workload=Path(args.export_workload) if args.export_workload else None,
+        progress=lambda line: console.err(f"{line}...\n"),
     )
     _out(view.render(result, args.format))
     return EXIT_OK
@@ -518,6 +520,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the stack with every recommendation to FILE (comments kept)")
     p.add_argument("--in-place", action="store_true",
                    help="write the recommendations into the stack file itself")
+    p.add_argument("--export-workload", metavar="FILE",
+                   help="write the GPU pods seen in the window as a `gpupool simulate` "
+                   "workload CSV")
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_advise)
 

@@ -23,3 +23,6 @@ class AdviseResult:
     gaps: tuple[str, ...]
     written: str | None  # the file written, None when nothing was
     coverage: Mapping[str, Coverage] = field(default_factory=dict)
+    workload_file: str | None = None  # the workload CSV written, None when none was
+    workload_pods: int = 0  # the pods it holds
+    observed_waits: Mapping[str, float] = field(default_factory=dict)  # tenant -> p95 seconds

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from gpupool.advise import coverage, edit, evidence
+from gpupool.advise import coverage, edit, evidence, workload
 from gpupool.advise.prometheus import Auth, Prometheus
 from gpupool.advise.recommend import recommend
 from gpupool.advise.recommendation import Dropped, Recommendation
@@ -56,9 +56,14 @@ def advise(
     auth: Auth | None = None,
     end: float | None = None,
     write: Path | None = None,
+    export_workload: Path | None = None,
+    simulate: workload.Simulate | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> AdviseResult:
     """Read the window before ``end`` (now) from ``url`` and return checked recommendations.
+
+    ``export_workload`` writes the pods seen in the window as a workload CSV; ``simulate`` (the
+    hook ``gpupool simulate`` fills) checks that no edit makes a tenant's queue wait regress.
 
     Raises:
         PrometheusError: the server cannot be read.
@@ -70,18 +75,37 @@ def advise(
     except (OSError, UnicodeDecodeError, TooLargeError, UnsafePathError) as err:
         raise InputError(f"cannot read {stack_file} again to edit it: {err}") from err
     server = Prometheus(url, auth)
-    ev = evidence.read(server, stack, end if end is not None else time.time(), since_seconds,
-                       progress)
+    until = end if end is not None else time.time()
+    ev = evidence.read(server, stack, until, since_seconds, progress)
     gpu_hourly, currency = _prices(stack)
     found, rule_gaps = recommend(stack, ev, gpu_hourly)
+    pods: list[workload.ObservedPod] = []
+    csv_text = ""
+    if export_workload is not None or simulate is not None:
+        if progress:
+            progress("reading the pods of the window for the workload")
+        pods = workload.read(server, stack, until, since_seconds, ev.node_pools)
+        csv_text = workload.to_csv(pods, until - since_seconds, until)
     kept: list[Recommendation] = []
     dropped: list[Dropped] = []
+    baseline = simulate(text, csv_text) if simulate is not None and pods else None
     for rec in found:
         why = _check(text, str(stack_file), [(rec.path, rec.value)])
+        if why is None and simulate is not None and baseline is not None:
+            after = simulate(edit.apply(text, [(rec.path, rec.value)]), csv_text)
+            worse = workload.regressions(baseline, after)
+            if worse:
+                why = f"simulate shows longer queue waits for {', '.join(worse)}"
         if why is None:
             kept.append(rec)
         else:
             dropped.append(Dropped(rec, why))
+    check_gaps: list[str] = []
+    if simulate is None and found:
+        check_gaps.append(
+            "queue waits were not checked: gpupool simulate is not part of this version, so "
+            "each recommendation was checked by validating the edited stack only"
+        )
     written: str | None = None
     if write is not None and kept:
         edits = [(r.path, r.value) for r in kept]
@@ -95,6 +119,13 @@ def advise(
         except OSError as err:
             raise InputError(f"cannot write {write}: {err.strerror or err}") from err
         written = str(write)
+    exported: str | None = None
+    if export_workload is not None:
+        try:
+            write_atomic(export_workload, csv_text.encode("utf-8"))
+        except OSError as err:
+            raise InputError(f"cannot write {export_workload}: {err.strerror or err}") from err
+        exported = str(export_workload)
     return AdviseResult(
         stack=stack.name,
         file=str(stack_file),
@@ -102,7 +133,10 @@ def advise(
         currency=currency,
         recommendations=tuple(kept),
         dropped=tuple(dropped),
-        gaps=tuple(ev.gaps) + tuple(rule_gaps),
+        gaps=tuple(ev.gaps) + tuple(rule_gaps) + tuple(check_gaps),
         written=written,
         coverage=coverage.of(stack, ev),
+        workload_file=exported,
+        workload_pods=sum(1 for p in pods if p.started is not None),
+        observed_waits=workload.observed_waits(pods),
     )

@@ -45,6 +45,11 @@ def to_json(result: AdviseResult) -> dict[str, Any]:
         ],
         "gaps": list(result.gaps),
         "written": result.written,
+        "workload": None if result.workload_file is None else {
+            "file": result.workload_file, "pods": result.workload_pods,
+            "observed_wait_p95_seconds": {t or "(no tenant)": round(w, 1)
+                                          for t, w in result.observed_waits.items()},
+        },
         "coverage": {
             pool: {"gpus_seen": c.gpus_seen, "gpus_expected": c.gpus_expected,
                    "instances_seen": c.instances_seen, "samples": c.samples,
@@ -83,6 +88,11 @@ def format_text(result: AdviseResult) -> str:
         expected = "?" if c.gpus_expected is None else c.gpus_expected
         lines.append(f"  {pool}: {c.gpus_seen} of {expected} GPUs, {c.samples} samples over "
                      f"{c.hours_seen} of {c.window_hours:g} h: {c.confidence} confidence")
+    if result.workload_file:
+        waits = ", ".join(f"{t or '(no tenant)'} {w / 60:.0f} min"
+                          for t, w in result.observed_waits.items())
+        lines += ["", f"Wrote the workload of {result.workload_pods} pods to "
+                      f"{result.workload_file} (observed p95 waits: {waits or 'none'})."]
     if result.written:
         lines += ["", f"Wrote {result.written}: review it with "
                       f"`gpupool plan {result.written} --base {result.file}`."]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import time
 from pathlib import Path
@@ -228,3 +229,76 @@ def test_gpu_util_on_mig_and_low_coverage_are_not_judged(
     assert (cover["gpus_seen"], cover["gpus_expected"], cover["instances_seen"]) == (1, 8, 2)
     assert cover["confidence"] == "low"
     assert any(g.startswith("pool mig: low coverage (1 of 8 GPUs") for g in doc["gaps"])
+
+
+def test_export_workload_writes_the_pods_seen_in_simulates_format(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # kube-state-metrics' pod series (docs/metrics/workload/pod-metrics.md): kube_pod_created,
+    # kube_pod_start_time, kube_pod_status_phase, kube_pod_info, resource requests
+    monkeypatch.setattr(time, "time", lambda: END)
+    out = tmp_path / "workload.csv"
+    doc = _advise(tmp_path, server, "--export-workload", str(out), capsys=capsys)
+    rows = list(csv.DictReader(out.read_text().splitlines()))
+    assert list(rows[0]) == ["name", "tenant", "submit", "duration", "gpus", "fraction", "mig",
+                             "gpu_memory_gib", "cpu", "memory_gib", "priority", "pool", "pods"]
+    by_name = {r["name"]: r for r in rows}
+    # 14 days: the training Jobs of 14 days (the one of the window's first day started before it
+    # ends in it too), as many evaluation Jobs, the L4 server and the three HAMi pods
+    trainers = sorted(n for n in by_name if n.startswith("llm/trainer-"))
+    assert len(trainers) == 14
+    day = by_name[trainers[3]]
+    assert day["tenant"] == "llm" and day["pool"] == "h100" and day["gpus"] == "8"
+    assert float(day["duration"]) == 16 * 3600  # 06:00 to 22:00, the first Succeeded sample
+    assert (float(day["cpu"]), float(day["memory_gib"]), day["pods"]) == (16.0, 64.0, "1")
+    assert float(day["submit"]) % DAY == pytest.approx((5 * 3600 + 2400 - END) % DAY)
+    server_pod = by_name["web/server"]
+    assert (server_pod["submit"], server_pod["tenant"], server_pod["pool"]) == ("0", "", "l4")
+    assert float(server_pod["duration"]) == 14 * DAY  # still running at the window's end
+    # the observed waits: the training Jobs wait 20 minutes for their 06:00 start
+    # the HAMi pods run on a node of a pool this stack does not declare: no pool pinned
+    assert by_name["search/infer-0"]["pool"] == ""
+    assert doc["workload"]["pods"] == len(rows)
+    assert doc["workload"]["observed_wait_p95_seconds"]["llm"] == 1200.0
+
+
+def test_the_exported_workload_reads_back_with_simulates_reader(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reader = pytest.importorskip("gpupool.simulate.workload", reason="simulate's reader lands "
+                                 "with branch h/sim-workload")
+    monkeypatch.setattr(time, "time", lambda: END)
+    out = tmp_path / "workload.csv"
+    _advise(tmp_path, server, "--export-workload", str(out), capsys=capsys)
+    jobs = reader.read_workload(out).jobs
+    assert {j.pool for j in jobs} >= {"h100", "l4"}
+    assert all(j.duration > 0 and j.pods == 1 for j in jobs)
+
+
+def test_an_edit_that_simulate_says_lengthens_a_queue_is_dropped(
+    server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``gpupool simulate`` is built on another branch: this stands in for it at the hook's
+    # boundary (stack text and workload CSV in, each tenant's p95 wait out), answering a longer
+    # wait for llm whenever the h100 floor drops to one node
+    from gpupool.spec.validate import validate_text
+    from gpupool.usecases.advise import advise
+
+    seen: list[str] = []
+
+    def simulate(stack_text: str, workload_csv: str) -> dict[str, float]:
+        seen.append(workload_csv)
+        return {"llm": 3600.0 if "nodes: {min: 1, max: 4}" in stack_text else 1200.0}
+
+    stack_file = tmp_path / "stack.yaml"
+    stack_file.write_text(STACK)
+    stack = validate_text(STACK, str(stack_file)).stack
+    assert stack is not None
+    result = advise(stack_file, stack, url=server, since_seconds=14 * DAY, end=END,
+                    simulate=simulate)
+    [dropped] = [d for d in result.dropped if d.recommendation.kind == "lower-floor"]
+    assert dropped.reason == "simulate shows longer queue waits for llm"
+    assert "lower-floor" not in {r.kind for r in result.recommendations}
+    assert "share-gpus" in {r.kind for r in result.recommendations}
+    assert seen and seen[0].startswith("name,tenant,submit,duration,")
+    assert not any("queue waits were not checked" in g for g in result.gaps)
