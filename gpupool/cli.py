@@ -23,6 +23,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
@@ -402,6 +403,24 @@ def _duration_seconds(text: str, flag: str) -> float:
     return int(number) * units[unit]
 
 
+def _until(text: str | None) -> float | None:
+    """Return ``--until`` as unix seconds: unix seconds or an RFC 3339 time with its offset."""
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise _UsageError(f"gpupool advise: --until takes unix seconds or an RFC 3339 time with "
+                          f"its offset such as 2026-12-01T00:00:00Z, not {text!r}")
+    return moment.timestamp()
+
+
 def _cmd_advise(args: argparse.Namespace) -> int:
     from gpupool.advise.prometheus import auth_from, environment
     from gpupool.usecases import advise
@@ -421,7 +440,7 @@ def _cmd_advise(args: argparse.Namespace) -> int:
     target = Path(args.file) if args.in_place else Path(args.write) if args.write else None
     result = advise.advise(
         Path(args.file), stack, url=args.prometheus, since_seconds=since, auth=auth,
-        write=target,
+        write=target, end=_until(args.until),
         export_workload=Path(args.export_workload) if args.export_workload else None,
         progress=lambda line: console.err(f"{line}...\n"),
     )
@@ -520,6 +539,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the stack with every recommendation to FILE (comments kept)")
     p.add_argument("--in-place", action="store_true",
                    help="write the recommendations into the stack file itself")
+    p.add_argument("--until", metavar="TIME",
+                   help="end the window at TIME (unix seconds or RFC 3339) instead of now")
     p.add_argument("--export-workload", metavar="FILE",
                    help="write the GPU pods seen in the window as a `gpupool simulate` "
                    "workload CSV")

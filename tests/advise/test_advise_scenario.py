@@ -302,3 +302,16 @@ def test_an_edit_that_simulate_says_lengthens_a_queue_is_dropped(
     assert "share-gpus" in {r.kind for r in result.recommendations}
     assert seen and seen[0].startswith("name,tenant,submit,duration,")
     assert not any("queue waits were not checked" in g for g in result.gaps)
+
+
+def test_until_fixes_the_window_and_a_bad_one_is_a_usage_error(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(END))
+    doc = _advise(tmp_path, server, "--until", stamp, capsys=capsys)
+    assert doc["window"]["end"] == END
+    assert {r["kind"] for r in doc["recommendations"]} >= {"share-gpus", "lower-floor"}
+    code = run(["advise", str(tmp_path / "stack.yaml"), "--prometheus", server,
+                "--until", "yesterday"])
+    assert code == 64
+    assert "--until takes unix seconds or an RFC 3339 time" in capsys.readouterr().err
