@@ -130,7 +130,7 @@ def instance_type(
         saving_per_month=saving,
         evidence=pool_evidence(
             use, window, cpu_requests_p95=round(cpu, 2), memory_requests_p95_gib=round(memory, 2),
-            mean_nodes=round(nodes, 2), resolution="5m",
+            mean_nodes=round(nodes, 2), resolution=pods.resolution,
             on_demand_hourly=current.price.on_demand_hourly,
             new_on_demand_hourly=best.price.on_demand_hourly,
         ),

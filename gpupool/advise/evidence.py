@@ -90,6 +90,7 @@ class TenantUse:
     namespace: str
     gpus_p95: float
     gpus_max: float
+    resolution_seconds: float = 300.0  # the step the requests were read at
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,14 @@ class Evidence:
 def _duration(seconds: float) -> str:
     """Return a PromQL duration for ``seconds`` (whole minutes)."""
     return f"{max(1, round(seconds / 60))}m"
+
+
+def _quantile(q: float, ordered: list[float]) -> float:
+    """Return the q-quantile of sorted values as PromQL's ``quantile_over_time`` does."""
+    rank = q * (len(ordered) - 1)
+    low = math.floor(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
 def _node(labels: Mapping[str, str]) -> str:
@@ -286,7 +295,7 @@ class Reader:
         return {pool: [(a, b) for a, b in rows] for pool, rows in slots.items()}
 
     def tenant_use(self) -> dict[str, TenantUse]:
-        """Return each tenant's requested GPUs (p95 and max, five-minute resolution)."""
+        """Return each tenant's requested GPUs (p95 and max, at five minutes or coarser)."""
         if not self.stack.tenants:
             return {}
         self.progress("reading tenants' GPU requests")
@@ -296,16 +305,17 @@ class Reader:
             f"(kube_pod_container_resource_requests{{{GPU_RESOURCES}}}) "
             f"* on (namespace, pod) group_left () ({running}))"
         )
-        p95 = {
-            s.labels.get("namespace", ""): s.value
-            for s in self.server.query(
-                f"quantile_over_time(0.95, ({requests})[{self.range}:5m])", self.end
-            )
-        }
-        peak = {
-            s.labels.get("namespace", ""): s.value
-            for s in self.server.query(f"max_over_time(({requests})[{self.range}:5m])", self.end)
-        }
+        # one range query at a coarse step (five minutes, or the window in 2,000 steps when
+        # that is coarser): the join is evaluated once a step, not once per figure
+        step = max(300.0, 60.0 * math.ceil(self.window / 2000 / 60))
+        p95: dict[str, float] = {}
+        peak: dict[str, float] = {}
+        for s in self.server.query_range(requests, self.end - self.window, self.end, step):
+            values = sorted(v for _, v in s.points if not math.isnan(v))
+            if values:
+                namespace = s.labels.get("namespace", "")
+                p95[namespace] = _quantile(0.95, values)
+                peak[namespace] = values[-1]
         if not p95:
             self.gaps.append(
                 "no running pod requested a GPU resource in kube-state-metrics' "
@@ -314,7 +324,7 @@ class Reader:
             return {}
         return {
             t.name: TenantUse(
-                t.name, t.namespace, p95.get(t.namespace, 0.0), peak.get(t.namespace, 0.0)
+                t.name, t.namespace, p95.get(t.namespace, 0.0), peak.get(t.namespace, 0.0), step
             )
             for t in self.stack.tenants
         }

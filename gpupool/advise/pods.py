@@ -43,6 +43,7 @@ class PoolPods:
     restarts: int = 0  # container restarts over the window, all pods together
     cpu_p95: float | None = None  # cores requested on the busiest node (p95 over the window)
     memory_p95_gib: float | None = None  # GiB requested on the busiest node (p95)
+    resolution: str = "5m"  # the step the host requests were read at
 
     @property
     def bare(self) -> int:
@@ -108,6 +109,7 @@ def read(
             restarts=restarted.get(pool, 0),
             cpu_p95=cpu.get(pool),
             memory_p95_gib=None if pool not in memory else memory[pool] / GIB,
+            resolution=resolution(range_),
         )
         for pool in sorted(set(node_pools.values()))
     }
@@ -115,17 +117,26 @@ def read(
     return pools, pod_pools, gaps
 
 
+def resolution(range_: str) -> str:
+    """Return the subquery step for a window: five minutes, or the window in 2,000 steps."""
+    return f"{max(5, math.ceil(int(range_.rstrip('m')) / 2000))}m"
+
+
 def _host_requests(
     server: Prometheus, end: float, range_: str, resource: str, node_pools: Mapping[str, str]
 ) -> dict[str, float]:
-    """Return per pool the p95 (five-minute resolution) of a resource its busiest node held."""
+    """Return per pool the p95 of a resource its busiest node held.
+
+    The resolution is five minutes, or the window in 2,000 steps when that is coarser.
+    """
+    step = resolution(range_)
     held = (
         "sum by (node) (max by (namespace, pod, container, node) "
         f"(kube_pod_container_resource_requests{{{resource}}}) "
         f"* on (namespace, pod) group_left () ({_RUNNING}))"
     )
     out: dict[str, float] = {}
-    for s in server.query(f"quantile_over_time(0.95, ({held})[{range_}:5m])", end):
+    for s in server.query(f"quantile_over_time(0.95, ({held})[{range_}:{step}])", end):
         pool = node_pools.get(s.labels.get("node", ""))
         if pool is not None and not math.isnan(s.value):
             out[pool] = max(out.get(pool, 0.0), s.value)

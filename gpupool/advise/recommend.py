@@ -210,7 +210,7 @@ def tenant_quota(stack: Stack, ev: Evidence) -> list[Recommendation]:
                     "window_hours": round(ev.window_seconds / 3600, 1),
                     "requested_gpus_p95": use.gpus_p95,
                     "requested_gpus_max": use.gpus_max,
-                    "resolution": "5m",
+                    "resolution": f"{use.resolution_seconds / 60:g}m",
                 },
             )
         )
