@@ -194,9 +194,10 @@ class Reader:
                     "kube-state-metrics needs --metric-labels-allowlist="
                     "nodes=[gpupool.io/pool,gpupool.io/capacity] to tell the pools' nodes apart"
                 )
+            declared = {p.name for p in self.stack.pools}
             for s in labelled:
                 node, pool = s.labels.get("node", ""), s.labels.get(KSM_POOL_LABEL, "")
-                if node and pool:
+                if node and pool in declared:  # another stack's pool: not this one's nodes
                     mapping.setdefault(node, pool)
         return mapping
 

@@ -212,6 +212,10 @@ def test_coverage_and_confidence_per_pool(
     # restart on day 3 still leaves a sample in every hour
     assert (h100["gpus_seen"], h100["gpus_expected"]) == (16, 16)
     assert (h100["hours"], h100["window_hours"], h100["confidence"]) == (336, 336.0, "high")
+    # the HAMi and MIG stacks' nodes carry pool labels of pools this stack does not declare
+    assert not any("MIG instances" in g for g in doc["gaps"])
+    assert any(g.startswith("2 node(s) with GPUs belong to no pool of this stack")
+               for g in doc["gaps"])
 
 
 def test_gpu_util_on_mig_and_low_coverage_are_not_judged(
