@@ -42,7 +42,7 @@ def hami_pools(stack: Stack) -> list[Pool]:
     """Return the pools whose slots HAMi enforces."""
     if stack.cluster.scheduler != "hami":
         return []
-    return [p for p in stack.pools if p.sharing.mode == "fractional"]
+    return [p for p in stack.pools if p.sharing.kind.scheduler_slots]
 
 
 def read(

@@ -27,6 +27,7 @@ import statistics
 from collections.abc import Mapping
 from typing import Any
 
+from gpupool import modes
 from gpupool.advise import capacity, coverage, slots
 from gpupool.advise.coverage import Coverage
 from gpupool.advise.evidence import Evidence, PoolUse
@@ -89,7 +90,7 @@ def share_gpus(
     """Propose MIG or time-slicing for an exclusive pool whose GPUs are used lightly."""
     facts = pool_facts(stack, pool)
     gpu = facts.gpu
-    if pool.sharing.mode != "exclusive" or gpu is None:
+    if not pool.sharing.kind.whole or gpu is None:
         return None
     whole = [g for g in use.gpus if g.profile is None]
     if not whole:
@@ -110,14 +111,18 @@ def share_gpus(
     mig = _smallest_mig(gpu, need)
     if mig is not None:
         profile, count = mig
-        value: dict[str, Any] = {"mode": "mig", "mig": {"layout": {profile: count}}}
+        partitioned = modes.with_trait("partitioned")[0]
+        value: dict[str, Any] = {"mode": partitioned.name,
+                                 partitioned.section or "": {"layout": {profile: count}}}
         per_gpu, what = count, f"MIG {profile} x{count} a GPU"
     else:
         per_gpu = min(MAX_REPLICAS, int(memory_gib // need))
         if per_gpu < 2:
             return None
-        value = {"mode": "time-slicing", "replicas": per_gpu}
-        what = f"time-slicing, {per_gpu} replicas a GPU"
+        # the replicated mode without isolation: time-slicing (MPS would cap clients)
+        sliced = next(m for m in modes.with_trait("replicated") if not m.isolates)
+        value = {"mode": sliced.name, "replicas": per_gpu}
+        what = f"{sliced.name}, {per_gpu} replicas a GPU"
     busy = _mean_busy_gpus(use, float(facts.gpus_per_node))
     saving = None if gpu_hourly is None else busy * (1 - 1 / per_gpu) * gpu_hourly * HOURS_PER_MONTH
     return Recommendation(

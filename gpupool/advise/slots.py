@@ -52,8 +52,8 @@ def grow_slots(
 ) -> list[Recommendation]:
     """Propose the next larger MIG profile where instances run near their memory cap."""
     gpu = pool_facts(stack, pool).gpu
-    if pool.sharing.mode != "mig" or gpu is None or gpu.mig is None:
-        if pool.sharing.mode in ("time-slicing", "mps"):
+    if not pool.sharing.kind.partitioned or gpu is None or gpu.mig is None:
+        if pool.sharing.kind.replicated:
             gaps.append(
                 f"pool {pool.name}: under {pool.sharing.mode} the exporter's per-pod series "
                 "copy the device's, so no pod's own memory is judged"
@@ -88,7 +88,7 @@ def grow_slots(
                 kind="grow-slots",
                 pool=pool.name,
                 tenant=None,
-                path=("pools", i, "sharing", "mig", "layout"),
+                path=("pools", i, "sharing", pool.sharing.kind.section or "", "layout"),
                 value=new_layout,
                 summary=(
                     f"{pool.name}: {profile} instances use {p99:.1f} GiB of {cap:g} GiB (p99): "
@@ -153,7 +153,7 @@ def grow_fractional(
         kind="grow-slots",
         pool=pool.name,
         tenant=None,
-        path=("pools", i, "sharing", "fractional"),
+        path=("pools", i, "sharing", pool.sharing.kind.section or ""),
         value=value,
         summary=(
             f"{pool.name}: {len(near)} of {len(slots)} HAMi containers use up to "
