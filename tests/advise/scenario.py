@@ -180,8 +180,9 @@ def series(end: float, days: int = 14, *, dcgm: bool = True) -> list[Family]:
                "GPU_I_PROFILE": "3g.20gb", "GPU_I_ID": instance, "UUID": "GPU-mig-a-0"}
         fb.add(mig, [(t, 4096.0) for t in times])
         util.add(mig, [(t, 40.0) for t in times])
-    families = [labels_family, requests, phase, *pods.families(), used, limit, util]
-    return ([fb, active] if dcgm else []) + families
+    families = [labels_family, requests, phase, *pods.families()]
+    # dcgm=False: no device exporter is scraped (neither the DCGM exporter nor HAMi's monitor)
+    return ([fb, active, util, used, limit] if dcgm else []) + families
 
 
 class Pods:

@@ -110,11 +110,19 @@ def test_missing_dcgm_series_is_a_named_gap(
     monkeypatch.setattr(time, "time", lambda: END)
     with serving(series(END, days=2, dcgm=False), tmp_path / "prom") as url:
         doc = _advise(tmp_path, url, "--since", "2d", capsys=capsys)
+        hami_dir = tmp_path / "hami"
+        hami_dir.mkdir()
+        hami_doc = _advise(hami_dir, url, "--since", "2d", capsys=capsys, text=HAMI_STACK)
     assert doc["recommendations"] == [] or all(
         r["kind"] == "tenant-quota" for r in doc["recommendations"]
     )
     [gap] = [g for g in doc["gaps"] if "DCGM_FI_DEV_FB_USED" in g]
     assert "cluster.monitoring.dcgmExporter" in gap
+    # HAMi's monitor unscraped: its series' name and the stack key that renders its
+    # ServiceMonitor are named (cmd/vGPUmonitor/metrics.go in Project-HAMi/HAMi)
+    [hami_gap] = [g for g in hami_doc["gaps"] if "vGPU_device_memory_usage_in_bytes" in g]
+    assert "cluster.monitoring.prometheus.serviceMonitor" in hami_gap
+    assert not [r for r in hami_doc["recommendations"] if r["kind"] == "grow-slots"]
 
 
 def test_too_little_data_is_not_judged(
