@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gpupool import escape
 from gpupool.advise.report import AdviseResult
 from gpupool.formats import FORMAT_VERSION
 
@@ -71,18 +72,19 @@ def format_text(result: AdviseResult) -> str:
     if not result.recommendations:
         lines.append("No recommendation: nothing the evidence supports would save or protect.")
     for r in result.recommendations:
-        lines.append(f"  [{r.kind}] {r.summary}")
+        lines.append(f"  [{r.kind}] {escape.one_line(r.summary)}")
         lines.append(f"    edit: {r.path_text} = {json.dumps(r.value)}")
         lines.append(f"    saving: {_money(r.saving_per_month, result.currency)}")
         figures = ", ".join(f"{k} {v}" for k, v in r.evidence.items())
         lines.append(f"    evidence: {figures}")
     if result.dropped:
         lines += ["", "Dropped (failed their check):"]
-        lines += [f"  [{d.recommendation.kind}] {d.recommendation.summary}: {d.reason}"
+        lines += [f"  [{d.recommendation.kind}] {escape.one_line(d.recommendation.summary)}: "
+                  f"{escape.one_line(d.reason)}"
                   for d in result.dropped]
     if result.gaps:
         lines += ["", "Not judged:"]
-        lines += [f"  {g}" for g in result.gaps]
+        lines += [f"  {escape.one_line(g)}" for g in result.gaps]
     lines += ["", "Coverage:"]
     for pool, c in result.coverage.items():
         expected = "?" if c.gpus_expected is None else c.gpus_expected
@@ -99,19 +101,27 @@ def format_text(result: AdviseResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+_MAX_VALUE = 500  # characters of one value in a markdown cell
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Return a value as literal markdown in a table cell (a label from the server included)."""
+    return escape.markdown(text, _MAX_VALUE)  # pipes escaped too
+
+
+def _code(text: str) -> str:
+    return escape.code(text, _MAX_VALUE).replace("|", "\\|")
 
 
 def format_markdown(result: AdviseResult) -> str:
     """Return the report as a pull-request comment section."""
-    out = [f"### gpupool advise: `{_cell(result.stack)}`", ""]
+    out = [f"### gpupool advise: {_code(result.stack)}", ""]
     if result.recommendations:
         out += ["| kind | pool or tenant | edit | saving | why |", "|---|---|---|---|---|"]
         for r in result.recommendations:
             who = r.pool or r.tenant or ""
-            edit = f"`{r.path_text}` = `{json.dumps(r.value)}`"
-            out.append(f"| {r.kind} | {_cell(who)} | {_cell(edit)} | "
+            edit = f"{_code(r.path_text)} = {_code(json.dumps(r.value))}"
+            out.append(f"| {r.kind} | {_cell(who)} | {edit} | "
                        f"{_money(r.saving_per_month, result.currency)} | {_cell(r.summary)} |")
     else:
         out.append("No recommendation.")
