@@ -76,7 +76,7 @@ def format_text(result: AdviseResult) -> str:
         lines.append(f"    edit: {r.path_text} = {json.dumps(r.value)}")
         lines.append(f"    saving: {_money(r.saving_per_month, result.currency)}")
         figures = ", ".join(f"{k} {v}" for k, v in r.evidence.items())
-        lines.append(f"    evidence: {figures}")
+        lines.append(f"    evidence: {escape.one_line(figures)}")
     if result.dropped:
         lines += ["", "Dropped (failed their check):"]
         lines += [f"  [{d.recommendation.kind}] {escape.one_line(d.recommendation.summary)}: "
