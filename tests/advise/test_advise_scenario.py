@@ -327,3 +327,17 @@ def test_until_fixes_the_window_and_a_bad_one_is_a_usage_error(
                 "--until", "yesterday"])
     assert code == 64
     assert "--until takes unix seconds or an RFC 3339 time" in capsys.readouterr().err
+
+
+def test_a_window_longer_than_the_data_is_low_coverage_and_not_judged(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(time, "time", lambda: END)
+    doc = _advise(tmp_path, server, "--since", "30d", capsys=capsys)
+    h100 = doc["coverage"]["h100"]
+    # 14 days of the window's 30 hold data (337 hours: the data's first sample sits on an hour
+    # of the window too): under half, so low coverage
+    assert (h100["hours"], h100["window_hours"], h100["confidence"]) == (337, 720.0, "low")
+    assert not [r for r in doc["recommendations"] if r["pool"]]
+    assert any(g.startswith("pool h100: low coverage (16 of 16 GPUs and 337 of 720 hours")
+               for g in doc["gaps"])
