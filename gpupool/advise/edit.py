@@ -11,7 +11,7 @@ written: the edited text must validate (``gpupool validate``'s rules) and the wr
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 from gpupool.errors import InputError
@@ -69,6 +69,19 @@ def _loaded(text: str) -> tuple[Any, Any]:
     return best[1], best[2]
 
 
+def _merge(node: MutableMapping[Any, Any], value: Mapping[str, Any]) -> None:
+    """Make ``node`` hold ``value`` in place: keys it lacks go, the others are set."""
+    for key in [k for k in node if k not in value]:
+        del node[key]
+    for key, new in value.items():
+        old = node.get(key)
+        if isinstance(old, MutableMapping) and isinstance(new, Mapping):
+            _merge(old, new)
+        else:
+            flow = bool(getattr(getattr(node, "fa", None), "flow_style", lambda: False)())
+            node[key] = _plain(new, flow)
+
+
 def apply(text: str, edits: Sequence[tuple[Sequence[str | int], Any]]) -> str:
     """Return ``text`` with each (path, value) edit applied, comments and layout kept.
 
@@ -92,6 +105,9 @@ def apply(text: str, edits: Sequence[tuple[Sequence[str | int], Any]]) -> str:
             old = node[last]
         except (KeyError, IndexError, TypeError):
             old = None
+        if isinstance(old, MutableMapping) and isinstance(value, Mapping):
+            _merge(old, value)  # the mapping the file had: its style and comments stay
+            continue
         flow = bool(getattr(getattr(old, "fa", None), "flow_style", lambda: False)())
         if old is None and hasattr(node, "fa"):
             flow = bool(node.fa.flow_style())
