@@ -10,7 +10,8 @@ million.
 Which series mean what (dcgm-exporter's field list; ``../shared/reference/wave3-anchors.md`` B):
 
 * memory: ``DCGM_FI_DEV_FB_USED`` (MiB), per GPU or, on MIG, per GPU instance (its
-  ``GPU_I_PROFILE`` label names the profile);
+  ``GPU_I_PROFILE`` label names the profile); with ``DCGM_FI_DEV_FB_FREE`` their sum is the
+  memory the GPU or instance offers;
 * activity: ``DCGM_FI_PROF_GR_ENGINE_ACTIVE``, else ``DCGM_FI_PROF_SM_ACTIVE`` (ratios; Volta or
   newer, MIG-aware) where the GPU reports them, else ``DCGM_FI_DEV_GPU_UTIL`` (percent; saturates,
   never used for a MIG instance), and the evidence says which;
@@ -37,6 +38,7 @@ from gpupool.model import Stack
 from gpupool.sharing.promql import GPU_RESOURCES, KSM_POOL_LABEL
 
 FB_USED = "DCGM_FI_DEV_FB_USED"
+FB_FREE = "DCGM_FI_DEV_FB_FREE"
 ENGINE_ACTIVE = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
 SM_ACTIVE = "DCGM_FI_PROF_SM_ACTIVE"
 GPU_UTIL = "DCGM_FI_DEV_GPU_UTIL"
@@ -60,6 +62,7 @@ class GpuUse:
     samples: int
     activity_p95: float | None  # a 0..1 ratio; None: the GPU reports no activity metric
     activity_metric: str | None
+    memory_total_mib: float | None = None  # FB_USED + FB_FREE; None: no FB_FREE series
 
 
 @dataclass(frozen=True)
@@ -222,6 +225,12 @@ class Reader:
         count = self._per_device(
             f"max by ({_DEVICE}) (count_over_time({FB_USED}{{sel}}[{r}]))", indices
         )
+        # used + free is the memory the GPU (or MIG instance) offers, as the driver reports
+        # it: the cap a slot's use is judged against, where the exporter sends FB_FREE
+        total = self._per_device(
+            f"max by ({_DEVICE}) (last_over_time({FB_USED}{{sel}}[{r}]) "
+            f"+ last_over_time({FB_FREE}{{sel}}[{r}]))", indices
+        )
         self.progress("reading GPU activity")
         # the profiling metrics (Volta or newer, MIG-aware) first; GPU_UTIL only for the GPUs
         # that lack both, and never for a MIG instance (the exporter's GPU_UTIL is the whole
@@ -263,6 +272,7 @@ class Reader:
                     profile=profile or None,
                     memory_p99_mib=p99[key],
                     memory_max_mib=peak.get(key, p99[key]),
+                    memory_total_mib=total.get(key),
                     samples=int(count.get(key, 0)),
                     activity_p95=used,
                     activity_metric=metric,

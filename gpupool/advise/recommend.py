@@ -101,7 +101,8 @@ def share_gpus(
             "DCGM_FI_DEV_GPU_UTIL, so their compute use cannot be judged"
         )
         return None
-    memory_gib = gpu.memory_gib
+    totals = [g.memory_total_mib for g in whole if g.memory_total_mib]
+    memory_gib = gpu.memory_gib if not totals else round(min(totals) / 1024, 2)
     p99 = max(g.memory_p99_mib for g in whole) / 1024
     active = max(g.activity_p95 or 0.0 for g in whole)
     metrics = sorted({g.activity_metric or "" for g in whole})
@@ -145,6 +146,7 @@ def share_gpus(
             activity_metric=",".join(metrics),
             mean_busy_gpus=round(busy, 2),
             gpu_memory_gib=memory_gib,
+            gpu_memory_from="DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE" if totals else "catalog",
         ),
     )
 

@@ -66,6 +66,12 @@ def grow_slots(
         cap = sizes.get(profile)
         if cap is None:
             continue
+        # the instance's own used + free where the exporter sends FB_FREE (the driver keeps a
+        # little of a profile's memory), else the profile's size from the catalog
+        totals = [g.memory_total_mib for g in use.gpus
+                  if g.profile == profile and g.memory_total_mib]
+        if totals:
+            cap = min(totals) / 1024
         p99 = max(g.memory_p99_mib for g in use.gpus if g.profile == profile) / 1024
         if p99 < NEAR_CAP * cap:
             continue

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from tests.advise.promserver import Family
 
 STEP = 1200.0
+H100_MIB = 81559.0
 DAY = 86400.0
 
 STACK = """\
@@ -121,6 +122,7 @@ def series(end: float, days: int = 14, *, dcgm: bool = True) -> list[Family]:
     start = end - days * DAY
     times = [start + i * STEP for i in range(int(days * DAY / STEP) + 1)]
     fb = Family("DCGM_FI_DEV_FB_USED")
+    free = Family("DCGM_FI_DEV_FB_FREE")
     active = Family("DCGM_FI_PROF_GR_ENGINE_ACTIVE")
     labels_family = Family("kube_node_labels")
     requests = Family("kube_pod_container_resource_requests")
@@ -136,6 +138,8 @@ def series(end: float, days: int = 14, *, dcgm: bool = True) -> list[Family]:
             kept = [t for t in times if not (2 * DAY <= t - start < 2 * DAY + 3600)
                     and t - start != 9 * DAY]
             fb.add(base, [(t, 9216.0 + gpu if busy(t) else 300.0) for t in kept])
+            # an H100 80GB's driver offers 81,559 MiB: used + free adds up to it
+            free.add(base, [(t, H100_MIB - (9216.0 + gpu if busy(t) else 300.0)) for t in kept])
             active.add(base, [(t, 0.12 if busy(t) else 0.0) for t in kept])
     pods = Pods(requests, phase)
     day0 = int(start // DAY) * DAY
@@ -182,7 +186,7 @@ def series(end: float, days: int = 14, *, dcgm: bool = True) -> list[Family]:
         util.add(mig, [(t, 40.0) for t in times])
     families = [labels_family, requests, phase, *pods.families()]
     # dcgm=False: no device exporter is scraped (neither the DCGM exporter nor HAMi's monitor)
-    return ([fb, active, util, used, limit] if dcgm else []) + families
+    return ([fb, free, active, util, used, limit] if dcgm else []) + families
 
 
 class Pods:

@@ -47,6 +47,10 @@ def test_a_lightly_used_h100_pool_gets_mig_with_its_saving(
                              "value": {"mode": "mig", "mig": {"layout": {"1g.20gb": 4}}}}
     assert share["evidence"]["memory_p99_gib"] == pytest.approx(9.01, abs=0.01)
     assert share["evidence"]["activity_metric"] == "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
+    # the GPU's memory as the driver offers it: FB_USED + FB_FREE (81,559 MiB), not the
+    # catalog's 80 GiB
+    assert share["evidence"]["gpu_memory_gib"] == pytest.approx(79.65, abs=0.01)
+    assert share["evidence"]["gpu_memory_from"] == "DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE"
     assert share["evidence"]["samples"] > 1000
     assert share["saving_per_month"] > 0
     assert doc["format_version"] == "1" and doc["stack"] == "advise-scenario"
