@@ -23,6 +23,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
@@ -392,6 +393,61 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _duration_seconds(text: str, flag: str) -> float:
+    """Seconds in a duration such as ``14d``, ``36h``, ``90m`` (a usage error otherwise)."""
+    units = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
+    number, unit = text[:-1], text[-1:]
+    if unit not in units or not number.isdigit() or int(number) <= 0:
+        raise _UsageError(f"gpupool advise: {flag} takes a duration such as 14d, 36h or 90m, "
+                          f"not {text!r}")
+    return int(number) * units[unit]
+
+
+def _until(text: str | None) -> float | None:
+    """Return ``--until`` as unix seconds: unix seconds or an RFC 3339 time with its offset."""
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise _UsageError(f"gpupool advise: --until takes unix seconds or an RFC 3339 time with "
+                          f"its offset such as 2026-12-01T00:00:00Z, not {text!r}")
+    return moment.timestamp()
+
+
+def _cmd_advise(args: argparse.Namespace) -> int:
+    from gpupool.advise.prometheus import auth_from, environment
+    from gpupool.usecases import advise
+    from gpupool.views import advise as view
+
+    if args.write and args.in_place:
+        raise _UsageError("gpupool advise: give --write FILE or --in-place, not both")
+    since = _duration_seconds(args.since, "--since")
+    stack = _stack(args)
+    console = _console(args)
+    auth = auth_from(
+        environment(),
+        token_file=Path(args.bearer_token_file) if args.bearer_token_file else None,
+        basic_auth_file=Path(args.basic_auth_file) if args.basic_auth_file else None,
+        ca_file=Path(args.ca_file) if args.ca_file else None,
+    )
+    target = Path(args.file) if args.in_place else Path(args.write) if args.write else None
+    result = advise.advise(
+        Path(args.file), stack, url=args.prometheus, since_seconds=since, auth=auth,
+        write=target, end=_until(args.until),
+        export_workload=Path(args.export_workload) if args.export_workload else None,
+        progress=lambda line: console.err(f"{line}...\n"),
+    )
+    _out(view.render(result, args.format))
+    return EXIT_OK
+
+
 def _stack_file(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="stack file")
 
@@ -465,6 +521,31 @@ def build_parser() -> argparse.ArgumentParser:
     _detailed_exitcode(p)
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_plan)
+
+    p = command("advise", "right-size the stack from what its GPUs did (reads Prometheus)")
+    _stack_file(p)
+    p.add_argument("--prometheus", metavar="URL", required=True,
+                   help="the Prometheus-compatible query API (Prometheus, Thanos, Mimir, "
+                   "VictoriaMetrics)")
+    p.add_argument("--since", metavar="DURATION", default="14d",
+                   help="how far back to read (default: 14d)")
+    p.add_argument("--bearer-token-file", metavar="FILE",
+                   help="a file holding the bearer token (else GPUPOOL_PROMETHEUS_TOKEN)")
+    p.add_argument("--basic-auth-file", metavar="FILE",
+                   help="a file holding user:password (else GPUPOOL_PROMETHEUS_USER and "
+                   "GPUPOOL_PROMETHEUS_PASSWORD)")
+    p.add_argument("--ca-file", metavar="FILE", help="CA certificates for the server's TLS")
+    p.add_argument("--write", metavar="FILE",
+                   help="write the stack with every recommendation to FILE (comments kept)")
+    p.add_argument("--in-place", action="store_true",
+                   help="write the recommendations into the stack file itself")
+    p.add_argument("--until", metavar="TIME",
+                   help="end the window at TIME (unix seconds or RFC 3339) instead of now")
+    p.add_argument("--export-workload", metavar="FILE",
+                   help="write the GPU pods seen in the window as a `gpupool simulate` "
+                   "workload CSV")
+    _formats(p, "markdown")
+    p.set_defaults(handler=_cmd_advise)
 
     p = command("render", "write the stack's Pulumi program and manifests")
     _stack_file(p)

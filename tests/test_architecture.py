@@ -31,6 +31,8 @@ NOT_A_PLUGIN_NAME = {
     ("gpupool/nodes/report.py", "mig"),
     # The catalog GPU model's ``mig`` geometry field in the catalog listing's JSON.
     ("gpupool/views/catalog.py", "mig"),
+    # The workload format's ``mig`` column (docs/workload.md) in advise's workload export.
+    ("gpupool/advise/workload.py", "mig"),
 }
 
 

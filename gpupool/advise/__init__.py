@@ -1,0 +1,1 @@
+"""Right-sizing a stack from what its GPUs really did (`gpupool advise`)."""

@@ -1,0 +1,83 @@
+"""HAMi's fractional slots, read: each container's own GPU memory against its slot's limit.
+
+HAMi's device-plugin monitor (``cmd/vGPUmonitor/metrics.go`` in Project-HAMi/HAMi, scraped on
+port 31992) writes one series a container and virtual device, in bytes:
+``vGPU_device_memory_usage_in_bytes`` (what the container uses) and
+``vGPU_device_memory_limit_in_bytes`` (its slot's cap), labelled ``podnamespace``, ``podname``,
+``ctrname``, ``vdeviceid`` and ``deviceuuid``. Unlike the DCGM exporter's per-pod series under
+time-slicing, these are true per-container figures. The pod's node, and so its pool, comes from
+kube-state-metrics' ``kube_pod_info``.
+
+The rule that reads them is ``gpupool.advise.slots``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gpupool.advise.prometheus import Prometheus
+from gpupool.model import Pool, Stack
+
+USED = "vGPU_device_memory_usage_in_bytes"
+LIMIT = "vGPU_device_memory_limit_in_bytes"
+GIB = 1024.0**3
+_KEY = "podnamespace, podname, ctrname, vdeviceid"
+
+
+@dataclass(frozen=True)
+class SlotUse:
+    """One container's virtual GPU over the window."""
+
+    namespace: str
+    pod: str
+    container: str
+    used_p99_gib: float
+    limit_gib: float
+    samples: int
+
+
+def hami_pools(stack: Stack) -> list[Pool]:
+    """Return the pools whose slots HAMi enforces."""
+    if stack.cluster.scheduler != "hami":
+        return []
+    return [p for p in stack.pools if p.sharing.kind.scheduler_slots]
+
+
+def read(
+    server: Prometheus, end: float, range_: str, pod_pools: Mapping[tuple[str, str], str]
+) -> tuple[dict[str, list[SlotUse]], list[str]]:
+    """Return each pool's containers with their p99 memory and limit, and the gaps met."""
+    def by_key(expr: str) -> dict[tuple[str, ...], float]:
+        return {
+            tuple(s.labels.get(k.strip(), "") for k in _KEY.split(",")): s.value
+            for s in server.query(expr, end) if not math.isnan(s.value)
+        }
+
+    used = by_key(f"max by ({_KEY}) (quantile_over_time(0.99, {USED}[{range_}]))")
+    if not used:
+        return {}, [
+            f"HAMi's per-container series {USED} are absent: its device-plugin monitor is not "
+            "scraped (cluster.monitoring.prometheus.serviceMonitor under scheduler hami), so "
+            "no fractional slot is judged"
+        ]
+    limit = by_key(f"max by ({_KEY}) (max_over_time({LIMIT}[{range_}]))")
+    count = by_key(f"max by ({_KEY}) (count_over_time({USED}[{range_}]))")
+    out: dict[str, list[SlotUse]] = {}
+    unplaced = 0
+    for key, value in sorted(used.items()):
+        namespace, pod, container, _ = key
+        pool = pod_pools.get((namespace, pod))
+        if pool is None or key not in limit or limit[key] <= 0:
+            unplaced += 1
+            continue
+        out.setdefault(pool, []).append(
+            SlotUse(namespace, pod, container, value / GIB, limit[key] / GIB,
+                    int(count.get(key, 0)))
+        )
+    gaps = []
+    if unplaced:
+        gaps.append(f"{unplaced} HAMi container series have no node in kube_pod_info or no "
+                    f"{LIMIT}: left out")
+    return out, gaps

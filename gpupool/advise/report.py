@@ -1,0 +1,28 @@
+"""The result of ``gpupool advise``: what the views show and the use case returns."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from gpupool.advise.coverage import Coverage
+from gpupool.advise.evidence import Evidence
+from gpupool.advise.recommendation import Dropped, Recommendation
+
+
+@dataclass(frozen=True)
+class AdviseResult:
+    """What ``gpupool advise`` found for one stack and window."""
+
+    stack: str
+    file: str
+    evidence: Evidence
+    currency: str
+    recommendations: tuple[Recommendation, ...]
+    dropped: tuple[Dropped, ...]
+    gaps: tuple[str, ...]
+    written: str | None  # the file written, None when nothing was
+    coverage: Mapping[str, Coverage] = field(default_factory=dict)
+    workload_file: str | None = None  # the workload CSV written, None when none was
+    workload_pods: int = 0  # the pods it holds
+    observed_waits: Mapping[str, float] = field(default_factory=dict)  # tenant -> p95 seconds

@@ -1,0 +1,172 @@
+"""Slots pods outgrow: MIG instances and HAMi fractional slots whose p99 memory nears the cap.
+
+Rule ``grow-slots``, an out-of-memory risk worth money too:
+
+* MIG instances whose p99 memory (``DCGM_FI_DEV_FB_USED`` of the instance, its ``GPU_I_PROFILE``
+  label naming the profile) is within ``NEAR_CAP`` of the profile's: the next larger profile;
+* on a ``fractional`` pool under ``scheduler: hami``, containers whose p99 memory (HAMi's own
+  per-container ``vGPU_device_memory_usage_in_bytes``, ``gpupool.advise.hami``) is within
+  ``NEAR_CAP`` of their ``vGPU_device_memory_limit_in_bytes``: fewer, larger slots a GPU
+  (``sharing.fractional.slotsPerGpu``, and ``memoryGiB`` or ``memoryPercent`` to match), at the
+  cost of the GPUs the larger slots take (a negative saving).
+
+Under time-slicing and MPS the DCGM exporter's per-pod series copy the device's, so no pod's own
+memory is judged there (a gap says so).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from gpupool.advise.evidence import Evidence, PoolUse
+from gpupool.advise.hami import LIMIT, USED, SlotUse
+from gpupool.advise.recommendation import Recommendation, pool_evidence
+from gpupool.catalog import HOURS_PER_MONTH
+from gpupool.catalog.mig import fit_layout
+from gpupool.catalog.models import GpuModel
+from gpupool.facts import pool_facts
+from gpupool.model import Pool, Stack
+
+NEAR_CAP = 0.9  # p99 memory above this share of a slot: near its cap
+HEADROOM = 1.25
+
+
+def _next_mig(gpu: GpuModel, current: str) -> str | None:
+    if gpu.mig is None:
+        return None
+    profiles = sorted(
+        (p for p in gpu.mig.profiles if "+" not in p.name),
+        key=lambda p: (p.memory_gib, p.compute_slices),
+    )
+    names = [p.name for p in profiles]
+    if current not in names:
+        return None
+    i = names.index(current)
+    return names[i + 1] if i + 1 < len(names) else None
+
+
+def grow_slots(
+    stack: Stack, pool: Pool, i: int, use: PoolUse, ev: Evidence, gpu_hourly: float | None,
+    gaps: list[str],
+) -> list[Recommendation]:
+    """Propose the next larger MIG profile where instances run near their memory cap."""
+    gpu = pool_facts(stack, pool).gpu
+    if not pool.sharing.kind.partitioned or gpu is None or gpu.mig is None:
+        if pool.sharing.kind.replicated:
+            gaps.append(
+                f"pool {pool.name}: under {pool.sharing.mode} the exporter's per-pod series "
+                "copy the device's, so no pod's own memory is judged"
+            )
+        return []
+    sizes = {p.name: p.memory_gib for p in gpu.mig.profiles}
+    layout = dict(pool.sharing.mig_layout)
+    out: list[Recommendation] = []
+    for profile in sorted({g.profile for g in use.gpus if g.profile}):
+        cap = sizes.get(profile)
+        if cap is None:
+            continue
+        # the instance's own used + free where the exporter sends FB_FREE (the driver keeps a
+        # little of a profile's memory), else the profile's size from the catalog
+        totals = [g.memory_total_mib for g in use.gpus
+                  if g.profile == profile and g.memory_total_mib]
+        if totals:
+            cap = min(totals) / 1024
+        p99 = max(g.memory_p99_mib for g in use.gpus if g.profile == profile) / 1024
+        if p99 < NEAR_CAP * cap:
+            continue
+        bigger = _next_mig(gpu, profile)
+        if bigger is None:
+            continue
+        count = layout.get(profile, 1)
+        new_layout = {k: v for k, v in layout.items() if k != profile}
+        new_layout[bigger] = new_layout.get(bigger, 0) + count
+        while count > 0 and not fit_layout(gpu, new_layout).ok:
+            count -= 1
+            new_layout[bigger] = new_layout.get(bigger, 0) - 1
+            if new_layout[bigger] <= 0:
+                del new_layout[bigger]
+                break
+        if not new_layout or not fit_layout(gpu, new_layout).ok:
+            continue
+        out.append(
+            Recommendation(
+                kind="grow-slots",
+                pool=pool.name,
+                tenant=None,
+                path=("pools", i, "sharing", pool.sharing.kind.section or "", "layout"),
+                value=new_layout,
+                summary=(
+                    f"{pool.name}: {profile} instances use {p99:.1f} GiB of {cap:g} GiB (p99): "
+                    f"near the cap, an out-of-memory risk; {bigger} gives them room"
+                ),
+                saving_per_month=None if gpu_hourly is None else 0.0,
+                evidence=pool_evidence(use, ev.window_seconds, profile=profile,
+                                   memory_p99_gib=round(p99, 2), profile_memory_gib=cap),
+            )
+        )
+    return out
+
+
+def grow_fractional(
+    stack: Stack, pool: Pool, i: int, use: PoolUse | None, slots: list[SlotUse],
+    window: float, gpu_hourly: float | None, gaps: list[str],
+) -> Recommendation | None:
+    """Propose fewer, larger slots where containers' p99 memory nears their slot's limit."""
+    frac = pool.sharing.fractional
+    gpu = pool_facts(stack, pool).gpu
+    if frac is None or gpu is None or not slots:
+        return None
+    near = [s for s in slots if s.used_p99_gib >= NEAR_CAP * s.limit_gib]
+    if not near:
+        return None
+    need = max(s.used_p99_gib for s in near) * HEADROOM
+    room = gpu.memory_gib * frac.memory_overcommit
+    new_slots = min(frac.slots_per_gpu - 1, int(room // need))
+    if new_slots < 2:
+        gaps.append(f"pool {pool.name}: {len(near)} HAMi container(s) run near their slot's "
+                    f"memory ({need / HEADROOM:.1f} GiB p99) and fewer than 2 such slots fit a "
+                    "GPU: consider whole GPUs")
+        return None
+    value: dict[str, Any] = {"slotsPerGpu": new_slots}
+    if frac.memory_gib is not None:
+        value["memoryGiB"] = round(math.floor(room / new_slots * 10) / 10, 1)
+    if frac.memory_percent is not None:
+        value["memoryPercent"] = 100 // new_slots
+    if frac.cores_percent is not None:
+        value["coresPercent"] = frac.cores_percent
+    if frac.memory_overcommit != 1.0:
+        value["memoryOvercommit"] = frac.memory_overcommit
+    busy = 0.0
+    if use is not None and use.hourly_nodes:
+        hours = [p - idle for p, idle in use.hourly_nodes if p]
+        busy = sum(hours) / len(hours) * pool_facts(stack, pool).gpus_per_node if hours else 0.0
+    cost = None if gpu_hourly is None else -(
+        busy * (frac.slots_per_gpu / new_slots - 1) * gpu_hourly * HOURS_PER_MONTH
+    )
+    worst = max(near, key=lambda s: s.used_p99_gib / s.limit_gib)
+    figures = {
+        "containers": len(slots),
+        "containers_near_cap": len(near),
+        "memory_p99_gib": round(worst.used_p99_gib, 2),
+        "slot_limit_gib": round(worst.limit_gib, 2),
+        "samples": sum(s.samples for s in slots),
+        "series": f"{USED}, {LIMIT}",
+    }
+    evidence = pool_evidence(use, window, **figures) if use is not None and use.gpus else {
+        "window_hours": round(window / 3600, 1), **figures}
+    return Recommendation(
+        kind="grow-slots",
+        pool=pool.name,
+        tenant=None,
+        path=("pools", i, "sharing", pool.sharing.kind.section or ""),
+        value=value,
+        summary=(
+            f"{pool.name}: {len(near)} of {len(slots)} HAMi containers use up to "
+            f"{worst.used_p99_gib:.1f} of their {worst.limit_gib:.1f} GiB slot (p99): near the "
+            f"cap, an out-of-memory risk; {new_slots} slots a GPU instead of "
+            f"{frac.slots_per_gpu} give them room"
+        ),
+        saving_per_month=cost,
+        evidence=evidence,
+    )

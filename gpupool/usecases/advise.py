@@ -1,0 +1,142 @@
+"""``gpupool advise``: read what the stack's GPUs did, propose checked edits, optionally write them.
+
+Each recommendation is checked before it is offered: the stack file with that one edit must
+validate (``gpupool validate``'s rules); one that does not is dropped and the result says why.
+``--write FILE`` / ``--in-place`` writes the file with every kept edit (checked together again),
+atomically, and only after every step succeeded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from gpupool.advise import coverage, edit, evidence, workload
+from gpupool.advise.prometheus import Auth, Prometheus
+from gpupool.advise.recommend import recommend
+from gpupool.advise.recommendation import Dropped, Recommendation
+from gpupool.advise.report import AdviseResult
+from gpupool.assemble import build
+from gpupool.errors import InputError
+from gpupool.files import TooLargeError, UnsafePathError, read_regular, write_atomic
+from gpupool.graph import ResourceGraph
+from gpupool.model import Stack
+from gpupool.plan.cost import price_currency
+from gpupool.plan.tenant_cost import tenant_costs
+from gpupool.spec.validate import validate_text
+
+STACK_LIMIT = 4 * 1024 * 1024  # the same bound stack files are read with
+
+
+def _prices(stack: Stack) -> tuple[dict[str, float | None], str]:
+    graph = build(stack)
+    report = tenant_costs(ResourceGraph(stack.name, graph.cloud, ()), graph)
+    hourly = {name: span.min for name, span in report.gpu_hourly.items()}
+    return hourly, price_currency(graph)
+
+
+def _check(text: str, file: str, edits: list[tuple[tuple[str | int, ...], object]]) -> str | None:
+    """Return why the edited stack is not valid, or None when it validates."""
+    edited = edit.apply(text, edits)
+    checked = validate_text(edited, file)
+    errors = [d for d in checked.diagnostics if d.is_error]
+    if checked.stack is None or errors:
+        first = errors[0] if errors else None
+        return f"the edited stack does not validate: {first.summary if first else 'invalid'}"
+    return None
+
+
+def advise(
+    stack_file: Path,
+    stack: Stack,
+    *,
+    url: str,
+    since_seconds: float,
+    auth: Auth | None = None,
+    end: float | None = None,
+    write: Path | None = None,
+    export_workload: Path | None = None,
+    simulate: workload.Simulate | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> AdviseResult:
+    """Read the window before ``end`` (now) from ``url`` and return checked recommendations.
+
+    ``export_workload`` writes the pods seen in the window as a workload CSV; ``simulate`` (the
+    hook ``gpupool simulate`` fills) checks that no edit makes a tenant's queue wait regress.
+
+    Raises:
+        PrometheusError: the server cannot be read.
+        InputError: the stack file cannot be read again or written.
+
+    """
+    try:
+        text = read_regular(stack_file, STACK_LIMIT).decode("utf-8")
+    except (OSError, UnicodeDecodeError, TooLargeError, UnsafePathError) as err:
+        raise InputError(f"cannot read {stack_file} again to edit it: {err}") from err
+    server = Prometheus(url, auth)
+    until = end if end is not None else time.time()
+    ev = evidence.read(server, stack, until, since_seconds, progress)
+    gpu_hourly, currency = _prices(stack)
+    found, rule_gaps = recommend(stack, ev, gpu_hourly)
+    pods: list[workload.ObservedPod] = []
+    csv_text = ""
+    if export_workload is not None or simulate is not None:
+        if progress:
+            progress("reading the pods of the window for the workload")
+        pods = workload.read(server, stack, until, since_seconds, ev.node_pools)
+        csv_text = workload.to_csv(pods, until - since_seconds, until)
+    kept: list[Recommendation] = []
+    dropped: list[Dropped] = []
+    baseline = simulate(text, csv_text) if simulate is not None and pods else None
+    for rec in found:
+        why = _check(text, str(stack_file), [(rec.path, rec.value)])
+        if why is None and simulate is not None and baseline is not None:
+            after = simulate(edit.apply(text, [(rec.path, rec.value)]), csv_text)
+            worse = workload.regressions(baseline, after)
+            if worse:
+                why = f"simulate shows longer queue waits for {', '.join(worse)}"
+        if why is None:
+            kept.append(rec)
+        else:
+            dropped.append(Dropped(rec, why))
+    check_gaps: list[str] = []
+    if simulate is None and found:
+        check_gaps.append(
+            "queue waits were not checked: gpupool simulate is not part of this version, so "
+            "each recommendation was checked by validating the edited stack only"
+        )
+    written: str | None = None
+    if write is not None and kept:
+        edits = [(r.path, r.value) for r in kept]
+        why = _check(text, str(stack_file), edits)
+        if why is not None:
+            raise InputError(
+                f"the recommendations together do not validate, nothing written: {why}"
+            )
+        try:
+            write_atomic(write, edit.apply(text, edits).encode("utf-8"))
+        except OSError as err:
+            raise InputError(f"cannot write {write}: {err.strerror or err}") from err
+        written = str(write)
+    exported: str | None = None
+    if export_workload is not None:
+        try:
+            write_atomic(export_workload, csv_text.encode("utf-8"))
+        except OSError as err:
+            raise InputError(f"cannot write {export_workload}: {err.strerror or err}") from err
+        exported = str(export_workload)
+    return AdviseResult(
+        stack=stack.name,
+        file=str(stack_file),
+        evidence=ev,
+        currency=currency,
+        recommendations=tuple(kept),
+        dropped=tuple(dropped),
+        gaps=tuple(ev.gaps) + tuple(rule_gaps) + tuple(check_gaps),
+        written=written,
+        coverage=coverage.of(stack, ev),
+        workload_file=exported,
+        workload_pods=sum(1 for p in pods if p.started is not None),
+        observed_waits=workload.observed_waits(pods),
+    )
