@@ -1,0 +1,699 @@
+"""The discrete-event simulation: a workload replayed on a stack's pools, on a simulated clock.
+
+This module owns the event loop. Events sit in a heap keyed by (time, kind, sequence), so the
+same workload, stack and seed always give the same run: at one instant pods finish, nodes become
+ready and spot nodes are interrupted before new jobs are submitted, and the scheduler then runs
+once over the pending jobs. A job's ``pods`` start together or not at all (a gang).
+
+Per job, in order: admission (``tenancy.Tenancy.denied``: rejected with the policy's message),
+the pools it may run on (its pin, else its tenant's pools, else every pool; a pod asking no GPU
+may go anywhere), its request on each (``demand``), ceilings that can never be met (reason,
+never started), then the queue. A scheduling pass takes the pending jobs by priority (KAI: the
+queues below their quota first, then by queue priority) then by time in the queue; a job blocked
+by its tenant's ceiling waits (``limit``/``quota``); a job that fits nowhere may preempt, then
+asks the autoscaler for nodes. Preemption follows the scheduler: kube-scheduler evicts pods of
+lower priority from one node; KAI preempts preemptible pods (PriorityClass below 100) of the
+same queue that ran past its ``preemptMinRuntime``, and reclaims preemptible pods of queues above
+their fair share that ran past their ``reclaimMinRuntime``, for a queue within its fair share.
+Preemption is tried for single-pod jobs; a gang waits.
+
+Evicted jobs (preempted, or on an interrupted spot node) go back to the queue with their whole
+duration. The run ends when no event is left; what is still queued then never started.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gpupool.facts import SCHEDULER_KAI
+from gpupool.facts.tenancy import PRIORITY_VALUES
+from gpupool.model import Stack
+from gpupool.simulate import autoscaler
+from gpupool.simulate.cluster import ClusterModel, GroupModel, PoolModel, cluster_of
+from gpupool.simulate.demand import DOES_NOT_FIT, NO_POOL, Demand, demand
+from gpupool.simulate.jobs import Job, Workload
+from gpupool.simulate.placement import Node, choose
+from gpupool.simulate.tenancy import LIMIT, QUOTA, Tenancy, TenantState
+
+# event kinds, in the order they are handled at one instant
+_FINISH, _EVICT, _GONE, _READY, _INTERRUPT, _SUBMIT, _IDLE = range(7)
+
+PENDING, RUNNING, DONE, REJECTED, NEVER = "pending", "running", "done", "rejected", "never"
+FRAGMENTATION = "fragmentation"
+CAPACITY = "waiting for capacity"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a run may vary beyond the stack and workload.
+
+    Attributes:
+        seed: seeds the spot interruptions (the only randomness).
+        spot_interruptions_per_hour: interruptions per spot node and hour.
+        scale_up_seconds: from a scale-up request to a ready node (None: ``SCALE_UP_SECONDS``).
+        scale_down_seconds: how long a node stays empty before it goes.
+
+    """
+
+    seed: int = 0
+    spot_interruptions_per_hour: float = 0.0
+    scale_up_seconds: float | None = None
+    scale_down_seconds: float = autoscaler.SCALE_DOWN_UNNEEDED_SECONDS
+
+
+@dataclass
+class Gang:
+    """One job of the workload as it goes through the run."""
+
+    id: int
+    job: Job
+    level: str
+    priority: int
+    tenant: TenantState | None
+    options: list[Demand] = field(default_factory=list)
+    state: str = PENDING
+    reason: str = ""
+    queued_at: float = 0.0
+    started_at: float | None = None
+    first_start: float | None = None
+    placed: list[tuple[Node, int]] = field(default_factory=list)
+    preemptions: int = 0
+    interruptions: int = 0
+    gpu_seconds_lost: float = 0.0
+    failed_version: int = -1
+
+    @property
+    def pods(self) -> int:
+        """Pods in the gang."""
+        return self.job.pods
+
+
+@dataclass
+class PoolStats:
+    """Time integrals of one pool over the run."""
+
+    allocated_gpu_seconds: float = 0.0
+    capacity_gpu_seconds: float = 0.0
+    node_seconds: float = 0.0
+    cost: float = 0.0
+    cost_known: bool = True
+    peak_nodes: int = 0
+    nodes: int = 0  # billed nodes now (asked for or ready)
+    ready_gpus: float = 0.0
+    allocated_gpus: float = 0.0
+    cost_rate: float = 0.0  # per hour
+
+
+@dataclass
+class TenantStats:
+    """What one tenant's pods used, and the ceilings it reached."""
+
+    gpu_seconds: float = 0.0
+    cost: float = 0.0
+    peak_units: dict[str, int] = field(default_factory=dict)
+    peak_kai: float = 0.0
+
+
+@dataclass(frozen=True)
+class Preemption:
+    """One eviction by preemption, kept to check min runtimes afterwards."""
+
+    time: float
+    victim: int  # gang id
+    tenant: str
+    ran_seconds: float
+    min_seconds: float
+    reclaim: bool
+
+
+@dataclass
+class Outcome:
+    """Everything a run produced, for the report."""
+
+    stack: Stack
+    cluster: ClusterModel
+    workload: Workload
+    settings: Settings
+    gangs: list[Gang]
+    pools: dict[str, PoolStats]
+    tenants: dict[str, TenantStats]
+    preemptions: list[Preemption]
+    end: float
+    timeline: list[tuple[float, int, float]]  # (time, pods queued, GPUs allocated)
+
+
+class Simulation:
+    """One run of a workload on a stack."""
+
+    def __init__(self, stack: Stack, workload: Workload, settings: Settings | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> None:
+        self.stack = stack
+        self.workload = workload
+        self.settings = settings or Settings()
+        self.cluster = cluster_of(stack)
+        self.tenancy = Tenancy(stack)
+        self.scheduler = stack.cluster.scheduler
+        self.kai = self.scheduler == SCHEDULER_KAI
+        self.rng = random.Random(self.settings.seed)
+        self.progress = progress
+        self.heap: list[tuple[float, int, int, object]] = []
+        self.seq = 0
+        self.now = 0.0
+        self.version = 0
+        self.nodes: dict[str, list[Node]] = {p.name: [] for p in self.cluster.pools}
+        self.group_nodes: dict[str, list[Node]] = {}
+        self.node_id = 0
+        self.pod_key = 0
+        self.gangs: list[Gang] = []
+        self.pending: list[Gang] = []
+        self.running: dict[int, Gang] = {}
+        self.owner: dict[int, Gang] = {}  # pod key -> gang
+        self.pool_stats = {p.name: PoolStats() for p in self.cluster.pools}
+        self.tenant_stats = {name or "-": TenantStats() for name in self.tenancy.states}
+        self.preemptions: list[Preemption] = []
+        self.timeline: list[tuple[float, int, float]] = []
+        self.last_t = 0.0
+        up = self.settings.scale_up_seconds
+        self.scale_up = autoscaler.SCALE_UP_SECONDS if up is None else up
+        self.notice = autoscaler.notice_seconds(stack.provider.cloud)
+        self.inflight: dict[str, int] = {}
+        self.provisioning: set[int] = set()
+        self.queued = 0
+        self.rate = self.settings.spot_interruptions_per_hour / 3600.0
+
+    # -- events ---------------------------------------------------------------------------
+    def _push(self, t: float, kind: int, obj: object) -> None:
+        self.seq += 1
+        heapq.heappush(self.heap, (t, kind, self.seq, obj))
+
+    def run(self) -> Outcome:
+        """Run to the end and return what happened."""
+        for pm in self.cluster.pools:
+            for g in pm.groups:
+                start = g.desired if self.cluster.autoscales else g.max
+                for _ in range(start):
+                    self._add_node(pm, g, ready_at=0.0)
+        for gang_id, job in enumerate(self.workload.jobs):
+            self._push(job.submit, _SUBMIT, gang_id)
+        total = len(self.workload.jobs)
+        submitted = 0
+        handlers = {
+            _FINISH: self._finish, _EVICT: self._evict_node_pods, _GONE: self._gone,
+            _READY: self._ready, _INTERRUPT: self._interrupt, _IDLE: self._idle,
+        }
+        while self.heap:
+            t = self.heap[0][0]
+            self._advance(t)
+            while self.heap and self.heap[0][0] == t:
+                _, kind, _, obj = heapq.heappop(self.heap)
+                if kind == _SUBMIT:
+                    self._submit(obj)  # type: ignore[arg-type]
+                    submitted += 1
+                    if self.progress is not None and submitted % 10000 == 0:
+                        self.progress(submitted, total)
+                else:
+                    handlers[kind](obj)
+            self._schedule()
+            self._sample()
+        for gang in self.pending:
+            gang.state = NEVER
+            gang.reason = gang.reason or CAPACITY
+        return Outcome(
+            stack=self.stack, cluster=self.cluster, workload=self.workload,
+            settings=self.settings, gangs=self.gangs, pools=self.pool_stats,
+            tenants=self.tenant_stats, preemptions=self.preemptions, end=self.now,
+            timeline=self.timeline,
+        )
+
+    def _advance(self, t: float) -> None:
+        dt = t - self.last_t
+        if dt > 0:
+            for s in self.pool_stats.values():
+                s.allocated_gpu_seconds += s.allocated_gpus * dt
+                s.capacity_gpu_seconds += s.ready_gpus * dt
+                s.node_seconds += s.nodes * dt
+                s.cost += s.cost_rate * dt / 3600.0
+        self.last_t = t
+        self.now = t
+
+    def _sample(self) -> None:
+        queued = self.queued
+        allocated = sum(s.allocated_gpus for s in self.pool_stats.values())
+        if self.timeline and self.timeline[-1][1:] == (queued, allocated):
+            return
+        self.timeline.append((self.now, queued, allocated))
+
+    # -- nodes ----------------------------------------------------------------------------
+    def _add_node(self, pm: PoolModel, g: GroupModel, ready_at: float) -> Node:
+        members = self.group_nodes.setdefault(g.name, [])
+        node = Node(self.node_id, pm, g, len(members), self.now)
+        self.node_id += 1
+        members.append(node)
+        self.nodes[pm.name].append(node)
+        stats = self.pool_stats[pm.name]
+        stats.nodes += 1
+        stats.peak_nodes = max(stats.peak_nodes, stats.nodes)
+        price = g.node_price(node.index)
+        if price is None:
+            stats.cost_known = False
+        else:
+            stats.cost_rate += price
+        if ready_at <= self.now:
+            self._ready(node)
+        else:
+            self.inflight[pm.name] = self.inflight.get(pm.name, 0) + 1
+            self.provisioning.add(node.id)
+            self._push(ready_at, _READY, node)
+        return node
+
+    def _ready(self, node: Node) -> None:  # type: ignore[override]
+        if node.ready or node.removed:
+            return
+        if node.id in self.provisioning:
+            self.provisioning.discard(node.id)
+            self.inflight[node.pm.name] -= 1
+        node.ready = True
+        node.idle_since = self.now
+        self.pool_stats[node.pm.name].ready_gpus += node.pm.gpu_equivalents_per_node
+        self.version += 1
+        self._push(self.now + self.settings.scale_down_seconds, _IDLE, (node, self.now))
+        if node.spot and self.rate > 0:
+            self._push(self.now + self.rng.expovariate(self.rate), _INTERRUPT, node)
+
+    def _remove(self, node: Node) -> None:
+        node.removed = True
+        stats = self.pool_stats[node.pm.name]
+        stats.nodes -= 1
+        if node.ready:
+            stats.ready_gpus -= node.pm.gpu_equivalents_per_node
+        price = node.group.node_price(node.index)
+        if price is not None:
+            stats.cost_rate -= price
+        self.nodes[node.pm.name].remove(node)
+        self.group_nodes[node.group.name].remove(node)
+
+    def _idle(self, obj: object) -> None:
+        node, since = obj  # type: ignore[misc]
+        if node.removed or node.allocs or not self.cluster.autoscales:
+            return
+        if node.idle_since != since:  # busy since; the check of its later idle time decides
+            return
+        live = [n for n in self.group_nodes[node.group.name] if not n.removed]
+        if len(live) > node.group.min:
+            self._remove(node)
+
+    def _interrupt(self, node: Node) -> None:  # type: ignore[override]
+        if node.removed or node.draining:
+            return
+        node.draining = True
+        drain = node.pm.drain_seconds if node.pm.drain_seconds is not None else self.notice
+        drain = min(drain, self.notice)
+        self._push(self.now + drain, _EVICT, node)
+        self._push(self.now + self.notice, _GONE, node)
+
+    def _evict_node_pods(self, node: Node) -> None:  # type: ignore[override]
+        for key in sorted(node.allocs):
+            gang = self.owner.get(key)
+            if gang is not None and gang.state == RUNNING:
+                gang.interruptions += 1
+                self._stop(gang, requeue=True)
+
+    def _gone(self, node: Node) -> None:  # type: ignore[override]
+        if node.removed:
+            return
+        self._evict_node_pods(node)
+        self._remove(node)
+        self.version += 1
+
+    # -- jobs -----------------------------------------------------------------------------
+    def _submit(self, gang_id: int) -> None:
+        job = self.workload.jobs[gang_id]
+        level = self.tenancy.priority_level(job.tenant, job.priority)
+        st = self.tenancy.state(job.tenant)
+        gang = Gang(gang_id, job, level, PRIORITY_VALUES.get(level, 100), st, queued_at=self.now)
+        self.gangs.append(gang)
+        if st is None:
+            gang.state, gang.reason = REJECTED, f"{job.tenant} is not a tenant of the stack"
+            return
+        allowed = self.tenancy.pools(job.tenant)
+        options: list[Demand] = []
+        reasons: list[str] = []
+        pin_demand: Demand | None = None
+        for pm in self.cluster.pools:
+            if job.pool is not None and pm.name != job.pool:
+                continue
+            d = demand(job, pm)
+            if isinstance(d, str):
+                reasons.append(d)
+                continue
+            if pm.name == job.pool:
+                pin_demand = d
+            if allowed is not None and pm.name not in allowed and d.uses_gpu:
+                reasons.append(NO_POOL)
+                continue
+            options.append(d)
+        uses_gpu = any(o.uses_gpu for o in options) or (
+            pin_demand is not None and pin_demand.uses_gpu)
+        wants_gpu = job.gpus > 0 or job.fraction is not None or job.mig is not None or (
+            job.gpu_memory_gib is not None)
+        if wants_gpu or uses_gpu:
+            denied = self.tenancy.denied(job.tenant, job.priority, job.pool, pin_demand)
+            if denied is not None:
+                gang.state, gang.reason = REJECTED, denied
+                return
+        if not options:
+            gang.state = NEVER
+            gang.reason = DOES_NOT_FIT if DOES_NOT_FIT in reasons else NO_POOL
+            return
+        never = None
+        fitting = []
+        for d in options:
+            why = self.tenancy.never(st, d, job.pods, level) if st.tenant is not None else None
+            if why is None and autoscaler.nodes_for(d.pool, d, 1) <= 1 + 1e-9 and (
+                self._fits_at_most(d, job.pods)
+            ):
+                fitting.append(d)
+            else:
+                never = never or why
+        if not fitting:
+            gang.state, gang.reason = NEVER, never or DOES_NOT_FIT
+            return
+        gang.options = fitting
+        self.pending.append(gang)
+
+    def _fits_at_most(self, d: Demand, pods: int) -> bool:
+        """Whether ``pods`` pods fit the pool at its most nodes (one pod per node at least)."""
+        pm = d.pool
+        per_node = autoscaler.nodes_for(pm, d, 1)
+        if per_node <= 0:
+            return True
+        return pods * per_node <= pm.nodes_max + 1e-9
+
+    def _order(self, gang: Gang) -> tuple[float, ...]:
+        if self.kai and gang.tenant is not None and gang.tenant.tenant is not None:
+            st = gang.tenant
+            below = 0.0 if st.kai_used < st.kai_quota - 1e-9 else 1.0
+            return (below, -st.priority, -gang.priority, gang.queued_at, gang.id)
+        return (0.0, 0.0, -gang.priority, gang.queued_at, gang.id)
+
+    def _schedule(self) -> None:
+        if not self.pending:
+            self.queued = 0
+            return
+        self.pending.sort(key=self._order)
+        still: list[Gang] = []
+        failed_shapes: set[tuple[object, ...]] = set()
+        want: dict[str, float] = {}
+        first_option: dict[str, Demand] = {}
+        for gang in self.pending:
+            if gang.failed_version == self.version:
+                still.append(gang)
+                self._want(gang, want, first_option)
+                continue
+            shape = (gang.job.pool, gang.job.gpus, gang.job.fraction, gang.job.mig,
+                     gang.job.gpu_memory_gib, gang.job.cpu, gang.job.memory_gib, gang.job.pods,
+                     gang.job.gpu_models, gang.job.tenant if gang.tenant else None)
+            why = self._ceiling(gang)
+            if why is None and shape not in failed_shapes and self._place(gang):
+                continue
+            if why is None and gang.pods == 1 and self._preempt(gang):
+                continue
+            if why is None:
+                failed_shapes.add(shape)
+                gang.reason = self._capacity_reason(gang)
+                self._want(gang, want, first_option)
+            else:
+                gang.reason = why
+            gang.failed_version = self.version
+            still.append(gang)
+        self.pending = still
+        self.queued = sum(g.pods for g in still)
+        self._scale_up(want, first_option)
+
+    def _ceiling(self, gang: Gang) -> str | None:
+        st = gang.tenant
+        if st is None or st.tenant is None:
+            return None
+        reasons = [self.tenancy.blocked(st, d, gang.pods, gang.level) for d in gang.options]
+        if any(r is None for r in reasons):
+            return None
+        return QUOTA if QUOTA in reasons else LIMIT
+
+    def _place(self, gang: Gang) -> bool:
+        """Place every pod of the gang, or none; start it on success."""
+        taken: list[tuple[Node, int, Demand]] = []
+        st = gang.tenant
+        for _ in range(gang.pods):
+            best: tuple[Node, Demand] | None = None
+            best_key: tuple[float, float] | None = None
+            for d in gang.options:
+                if st is not None and st.tenant is not None and self.tenancy.blocked(
+                    st, d, 1, gang.level
+                ):
+                    continue
+                node, key = choose(self.scheduler, self.nodes[d.pool.name], d)
+                if node is not None and (best_key is None or key > best_key):
+                    best, best_key = (node, d), key
+            if best is None:
+                for node, key, d in reversed(taken):
+                    node.give_back(key, self.now)
+                    if st is not None:
+                        self.tenancy.hold(st, d, -1)
+                return False
+            node, d = best
+            self.pod_key += 1
+            node.take(self.pod_key, d)
+            if st is not None:
+                self.tenancy.hold(st, d, 1)
+            taken.append((node, self.pod_key, d))
+        self._start(gang, [(n, k) for n, k, _ in taken])
+        return True
+
+    def _start(self, gang: Gang, placed: list[tuple[Node, int]]) -> None:
+        gang.state = RUNNING
+        gang.reason = ""
+        gang.placed = placed
+        gang.started_at = self.now
+        if gang.first_start is None:
+            gang.first_start = self.now
+        for node, key in placed:
+            self.owner[key] = gang
+            d = node.allocs[key][0]
+            self.pool_stats[node.pm.name].allocated_gpus += d.gpus
+        self.running[gang.id] = gang
+        self._peaks(gang)
+        self._push(self.now + gang.job.duration, _FINISH, (gang.id, gang.started_at))
+
+    def _peaks(self, gang: Gang) -> None:
+        st = gang.tenant
+        if st is None:
+            return
+        ts = self.tenant_stats[st.name]
+        for res, used in st.used.items():
+            ts.peak_units[res] = max(ts.peak_units.get(res, 0), used)
+        ts.peak_kai = max(ts.peak_kai, st.kai_used)
+
+    def _finish(self, obj: object) -> None:
+        gang_id, started = obj  # type: ignore[misc]
+        gang = self.running.get(gang_id)
+        if gang is None or gang.started_at != started:
+            return  # evicted since: this finish belongs to an earlier start
+        self._stop(gang, requeue=False)
+
+    def _stop(self, gang: Gang, *, requeue: bool) -> float:
+        """Release the gang's pods; account its use; requeue or finish it. Returns GPU-seconds."""
+        ran = self.now - (gang.started_at or self.now)
+        gpu_seconds = 0.0
+        ts = self.tenant_stats[gang.tenant.name] if gang.tenant is not None else None
+        for node, key in gang.placed:
+            d = node.give_back(key, self.now)
+            self.owner.pop(key, None)
+            if gang.tenant is not None:
+                self.tenancy.hold(gang.tenant, d, -1)
+            used = d.gpus * ran
+            gpu_seconds += used
+            stats = self.pool_stats[node.pm.name]
+            stats.allocated_gpus = max(0.0, stats.allocated_gpus - d.gpus)
+            if ts is not None:
+                ts.gpu_seconds += used
+                price = node.group.node_price(node.index)
+                equiv = node.pm.gpu_equivalents_per_node
+                if price is not None and equiv > 0:
+                    ts.cost += used / 3600.0 * price / equiv
+            if not node.allocs and not node.removed:
+                self._push(self.now + self.settings.scale_down_seconds, _IDLE, (node, self.now))
+        gang.placed = []
+        self.running.pop(gang.id, None)
+        self.version += 1
+        if requeue:
+            gang.state = PENDING
+            gang.started_at = None
+            gang.queued_at = self.now
+            gang.failed_version = -1
+            gang.gpu_seconds_lost += gpu_seconds
+            self.pending.append(gang)
+        else:
+            gang.state = DONE
+        return gpu_seconds
+
+    # -- preemption -----------------------------------------------------------------------
+    def _victims(self, gang: Gang, node: Node) -> list[tuple[Gang, float, bool]]:
+        """Return the gangs on ``node`` that ``gang`` may evict: (gang, min runtime, reclaim)."""
+        out: dict[int, tuple[Gang, float, bool]] = {}
+        share = None
+        for key in node.allocs:
+            v = self.owner.get(key)
+            if v is None or v.id in out or v.state != RUNNING:
+                continue
+            ran = self.now - (v.started_at or self.now)
+            if not self.kai:
+                if v.priority < gang.priority:
+                    out[v.id] = (v, 0.0, False)
+                continue
+            if not self.tenancy.preemptible(v.level) or v.tenant is None or gang.tenant is None:
+                continue
+            if v.tenant is gang.tenant:
+                if v.priority < gang.priority and ran >= v.tenant.preempt_min:
+                    out[v.id] = (v, v.tenant.preempt_min, False)
+                continue
+            if share is None:
+                share = self._fair_share()
+            me, them = gang.tenant, v.tenant
+            need = gang.options[0].kai_gpus * gang.pods
+            if (me.kai_used + need <= share.get(me.name, 0.0) + 1e-9
+                    and them.kai_used > share.get(them.name, 0.0) + 1e-9
+                    and ran >= them.reclaim_min):
+                out[v.id] = (v, them.reclaim_min, True)
+        return sorted(out.values(), key=lambda x: (x[0].priority, -(x[0].started_at or 0), x[0].id))
+
+    def _fair_share(self) -> dict[str, float]:
+        total = 0.0
+        for pm in self.cluster.pools:
+            per_gpu = max(pm.unit_kai_gpus.values(), default=1.0)
+            total += sum(n.ready for n in self.nodes[pm.name]) * pm.gpus_per_node * per_gpu
+        return self.tenancy.fair_share(total)
+
+    def _preempt(self, gang: Gang) -> bool:
+        """Evict the fewest, lowest-priority victims from one node so the pod fits there."""
+        best: tuple[tuple[float, int, int], Node, Demand, list[tuple[Gang, float, bool]]] | None
+        best = None
+        for d in gang.options:
+            for node in self.nodes[d.pool.name]:
+                if not node.schedulable:
+                    continue
+                victims = self._victims(gang, node)
+                if not victims:
+                    continue
+                chosen = self._enough(node, d, victims)
+                if chosen is None:
+                    continue
+                key = (max(v.priority for v, _, _ in chosen), len(chosen), node.id)
+                if best is None or key < best[0]:
+                    best = (key, node, d, chosen)
+        if best is None:
+            return False
+        _, node, d, chosen = best
+        for v, min_seconds, reclaim in chosen:
+            ran = self.now - (v.started_at or self.now)
+            self.preemptions.append(Preemption(
+                self.now, v.id, v.tenant.name if v.tenant else "-", ran, min_seconds, reclaim,
+            ))
+            v.preemptions += 1
+            self._stop(v, requeue=True)
+        st = gang.tenant
+        if st is not None and st.tenant is not None and self.tenancy.blocked(st, d, 1, gang.level):
+            return False
+        if not node.fits(d):
+            return False
+        self.pod_key += 1
+        node.take(self.pod_key, d)
+        if st is not None:
+            self.tenancy.hold(st, d, 1)
+        self._start(gang, [(node, self.pod_key)])
+        return True
+
+    def _enough(self, node: Node, d: Demand,
+                victims: list[tuple[Gang, float, bool]]) -> list[tuple[Gang, float, bool]] | None:
+        """Return the first victims whose pods, off ``node``, let ``d`` fit there."""
+        released: list[tuple[int, Demand, tuple[int, ...]]] = []
+        chosen = []
+        ok = False
+        for victim in victims:
+            gang = victim[0]
+            for n, key in gang.placed:
+                if n is node:
+                    dem, devices = node.allocs[key]
+                    node.give_back(key, self.now)
+                    released.append((key, dem, devices))
+            chosen.append(victim)
+            if node.fits(d):
+                ok = True
+                break
+        for key, dem, devices in reversed(released):
+            _retake(node, key, dem, devices)
+        return chosen if ok else None
+
+    # -- the autoscaler -------------------------------------------------------------------
+    def _capacity_reason(self, gang: Gang) -> str:
+        """``fragmentation`` where the pools have the GPUs free in total, else waiting."""
+        for d in gang.options:
+            if d.gpus <= 0:
+                continue
+            free = sum(n.non_allocated_gpus() for n in self.nodes[d.pool.name] if n.schedulable)
+            if free + 1e-9 >= d.gpus * gang.pods:
+                return FRAGMENTATION
+        return CAPACITY
+
+    def _want(self, gang: Gang, want: dict[str, float], first: dict[str, Demand]) -> None:
+        if gang.reason in (LIMIT, QUOTA) or not self.cluster.autoscales:
+            return
+        for d in gang.options:
+            pm = d.pool
+            live = len(self.nodes[pm.name])
+            if live < pm.nodes_max:
+                want[pm.name] = want.get(pm.name, 0.0) + max(
+                    autoscaler.nodes_for(pm, d, gang.pods), 1e-6)
+                first.setdefault(pm.name, d)
+                return
+
+    def _scale_up(self, want: dict[str, float], first: dict[str, Demand]) -> None:
+        for name, nodes in want.items():
+            pm = first[name].pool
+            need = math.ceil(nodes - 1e-9) - self.inflight.get(name, 0)
+            for g in autoscaler.growth_order(pm):
+                if need <= 0:
+                    break
+                live = len([n for n in self.group_nodes.get(g.name, []) if not n.removed])
+                room = g.max - live
+                for _ in range(min(room, need)):
+                    self._add_node(pm, g, ready_at=self.now + self.scale_up)
+                    need -= 1
+
+
+def _retake(node: Node, key: int, d: Demand, devices: tuple[int, ...]) -> None:
+    """Put a released pod back exactly where it was (same GPUs)."""
+    node.cpu_free -= d.cpu
+    node.mem_free -= d.memory_gib
+    for res, count in d.units:
+        node.units[res] -= count
+    if devices:
+        if node.dev_mem:
+            for i in devices:
+                node.dev_free[i] -= 1
+                node.dev_mem[i] -= d.device_memory_gib
+                node.dev_cores[i] -= d.device_cores
+        else:
+            for i in devices:
+                node.dev_free[i] -= d.share
+    node.gpus_used += d.gpus
+    node.allocs[key] = (d, devices)
+
+
+def simulate(stack: Stack, workload: Workload, settings: Settings | None = None,
+             progress: Callable[[int, int], None] | None = None) -> Outcome:
+    """Replay ``workload`` on ``stack`` and return what happened."""
+    return Simulation(stack, workload, settings, progress).run()
