@@ -40,7 +40,7 @@ from gpupool.simulate.placement import Node, choose
 from gpupool.simulate.tenancy import LIMIT, QUOTA, Tenancy, TenantState
 
 # event kinds, in the order they are handled at one instant
-_FINISH, _EVICT, _GONE, _READY, _INTERRUPT, _SUBMIT, _IDLE = range(7)
+_FINISH, _EVICT, _GONE, _READY, _INTERRUPT, _WAKE, _SUBMIT, _IDLE = range(8)
 
 PENDING, RUNNING, DONE, REJECTED, NEVER = "pending", "running", "done", "rejected", "never"
 FRAGMENTATION = "fragmentation"
@@ -85,6 +85,8 @@ class Gang:
     interruptions: int = 0
     gpu_seconds_lost: float = 0.0
     failed_version: int = -1
+    last_nodes: tuple[str, ...] = ()  # where its pods last started
+    last_devices: tuple[int, ...] = ()  # the GPUs its first pod last started on
 
     @property
     def pods(self) -> int:
@@ -182,6 +184,8 @@ class Simulation:
         self.notice = autoscaler.notice_seconds(stack.provider.cloud)
         self.inflight: dict[str, int] = {}
         self.provisioning: set[int] = set()
+        self.wakes: set[float] = set()
+        self.last_activity = 0.0
         self.queued = 0
         self.rate = self.settings.spot_interruptions_per_hour / 3600.0
 
@@ -204,7 +208,9 @@ class Simulation:
         handlers = {
             _FINISH: self._finish, _EVICT: self._evict_node_pods, _GONE: self._gone,
             _READY: self._ready, _INTERRUPT: self._interrupt, _IDLE: self._idle,
+            _WAKE: self._wake,
         }
+        end = 0.0
         while self.heap:
             t = self.heap[0][0]
             self._advance(t)
@@ -219,13 +225,14 @@ class Simulation:
                     handlers[kind](obj)
             self._schedule()
             self._sample()
+            end = self.last_activity
         for gang in self.pending:
             gang.state = NEVER
             gang.reason = gang.reason or CAPACITY
         return Outcome(
             stack=self.stack, cluster=self.cluster, workload=self.workload,
             settings=self.settings, gangs=self.gangs, pools=self.pool_stats,
-            tenants=self.tenant_stats, preemptions=self.preemptions, end=self.now,
+            tenants=self.tenant_stats, preemptions=self.preemptions, end=end,
             timeline=self.timeline,
         )
 
@@ -280,7 +287,8 @@ class Simulation:
         node.idle_since = self.now
         self.pool_stats[node.pm.name].ready_gpus += node.pm.gpu_equivalents_per_node
         self.version += 1
-        self._push(self.now + self.settings.scale_down_seconds, _IDLE, (node, self.now))
+        if self.cluster.autoscales:
+            self._push(self.now + self.settings.scale_down_seconds, _IDLE, (node, self.now))
         if node.spot and self.rate > 0:
             self._push(self.now + self.rng.expovariate(self.rate), _INTERRUPT, node)
 
@@ -295,6 +303,14 @@ class Simulation:
             stats.cost_rate -= price
         self.nodes[node.pm.name].remove(node)
         self.group_nodes[node.group.name].remove(node)
+
+    def _since(self, gang: Gang) -> float:
+        """When the gang last started (now if it is not running)."""
+        return self.now if gang.started_at is None else gang.started_at
+
+    def _wake(self, _: object) -> None:
+        """Let waiting jobs try again: a victim reached its minimum runtime."""
+        self.version += 1
 
     def _idle(self, obj: object) -> None:
         node, since = obj  # type: ignore[misc]
@@ -332,6 +348,7 @@ class Simulation:
     # -- jobs -----------------------------------------------------------------------------
     def _submit(self, gang_id: int) -> None:
         job = self.workload.jobs[gang_id]
+        self.last_activity = self.now
         level = self.tenancy.priority_level(job.tenant, job.priority)
         st = self.tenancy.state(job.tenant)
         gang = Gang(gang_id, job, level, PRIORITY_VALUES.get(level, 100), st, queued_at=self.now)
@@ -474,12 +491,16 @@ class Simulation:
         return True
 
     def _start(self, gang: Gang, placed: list[tuple[Node, int]]) -> None:
+        self.last_activity = self.now
         gang.state = RUNNING
         gang.reason = ""
         gang.placed = placed
         gang.started_at = self.now
         if gang.first_start is None:
             gang.first_start = self.now
+        gang.last_nodes = tuple(node.name for node, _ in placed)
+        first, first_key = placed[0]
+        gang.last_devices = first.allocs[first_key][1]
         for node, key in placed:
             self.owner[key] = gang
             d = node.allocs[key][0]
@@ -506,7 +527,8 @@ class Simulation:
 
     def _stop(self, gang: Gang, *, requeue: bool) -> float:
         """Release the gang's pods; account its use; requeue or finish it. Returns GPU-seconds."""
-        ran = self.now - (gang.started_at or self.now)
+        self.last_activity = self.now
+        ran = self.now - self._since(gang)
         gpu_seconds = 0.0
         ts = self.tenant_stats[gang.tenant.name] if gang.tenant is not None else None
         for node, key in gang.placed:
@@ -524,7 +546,7 @@ class Simulation:
                 equiv = node.pm.gpu_equivalents_per_node
                 if price is not None and equiv > 0:
                     ts.cost += used / 3600.0 * price / equiv
-            if not node.allocs and not node.removed:
+            if not node.allocs and not node.removed and self.cluster.autoscales:
                 self._push(self.now + self.settings.scale_down_seconds, _IDLE, (node, self.now))
         gang.placed = []
         self.running.pop(gang.id, None)
@@ -549,7 +571,7 @@ class Simulation:
             v = self.owner.get(key)
             if v is None or v.id in out or v.state != RUNNING:
                 continue
-            ran = self.now - (v.started_at or self.now)
+            ran = self.now - self._since(v)
             if not self.kai:
                 if v.priority < gang.priority:
                     out[v.id] = (v, 0.0, False)
@@ -557,18 +579,30 @@ class Simulation:
             if not self.tenancy.preemptible(v.level) or v.tenant is None or gang.tenant is None:
                 continue
             if v.tenant is gang.tenant:
-                if v.priority < gang.priority and ran >= v.tenant.preempt_min:
-                    out[v.id] = (v, v.tenant.preempt_min, False)
+                if v.priority < gang.priority:
+                    if ran >= v.tenant.preempt_min:
+                        out[v.id] = (v, v.tenant.preempt_min, False)
+                    else:
+                        self._eligible_at(v, v.tenant.preempt_min)
                 continue
             if share is None:
                 share = self._fair_share()
             me, them = gang.tenant, v.tenant
             need = gang.options[0].kai_gpus * gang.pods
             if (me.kai_used + need <= share.get(me.name, 0.0) + 1e-9
-                    and them.kai_used > share.get(them.name, 0.0) + 1e-9
-                    and ran >= them.reclaim_min):
-                out[v.id] = (v, them.reclaim_min, True)
-        return sorted(out.values(), key=lambda x: (x[0].priority, -(x[0].started_at or 0), x[0].id))
+                    and them.kai_used > share.get(them.name, 0.0) + 1e-9):
+                if ran >= them.reclaim_min:
+                    out[v.id] = (v, them.reclaim_min, True)
+                else:
+                    self._eligible_at(v, them.reclaim_min)
+        return sorted(out.values(), key=lambda x: (x[0].priority, -self._since(x[0]), x[0].id))
+
+    def _eligible_at(self, victim: Gang, min_seconds: float) -> None:
+        """Wake the waiting jobs when ``victim`` reaches its minimum runtime (once per time)."""
+        at = self._since(victim) + min_seconds
+        if at > self.now and at not in self.wakes:
+            self.wakes.add(at)
+            self._push(at, _WAKE, None)
 
     def _fair_share(self) -> dict[str, float]:
         total = 0.0
@@ -598,7 +632,7 @@ class Simulation:
             return False
         _, node, d, chosen = best
         for v, min_seconds, reclaim in chosen:
-            ran = self.now - (v.started_at or self.now)
+            ran = self.now - self._since(v)
             self.preemptions.append(Preemption(
                 self.now, v.id, v.tenant.name if v.tenant else "-", ran, min_seconds, reclaim,
             ))

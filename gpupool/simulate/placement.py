@@ -87,6 +87,11 @@ class Node:
         self.idle_since = now
 
     @property
+    def name(self) -> str:
+        """``<group>/<index>``: the node's group and its place in it."""
+        return f"{self.group.name}/{self.index}"
+
+    @property
     def schedulable(self) -> bool:
         """Ready, not being drained, not removed."""
         return self.ready and not self.draining and not self.removed
