@@ -46,6 +46,14 @@ class _UsageError(Exception):
     """Bad flags or arguments."""
 
 
+class _InvalidWorkloadError(Exception):
+    """The workload file has errors, printed on stderr; ``diagnostics`` holds them as JSON."""
+
+    def __init__(self, message: str, diagnostics: list[dict[str, object]]) -> None:
+        super().__init__(message)
+        self.diagnostics = diagnostics
+
+
 class _CancelledError(Exception):
     """The user did not confirm (``Apply cancelled.``)."""
 
@@ -251,6 +259,58 @@ def _show_plan(args: argparse.Namespace, result: PlanResult, *, stderr: bool = F
     else:
         console.out(out.result, plan=fmt == "text")
     sys.stdout.flush()
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from gpupool.simulate import workload as reader
+    from gpupool.simulate.engine import Settings
+    from gpupool.spec import diagnostics
+    from gpupool.usecases import simulate as usecase
+    from gpupool.usecases.base import InvalidBaseError
+    from gpupool.views import simulate as view
+    from gpupool.views import validate as validate_view
+
+    stack = _stack(args)
+    console = _console(args)
+    workload = reader.read_workload(Path(args.workload), args.workload_format)
+    problems = diagnostics.sort(reader.check_workload(stack, workload))
+    console.err("".join(diagnostics.format_text(d) + "\n" for d in problems))
+    errors = sum(1 for d in problems if d.is_error)
+    if errors:
+        raise _InvalidWorkloadError(
+            f"{args.workload} does not fit the stack ({errors} error{'s' * (errors != 1)}); "
+            "nothing was simulated",
+            [d.to_json() for d in problems],
+        )
+    settings = Settings(
+        seed=args.seed,
+        spot_interruptions_per_hour=args.spot_interruptions_per_hour,
+        scale_up_seconds=args.scale_up_seconds,
+    )
+
+    def progress(name: str, done: int, total: int) -> None:
+        console.err(f"simulating {name}: {done} of {total} jobs submitted\n")
+
+    try:
+        result = usecase.simulate(Path(args.file), stack, workload, base=args.base,
+                                  settings=settings, progress=progress)
+    except InvalidBaseError as exc:
+        console.err(validate_view.render([exc.result], "text").notes)
+        raise
+    out = view.render(result.head, args.format, result.base)
+    console.err(out.notes)
+    console.out(out.result)
+    return EXIT_OK
+
+
+def _non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, not {text}")
+    return value
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
@@ -466,6 +526,29 @@ def build_parser() -> argparse.ArgumentParser:
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_plan)
 
+    p = command("simulate", "replay a workload on the stack's pools: waits, allocation, cost")
+    _stack_file(p)
+    p.add_argument("--workload", metavar="FILE", required=True,
+                   help="the jobs to replay: CSV or JSON Lines (docs/workload.md)")
+    p.add_argument("--workload-format", choices=("csv", "jsonl", "openb"), default=None,
+                   help="the workload file's format (default: from its extension)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the spot interruptions (default 0); the same seed gives the "
+                   "same output")
+    p.add_argument(
+        "--base",
+        metavar="FILE|GIT-REF",
+        help="replay the workload on another stack file, or this file at a git ref, too, "
+        "and show each figure's change",
+    )
+    p.add_argument("--spot-interruptions-per-hour", type=_non_negative, default=0.0,
+                   metavar="RATE", help="interruptions per spot node and hour (default 0)")
+    p.add_argument("--scale-up-seconds", type=_non_negative, default=None, metavar="SECONDS",
+                   help="from a scale-up to a ready node (default 300, the cluster-autoscaler "
+                   "FAQ's usual 5 minutes)")
+    _formats(p, "markdown")
+    p.set_defaults(handler=_cmd_simulate)
+
     p = command("render", "write the stack's Pulumi program and manifests")
     _stack_file(p)
     p.add_argument(
@@ -628,6 +711,8 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
         return fail(exc, f"{exc}\n", EXIT_ERROR)
     except _InvalidStackError as exc:  # its diagnostics and verdict are on stderr already
         return fail(exc, f"error: {exc}\n" if fmt == "json" else "", EXIT_ERROR)
+    except _InvalidWorkloadError as exc:  # its diagnostics are on stderr already
+        return fail(exc, f"error: {exc}\n", EXIT_ERROR)
     except KeyboardInterrupt as exc:
         return fail(exc, "gpupool: interrupted\n", EXIT_INTERRUPTED, "interrupted")
     except BrokenPipeError:

@@ -115,6 +115,7 @@ class PoolModel:
     existing: bool
     drain_seconds: float | None = None
     mig_profiles: tuple[str, ...] = field(default=())
+    currency: str | None = None  # the currency of the groups' prices (None: unpriced)
 
     @property
     def name(self) -> str:
@@ -229,6 +230,7 @@ def pool_model(stack: Stack, pool: Pool) -> PoolModel:
         drain_seconds=None if pool.interruption.drain_seconds is None
         else float(pool.interruption.drain_seconds),
         mig_profiles=tuple(p for p, _ in pool.sharing.mig_layout) if kind.partitioned else (),
+        currency=node_pool_facts(stack, pool, None)["price_currency"],
     )
 
 
