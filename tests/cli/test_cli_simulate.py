@@ -97,8 +97,8 @@ def test_base_git_ref(workload: Path, tmp_path: Path, capsys: Capture) -> None:
     subprocess.run([*git[:3], "init", "-q"], check=True)
     subprocess.run([*git, "add", "."], check=True)
     subprocess.run([*git, "commit", "-qm", "base"], check=True)
-    stack.write_text(stack.read_text(encoding="utf-8").replace("{min: 1, max: 10}", "{min: 1, max: 2}"),
-                     encoding="utf-8")
+    text = stack.read_text(encoding="utf-8")
+    stack.write_text(text.replace("{min: 1, max: 10}", "{min: 1, max: 2}"), encoding="utf-8")
     assert run(["simulate", str(stack), "--workload", str(workload), "--base", "HEAD"]) == 0
     out = capsys.readouterr().out
     assert "Base: stack shared-aks" in out and "(change from the base)" in out
