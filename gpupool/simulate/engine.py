@@ -87,6 +87,7 @@ class Gang:
     failed_version: int = -1
     last_nodes: tuple[str, ...] = ()  # where its pods last started
     last_devices: tuple[int, ...] = ()  # the GPUs its first pod last started on
+    pools_used: set[str] = field(default_factory=set)  # every pool its pods ever ran on
 
     @property
     def pods(self) -> int:
@@ -499,6 +500,7 @@ class Simulation:
         if gang.first_start is None:
             gang.first_start = self.now
         gang.last_nodes = tuple(node.name for node, _ in placed)
+        gang.pools_used.update(node.pm.name for node, _ in placed)
         first, first_key = placed[0]
         gang.last_devices = first.allocs[first_key][1]
         for node, key in placed:
