@@ -116,6 +116,7 @@ class PoolModel:
     drain_seconds: float | None = None
     mig_profiles: tuple[str, ...] = field(default=())
     currency: str | None = None  # the currency of the groups' prices (None: unpriced)
+    gpu_name: str | None = None  # the GPU model's name, None when unknown
 
     @property
     def name(self) -> str:
@@ -231,6 +232,7 @@ def pool_model(stack: Stack, pool: Pool) -> PoolModel:
         else float(pool.interruption.drain_seconds),
         mig_profiles=tuple(p for p, _ in pool.sharing.mig_layout) if kind.partitioned else (),
         currency=node_pool_facts(stack, pool, None)["price_currency"],
+        gpu_name=pf.gpu.name if pf.gpu is not None else None,
     )
 
 

@@ -82,8 +82,7 @@ def _fraction(job: Job, pm: PoolModel) -> float | None:
 
 def demand(job: Job, pm: PoolModel) -> Demand | str:
     """Return the request of one pod of ``job`` on pool ``pm``, or why it cannot run there."""
-    gpu = pm.pool.gpu
-    if job.gpu_models and (gpu is None or gpu.name not in job.gpu_models):
+    if job.gpu_models and (pm.gpu_name is None or pm.gpu_name not in job.gpu_models):
         return NO_POOL
     cpu, mem = job.cpu, job.memory_gib
     if cpu > pm.cpu + _EPS or mem > pm.memory_gib + _EPS:

@@ -23,10 +23,11 @@ duration. The run ends when no event is left; what is still queued then never st
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from gpupool.facts import SCHEDULER_KAI
@@ -168,6 +169,13 @@ class Simulation:
         self.now = 0.0
         self.version = 0
         self.nodes: dict[str, list[Node]] = {p.name: [] for p in self.cluster.pools}
+        # the scheduling index: per pool, the nodes holding pods, and the ids of the empty
+        # schedulable ones (sorted); empty nodes of a pool are alike, so only the first counts
+        self.busy: dict[str, dict[int, Node]] = {p.name: {} for p in self.cluster.pools}
+        self.empty: dict[str, list[int]] = {p.name: [] for p in self.cluster.pools}
+        self.by_id: dict[int, Node] = {}
+        self.shapes: dict[tuple[object, ...], list[Demand | str]] = {}
+        self.per_node: dict[int, float] = {}  # id of a kept Demand -> empty nodes one pod takes
         self.group_nodes: dict[str, list[Node]] = {}
         self.node_id = 0
         self.pod_key = 0
@@ -259,6 +267,7 @@ class Simulation:
     def _add_node(self, pm: PoolModel, g: GroupModel, ready_at: float) -> Node:
         members = self.group_nodes.setdefault(g.name, [])
         node = Node(self.node_id, pm, g, len(members), self.now)
+        self.by_id[node.id] = node
         self.node_id += 1
         members.append(node)
         self.nodes[pm.name].append(node)
@@ -278,6 +287,39 @@ class Simulation:
             self._push(ready_at, _READY, node)
         return node
 
+    # -- the scheduling index -------------------------------------------------------------
+    def _candidates(self, pool: str) -> Iterator[Node]:
+        """Yield the nodes a pod of ``pool`` may go on: those holding pods, the first empty one.
+
+        Every empty node of a pool offers the same and scores the same, and ties go to the
+        lowest id, so the first empty node stands for all of them.
+        """
+        yield from self.busy[pool].values()
+        empty = self.empty[pool]
+        if empty:
+            yield self.by_id[empty[0]]
+
+    def _unindex(self, node: Node) -> None:
+        """Take a node out of the empty index (it holds a pod, drains, or is gone)."""
+        empty = self.empty[node.pm.name]
+        i = bisect.bisect_left(empty, node.id)
+        if i < len(empty) and empty[i] == node.id:
+            del empty[i]
+
+    def _take(self, node: Node, key: int, d: Demand) -> None:
+        if not node.allocs:
+            self._unindex(node)
+            self.busy[node.pm.name][node.id] = node
+        node.take(key, d)
+
+    def _give_back(self, node: Node, key: int) -> Demand:
+        d = node.give_back(key, self.now)
+        if not node.allocs:
+            self.busy[node.pm.name].pop(node.id, None)
+            if node.schedulable:
+                bisect.insort(self.empty[node.pm.name], node.id)
+        return d
+
     def _ready(self, node: Node) -> None:  # type: ignore[override]
         if node.ready or node.removed:
             return
@@ -286,6 +328,7 @@ class Simulation:
             self.inflight[node.pm.name] -= 1
         node.ready = True
         node.idle_since = self.now
+        bisect.insort(self.empty[node.pm.name], node.id)
         self.pool_stats[node.pm.name].ready_gpus += node.pm.gpu_equivalents_per_node
         self.version += 1
         if self.cluster.autoscales:
@@ -304,6 +347,8 @@ class Simulation:
             stats.cost_rate -= price
         self.nodes[node.pm.name].remove(node)
         self.group_nodes[node.group.name].remove(node)
+        self._unindex(node)
+        self.busy[node.pm.name].pop(node.id, None)
 
     def _since(self, gang: Gang) -> float:
         """When the gang last started (now if it is not running)."""
@@ -327,6 +372,7 @@ class Simulation:
         if node.removed or node.draining:
             return
         node.draining = True
+        self._unindex(node)
         drain = node.pm.drain_seconds if node.pm.drain_seconds is not None else self.notice
         drain = min(drain, self.notice)
         self._push(self.now + drain, _EVICT, node)
@@ -361,16 +407,13 @@ class Simulation:
         options: list[Demand] = []
         reasons: list[str] = []
         pin_demand: Demand | None = None
-        for pm in self.cluster.pools:
-            if job.pool is not None and pm.name != job.pool:
-                continue
-            d = demand(job, pm)
+        for d in self._demands(job):
             if isinstance(d, str):
                 reasons.append(d)
                 continue
-            if pm.name == job.pool:
+            if d.pool.name == job.pool:
                 pin_demand = d
-            if allowed is not None and pm.name not in allowed and d.uses_gpu:
+            if allowed is not None and d.pool.name not in allowed and d.uses_gpu:
                 reasons.append(NO_POOL)
                 continue
             options.append(d)
@@ -391,9 +434,7 @@ class Simulation:
         fitting = []
         for d in options:
             why = self.tenancy.never(st, d, job.pods, level) if st.tenant is not None else None
-            if why is None and autoscaler.nodes_for(d.pool, d, 1) <= 1 + 1e-9 and (
-                self._fits_at_most(d, job.pods)
-            ):
+            if why is None and self._fits_at_most(d, job.pods):
                 fitting.append(d)
             else:
                 never = never or why
@@ -403,13 +444,25 @@ class Simulation:
         gang.options = fitting
         self.pending.append(gang)
 
+    def _demands(self, job: Job) -> list[Demand | str]:
+        """Return the request of one pod of ``job`` on each pool it may pin, kept per job shape."""
+        shape = (job.pool, job.gpus, job.fraction, job.mig, job.gpu_memory_gib, job.cpu,
+                 job.memory_gib, job.gpu_models)
+        found = self.shapes.get(shape)
+        if found is None:
+            found = [demand(job, pm) for pm in self.cluster.pools
+                     if job.pool is None or pm.name == job.pool]
+            self.shapes[shape] = found
+        return found
+
     def _fits_at_most(self, d: Demand, pods: int) -> bool:
-        """Whether ``pods`` pods fit the pool at its most nodes (one pod per node at least)."""
-        pm = d.pool
-        per_node = autoscaler.nodes_for(pm, d, 1)
-        if per_node <= 0:
-            return True
-        return pods * per_node <= pm.nodes_max + 1e-9
+        """Whether one pod fits an empty node and ``pods`` pods the pool at its most nodes."""
+        per_node = self.per_node.get(id(d))
+        if per_node is None:
+            per_node = self.per_node[id(d)] = autoscaler.nodes_for(d.pool, d, 1)
+        if per_node > 1 + 1e-9:
+            return False
+        return per_node <= 0 or pods * per_node <= d.pool.nodes_max + 1e-9
 
     def _order(self, gang: Gang) -> tuple[float, ...]:
         if self.kai and gang.tenant is not None and gang.tenant.tenant is not None:
@@ -467,24 +520,24 @@ class Simulation:
         st = gang.tenant
         for _ in range(gang.pods):
             best: tuple[Node, Demand] | None = None
-            best_key: tuple[float, float] | None = None
+            best_key: tuple[float, float, int] | None = None
             for d in gang.options:
                 if st is not None and st.tenant is not None and self.tenancy.blocked(
                     st, d, 1, gang.level
                 ):
                     continue
-                node, key = choose(self.scheduler, self.nodes[d.pool.name], d)
+                node, key = choose(self.scheduler, self._candidates(d.pool.name), d)
                 if node is not None and (best_key is None or key > best_key):
                     best, best_key = (node, d), key
             if best is None:
                 for node, key, d in reversed(taken):
-                    node.give_back(key, self.now)
+                    self._give_back(node, key)
                     if st is not None:
                         self.tenancy.hold(st, d, -1)
                 return False
             node, d = best
             self.pod_key += 1
-            node.take(self.pod_key, d)
+            self._take(node, self.pod_key, d)
             if st is not None:
                 self.tenancy.hold(st, d, 1)
             taken.append((node, self.pod_key, d))
@@ -534,7 +587,7 @@ class Simulation:
         gpu_seconds = 0.0
         ts = self.tenant_stats[gang.tenant.name] if gang.tenant is not None else None
         for node, key in gang.placed:
-            d = node.give_back(key, self.now)
+            d = self._give_back(node, key)
             self.owner.pop(key, None)
             if gang.tenant is not None:
                 self.tenancy.hold(gang.tenant, d, -1)
@@ -646,7 +699,7 @@ class Simulation:
         if not node.fits(d):
             return False
         self.pod_key += 1
-        node.take(self.pod_key, d)
+        self._take(node, self.pod_key, d)
         if st is not None:
             self.tenancy.hold(st, d, 1)
         self._start(gang, [(node, self.pod_key)])

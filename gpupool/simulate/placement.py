@@ -28,7 +28,7 @@ schedulers' choice of node and GPUs, each emulated from its source at the versio
   takes GPUs from the end of the sorted list: spread sorts descending, so the least used GPUs go
   first. Pods asking no HAMi resource are kube-scheduler's.
 
-Ties go to the node that came first (nodes are numbered in pool order, then creation), where
+Ties go to the node with the lowest id (nodes are numbered in pool order, then creation), where
 the real schedulers pick at random among equal scores; the simulation stays deterministic.
 """
 
@@ -216,29 +216,30 @@ def _hami_node_score(node: Node) -> float:
 
 def choose(
     scheduler: str, nodes: Iterable[Node], d: Demand
-) -> tuple[Node | None, tuple[float, float]]:
+) -> tuple[Node | None, tuple[float, float, int]]:
     """Return the node ``scheduler`` puts a pod with request ``d`` on, and its score.
 
     The node is None when none fits; a higher score is better, and scores of one scheduler and
     request compare across calls (a job that may use several pools).
     """
     best: Node | None = None
-    best_key: tuple[float, float] | None = None
+    best_key: tuple[float, float, int] | None = None
     kai = scheduler == SCHEDULER_KAI
     hami = scheduler == SCHEDULER_HAMI and d.devices > 0
     for node in nodes:
         if not node.schedulable or not node.fits(d):
             continue
         if kai:
-            key = _kai_key(node, d)
+            k0, k1 = _kai_key(node, d)
         elif hami:
             score = _hami_node_score(node)
-            key = (score if HAMI_NODE_POLICY == BINPACK else -score, 0.0)
+            k0, k1 = (score if HAMI_NODE_POLICY == BINPACK else -score, 0.0)
         else:
-            key = (_least_allocated(node, d), 0.0)
+            k0, k1 = _least_allocated(node, d), 0.0
+        key = (k0, k1, -node.id)  # equal scores: the lowest node id
         if best_key is None or key > best_key:
             best, best_key = node, key
-    return best, best_key if best_key is not None else (float("-inf"), 0.0)
+    return best, best_key if best_key is not None else (float("-inf"), 0.0, 0)
 
 
 def _kai_key(node: Node, d: Demand) -> tuple[float, float]:
