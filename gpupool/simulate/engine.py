@@ -713,6 +713,10 @@ class Simulation:
         ok = False
         for victim in victims:
             gang = victim[0]
+            held = [node.allocs[key][0] for n, key in gang.placed if n is node]
+            if (d.gpus > 0 and all(h.gpus <= 0 for h in held)
+                    and node.cpu_free >= d.cpu and node.mem_free >= d.memory_gib):
+                continue  # it holds no GPU here, and CPU and memory are not short: spare it
             for n, key in gang.placed:
                 if n is node:
                     dem, devices = node.allocs[key]

@@ -195,3 +195,18 @@ def test_limit_reason_when_nothing_else_runs() -> None:
     stack = lab(ONE_NODE, tenants="  - {name: t, pools: [a], limit: {gpus: 1}}\n")
     out = simulate(stack, workload(job("j", 0, 10, tenant="t", gpus=2)))
     assert (_gang(out, "j").state, _gang(out, "j").reason) == (NEVER, LIMIT)
+
+
+def test_preemption_spares_pods_that_hold_no_gpu() -> None:
+    """The youngest low-priority pod asks for CPU only; evicting it frees no GPU, so the
+    critical GPU pod evicts a GPU pod instead."""
+    stack = lab("  - {name: a, nodeNames: [n1], gpu: {model: L4, count: 4},"
+                " host: {memoryGiB: 256, vcpus: 32}}\n", admission="off")
+    out = simulate(stack, workload(
+        *(job(f"low{i}", 0, 9000, gpus=1, cpu=1, priority="low") for i in range(4)),
+        job("cpu-only", 30, 9000, cpu=1, priority="low"),
+        job("crit", 60, 100, gpus=1, cpu=1, priority="critical"),
+    ))
+    assert _gang(out, "crit").first_start == 60
+    assert [out.gangs[p.victim].job.name for p in out.preemptions] == ["low3"]
+    assert _gang(out, "cpu-only").preemptions == 0
