@@ -245,6 +245,25 @@ class Simulation:
             timeline=self.timeline,
         )
 
+    # -- capacity mode (simulate.saturate) -------------------------------------------------
+    def start_full(self) -> None:
+        """Start every node group at its most nodes, all ready, for pods that never leave."""
+        for pm in self.cluster.pools:
+            for g in pm.groups:
+                for _ in range(g.max):
+                    self._add_node(pm, g, ready_at=0.0)
+
+    def place_now(self, index: int) -> bool:
+        """Submit job ``index`` and place it at once; False where it fits nowhere (no queue)."""
+        self._submit(index)
+        gang = self.gangs[-1]
+        self.pending.clear()
+        return gang.state == PENDING and self._place(gang)
+
+    def allocated_gpus(self) -> float:
+        """GPUs (whole-GPU equivalents) allocated now, over every pool."""
+        return sum(s.allocated_gpus for s in self.pool_stats.values())
+
     def _advance(self, t: float) -> None:
         dt = t - self.last_t
         if dt > 0:
