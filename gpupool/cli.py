@@ -292,12 +292,18 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         console.err(f"simulating {name}: {done} of {total} jobs submitted\n")
 
     try:
-        result = usecase.simulate(Path(args.file), stack, workload, base=args.base,
-                                  settings=settings, progress=progress)
+        if args.saturate is not None:
+            cap = usecase.capacity(Path(args.file), stack, workload, base=args.base,
+                                   percent=args.saturate, seed=args.seed)
+            out = view.render_capacity(cap.stack, cap.workload, cap.seed, cap.head, args.format,
+                                       cap.base, cap.base_stack)
+        else:
+            result = usecase.simulate(Path(args.file), stack, workload, base=args.base,
+                                      settings=settings, progress=progress)
+            out = view.render(result.head, args.format, result.base)
     except InvalidBaseError as exc:
         console.err(validate_view.render([exc.result], "text").notes)
         raise
-    out = view.render(result.head, args.format, result.base)
     console.err(out.notes)
     console.out(out.result)
     return EXIT_OK
@@ -310,6 +316,13 @@ def _non_negative(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not value >= 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a finite number >= 0, not {text}")
+    return value
+
+
+def _percent(text: str) -> float:
+    value = _non_negative(text)
+    if not 1 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"must be a percent from 1 to 1000, not {text}")
     return value
 
 
@@ -543,6 +556,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--spot-interruptions-per-hour", type=_non_negative, default=0.0,
                    metavar="RATE", help="interruptions per spot node and hour (default 0)")
+    p.add_argument("--saturate", type=_percent, default=None, metavar="PERCENT",
+                   help="capacity mode: draw pods from the workload until their GPU requests "
+                   "reach PERCENT of the pools' GPUs, none leaving, and show the allocated "
+                   "share as they arrive (the FGD paper's method)")
     p.add_argument("--scale-up-seconds", type=_non_negative, default=None, metavar="SECONDS",
                    help="from a scale-up to a ready node (default 300, the cluster-autoscaler "
                    "FAQ's usual 5 minutes)")

@@ -2,7 +2,8 @@
 
 The workload is read by the command line (``gpupool.simulate.workload``); this use case runs it
 on the stack and, with ``--base``, on the base stack (``usecases.base.base_stack``: another
-stack file or this file at a git ref) under the same settings, and returns both reports.
+stack file or this file at a git ref) under the same settings, and returns both reports; with
+``--saturate`` it runs capacity mode instead (``simulate.saturate``) on both.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from gpupool.simulate.engine import Settings
 from gpupool.simulate.engine import simulate as run
 from gpupool.simulate.jobs import Workload
 from gpupool.simulate.report import Report, report
+from gpupool.simulate.saturate import Saturation, saturate
 from gpupool.usecases.base import base_stack
 
 
@@ -55,3 +57,31 @@ def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | 
     head = report(run(stack, workload, settings, tell(stack.name)))
     before = report(run(other, workload, settings, tell(other.name))) if other else None
     return SimulationResult(head, before)
+
+
+@dataclass(frozen=True)
+class CapacityResult:
+    """Capacity mode's curve for the stack, and for the base stack with ``--base``."""
+
+    stack: str
+    workload: str
+    seed: int
+    head: Saturation
+    base: Saturation | None
+    base_stack: str | None
+
+
+def capacity(stack_file: Path, stack: Stack, workload: Workload, *, base: str | None,
+             percent: float, seed: int) -> CapacityResult:
+    """Fill the stack's pools (and the ``--base`` stack's) with the workload's pod shapes.
+
+    Raises:
+        InvalidBaseError: the base stack file is invalid.
+        InputError: the base cannot be found.
+
+    """
+    other = base_stack(stack_file, base) if base is not None else None
+    head = saturate(stack, workload, percent, seed)
+    before = saturate(other, workload, percent, seed) if other else None
+    return CapacityResult(stack.name, workload.source, seed, head, before,
+                          other.name if other else None)

@@ -1,5 +1,7 @@
 """Output of ``gpupool simulate``: a run's figures as text, JSON or a pull-request section.
 
+Capacity mode (``--saturate``) reads as the allocation curve, with ``render_capacity``.
+
 This module owns how a ``simulate.report.Report`` reads: per tenant (pods, waits, preemptions,
 GPU-hours, cost) and per pool (allocation, idle GPU-hours, node-hours, peak nodes, cost), the
 reasons pods did not run, and, with a base run, every figure beside its change from the base.
@@ -13,7 +15,9 @@ import json
 from collections.abc import Callable, Sequence
 
 from gpupool.escape import markdown as md
+from gpupool.formats import FORMAT_VERSION
 from gpupool.simulate.report import PoolFigures, Report, TenantFigures, document
+from gpupool.simulate.saturate import Saturation
 from gpupool.views import Output
 
 Number = float | int | None
@@ -263,3 +267,69 @@ def render(r: Report, fmt: str, base: Report | None = None) -> Output:
         "text": format_text, "json": format_json, "markdown": format_markdown,
     }
     return Output(formats[fmt](r, base), "")
+
+
+CAPACITY_STEP = 10
+"""Text and markdown show the capacity curve every this many percent (JSON: every percent)."""
+
+
+def _saturation_json(stack: str, workload: str, seed: int, s: Saturation) -> dict[str, object]:
+    return {
+        "format_version": FORMAT_VERSION,
+        "stack": stack,
+        "workload": workload,
+        "seed": seed,
+        "capacity_gpus": round(s.capacity_gpus, 4),
+        "pods": s.pods,
+        "failed": s.failed,
+        "saturation": {"arrived_percent": list(s.arrived_percent),
+                       "allocated_percent": list(s.allocated_percent)},
+    }
+
+
+def _steps(s: Saturation) -> list[int]:
+    top = s.arrived_percent[-1]
+    steps = list(range(0, top + 1, CAPACITY_STEP))
+    return steps if steps[-1] == top else [*steps, top]
+
+
+def render_capacity(stack: str, workload: str, seed: int, head: Saturation, fmt: str,
+                    base: Saturation | None = None, base_stack: str | None = None) -> Output:
+    """Render capacity mode's curve (and the base's) as ``text``, ``json`` or ``markdown``."""
+    if fmt == "json":
+        doc = _saturation_json(stack, workload, seed, head)
+        if base is not None:
+            doc["base"] = _saturation_json(base_stack or "", workload, seed, base)
+        return Output(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", "")
+    has_base = base is not None
+    header = ["GPU requests arrived", "allocated"]
+    rows = []
+    for k in _steps(head):
+        b = base.allocated_percent[k] if base is not None and k < len(base.allocated_percent) \
+            else None
+        h = head.allocated_percent[k]
+        rows.append([f"{k}%", _cell(h, b, lambda x: "-" if x is None else f"{x:.1f}%",
+                                    has_base)])
+    intro = (f"Capacity of stack {stack} for the pod shapes of {workload} (seed {seed}): "
+             f"{head.capacity_gpus:,.0f} GPUs at the pools' most nodes; {head.pods} pods "
+             f"drawn, {head.failed} fit nowhere")
+    extra = []
+    if base is not None:
+        extra.append(f"Base: stack {base_stack}: {base.capacity_gpus:,.0f} GPUs; {base.pods} "
+                     f"pods drawn, {base.failed} fit nowhere; allocation is the head's, with "
+                     "(change from the base)")
+    if fmt == "markdown":
+        lines = [f"### Capacity: {md(stack, 80)}", "", md(intro), *(md(e) for e in extra), ""]
+        lines += _md_table(header, rows)
+        xs = ", ".join(str(k) for k in _steps(head))
+        lines += ["", "```mermaid", "xychart-beta",
+                  '    title "Allocated share of GPUs by share of GPU requests arrived'
+                  + (' (base, then head)"' if has_base else '"'),
+                  f'    x-axis "arrived %" [{xs}]', '    y-axis "allocated %" 0 --> 100']
+        for run in ([base] if base is not None else []) + [head]:
+            vals = [run.allocated_percent[k] if k < len(run.allocated_percent) else None
+                    for k in _steps(head)]
+            lines.append("    line [" + ", ".join(f"{v or 0:g}" for v in vals) + "]")
+        lines.append("```")
+        return Output("\n".join(lines) + "\n", "")
+    return Output("\n".join([intro, *extra, "", *_table(header, rows)]) + "\n", "")

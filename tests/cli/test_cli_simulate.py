@@ -123,3 +123,26 @@ def test_missing_base_is_one_line(workload: Path, capsys: Capture) -> None:
     assert run(["simulate", STACK, "--workload", str(workload), "--base", "no-such-ref"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: --base no-such-ref") and "Traceback" not in err
+
+
+def test_saturate_json_and_base(workload: Path, tmp_path: Path, capsys: Capture) -> None:
+    """Capacity mode: the curve per percent; with a base, the base's under ``base``."""
+    head = tmp_path / "head.yaml"
+    text = Path(STACK).read_text(encoding="utf-8")
+    head.write_text(text.replace("{min: 1, max: 10}", "{min: 1, max: 2}"), encoding="utf-8")
+    assert run(["simulate", str(head), "--workload", str(workload), "--saturate", "120",
+                "--base", STACK, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    curve = doc["saturation"]
+    assert curve["arrived_percent"] == list(range(121))
+    assert len(curve["allocated_percent"]) == 121 and curve["allocated_percent"][0] == 0
+    assert doc["capacity_gpus"] < doc["base"]["capacity_gpus"]
+    assert doc["pods"] >= doc["failed"] >= 0
+    assert run(["simulate", STACK, "--workload", str(workload), "--saturate", "100",
+                "--format", "markdown"]) == 0
+    assert "xychart-beta" in capsys.readouterr().out
+
+
+def test_saturate_percent_bounds(workload: Path, capsys: Capture) -> None:
+    assert run(["simulate", STACK, "--workload", str(workload), "--saturate", "0"]) == 64
+    assert "percent from 1 to 1000" in capsys.readouterr().err
