@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from gpupool.engine.results import ProgressEvent
     from gpupool.model import Stack
     from gpupool.plan import PlanResult
+    from gpupool.simulate.jobs import Workload
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -242,8 +243,57 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     except InvalidBaseError as exc:
         _console(args).err(validate_view.render([exc.result], "text").notes)
         raise
-    _show_plan(args, result)
+    if args.workload is None:
+        _show_plan(args, result)
+    else:
+        _show_plan_with_simulation(args, stack, result)
     return EXIT_CHANGES if args.detailed_exitcode and result.has_changes else EXIT_OK
+
+
+def _read_workload(args: argparse.Namespace, stack: Stack) -> Workload:
+    """Read ``--workload`` and check it against the stack; its problems go to stderr.
+
+    Raises:
+        _InvalidWorkloadError: the workload has rows the stack cannot run.
+
+    """
+    from gpupool.simulate import workload as reader
+    from gpupool.spec import diagnostics
+
+    workload = reader.read_workload(Path(args.workload), args.workload_format)
+    problems = diagnostics.sort(reader.check_workload(stack, workload))
+    _console(args).err("".join(diagnostics.format_text(d) + "\n" for d in problems))
+    errors = sum(1 for d in problems if d.is_error)
+    if errors:
+        raise _InvalidWorkloadError(
+            f"{args.workload} does not fit the stack ({errors} error{'s' * (errors != 1)}); "
+            "nothing was simulated",
+            [d.to_json() for d in problems],
+        )
+    return workload
+
+
+def _show_plan_with_simulation(args: argparse.Namespace, stack: Stack,
+                               result: PlanResult) -> None:
+    """Write the plan, then the simulated section (``plan --workload``).
+
+    Base and head where the plan's base is a stack file or a git ref; the head alone against
+    the applied record.
+    """
+    from gpupool.simulate.engine import Settings
+    from gpupool.usecases import simulate as usecase
+    from gpupool.views import plan as plan_view
+    from gpupool.views import simulate as view
+
+    workload = _read_workload(args, stack)
+    sim = usecase.simulate(Path(args.file), stack, workload, base=args.base,
+                           settings=Settings())
+    planned = plan_view.render(result, args.format)
+    out = view.with_plan(planned.result, args.format, sim.head, sim.base)
+    console = _console(args)
+    console.err(planned.notes)
+    console.out(out, plan=args.format == "text")
+    sys.stdout.flush()
 
 
 def _show_plan(args: argparse.Namespace, result: PlanResult, *, stderr: bool = False) -> None:
@@ -262,9 +312,7 @@ def _show_plan(args: argparse.Namespace, result: PlanResult, *, stderr: bool = F
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from gpupool.simulate import workload as reader
     from gpupool.simulate.engine import Settings
-    from gpupool.spec import diagnostics
     from gpupool.usecases import simulate as usecase
     from gpupool.usecases.base import InvalidBaseError
     from gpupool.views import simulate as view
@@ -272,16 +320,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     stack = _stack(args)
     console = _console(args)
-    workload = reader.read_workload(Path(args.workload), args.workload_format)
-    problems = diagnostics.sort(reader.check_workload(stack, workload))
-    console.err("".join(diagnostics.format_text(d) + "\n" for d in problems))
-    errors = sum(1 for d in problems if d.is_error)
-    if errors:
-        raise _InvalidWorkloadError(
-            f"{args.workload} does not fit the stack ({errors} error{'s' * (errors != 1)}); "
-            "nothing was simulated",
-            [d.to_json() for d in problems],
-        )
+    workload = _read_workload(args, stack)
     settings = Settings(
         seed=args.seed,
         spot_interruptions_per_hour=args.spot_interruptions_per_hour,
@@ -535,6 +574,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="accept a --base whose metadata.name is another stack's",
     )
+    p.add_argument("--workload", metavar="FILE", default=None,
+                   help="also replay this workload on the stack (and on a --base file or git "
+                   "ref) and add the simulated section (gpupool simulate)")
+    p.add_argument("--workload-format", choices=("csv", "jsonl", "openb"), default=None,
+                   help="the workload file's format (default: from its extension)")
     _detailed_exitcode(p)
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_plan)

@@ -333,3 +333,17 @@ def render_capacity(stack: str, workload: str, seed: int, head: Saturation, fmt:
         lines.append("```")
         return Output("\n".join(lines) + "\n", "")
     return Output("\n".join([intro, *extra, "", *_table(header, rows)]) + "\n", "")
+
+
+def with_plan(plan_output: str, fmt: str, head: Report, base: Report | None = None) -> str:
+    """Return a plan's output with the simulated section after it (``plan --workload``).
+
+    Text and markdown append the section; JSON adds the simulation's document to the plan's
+    under ``simulation``.
+    """
+    if fmt == "json":
+        doc = json.loads(plan_output)
+        doc["simulation"] = document(head, base)
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    section = format_markdown(head, base) if fmt == "markdown" else format_text(head, base)
+    return plan_output.rstrip("\n") + "\n\n" + section

@@ -146,3 +146,18 @@ def test_saturate_json_and_base(workload: Path, tmp_path: Path, capsys: Capture)
 def test_saturate_percent_bounds(workload: Path, capsys: Capture) -> None:
     assert run(["simulate", STACK, "--workload", str(workload), "--saturate", "0"]) == 64
     assert "percent from 1 to 1000" in capsys.readouterr().err
+
+
+def test_plan_with_workload_adds_the_simulated_section(workload: Path, tmp_path: Path,
+                                                       capsys: Capture) -> None:
+    head = tmp_path / "head.yaml"
+    text = Path(STACK).read_text(encoding="utf-8")
+    head.write_text(text.replace("{min: 1, max: 10}", "{min: 1, max: 2}"), encoding="utf-8")
+    assert run(["plan", str(head), "--base", STACK, "--workload", str(workload),
+                "--format", "markdown"]) == 0
+    md = capsys.readouterr().out
+    assert md.index("### gpupool plan") < md.index("### Simulation: shared-aks against")
+    assert run(["plan", str(head), "--base", STACK, "--workload", str(workload),
+                "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "resource_changes" in doc and doc["simulation"]["base"]["stack"] == "shared-aks"
