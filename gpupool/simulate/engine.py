@@ -85,7 +85,8 @@ class Gang:
     preemptions: int = 0
     interruptions: int = 0
     gpu_seconds_lost: float = 0.0
-    failed_version: int = -1
+    key: tuple[object, ...] = ()  # its queue: jobs of one shape, tenant and priority level
+    queued: bool = False  # waiting in its queue
     last_nodes: tuple[str, ...] = ()  # where its pods last started
     last_devices: tuple[int, ...] = ()  # the GPUs its first pod last started on
     pools_used: set[str] = field(default_factory=set)  # every pool its pods ever ran on
@@ -180,7 +181,11 @@ class Simulation:
         self.node_id = 0
         self.pod_key = 0
         self.gangs: list[Gang] = []
-        self.pending: list[Gang] = []
+        # the queue, by shape: jobs of one request, tenant and priority level wait in submit
+        # order, and only the first of each is tried (the rest would fail alike)
+        self.queues: dict[tuple[object, ...], list[Gang]] = {}
+        self.queue_pods: dict[tuple[object, ...], int] = {}
+        self.queue_failed: dict[tuple[object, ...], tuple[int, str]] = {}  # version, reason
         self.running: dict[int, Gang] = {}
         self.owner: dict[int, Gang] = {}  # pod key -> gang
         self.pool_stats = {p.name: PoolStats() for p in self.cluster.pools}
@@ -235,9 +240,11 @@ class Simulation:
             self._schedule()
             self._sample()
             end = self.last_activity
-        for gang in self.pending:
-            gang.state = NEVER
-            gang.reason = gang.reason or CAPACITY
+        for key, queue in self.queues.items():
+            failed = self.queue_failed.get(key)
+            for gang in queue:
+                gang.state = NEVER
+                gang.reason = gang.reason or (failed[1] if failed else "") or CAPACITY
         return Outcome(
             stack=self.stack, cluster=self.cluster, workload=self.workload,
             settings=self.settings, gangs=self.gangs, pools=self.pool_stats,
@@ -257,8 +264,10 @@ class Simulation:
         """Submit job ``index`` and place it at once; False where it fits nowhere (no queue)."""
         self._submit(index)
         gang = self.gangs[-1]
-        self.pending.clear()
-        return gang.state == PENDING and self._place(gang)
+        if gang.state != PENDING:
+            return False
+        self._dequeue(gang)
+        return self._place(gang)
 
     def allocated_gpus(self) -> float:
         """GPUs (whole-GPU equivalents) allocated now, over every pool."""
@@ -461,7 +470,8 @@ class Simulation:
             gang.state, gang.reason = NEVER, never or DOES_NOT_FIT
             return
         gang.options = fitting
-        self.pending.append(gang)
+        gang.key = (*self._shape(job), job.tenant, level)
+        self._enqueue(gang)
 
     def _demands(self, job: Job) -> list[Demand | str]:
         """Return the request of one pod of ``job`` on each pool it may pin, kept per job shape."""
@@ -490,38 +500,60 @@ class Simulation:
             return (below, -st.priority, -gang.priority, gang.queued_at, gang.id)
         return (0.0, 0.0, -gang.priority, gang.queued_at, gang.id)
 
+    def _shape(self, job: Job) -> tuple[object, ...]:
+        return (job.pool, job.gpus, job.fraction, job.mig, job.gpu_memory_gib, job.cpu,
+                job.memory_gib, job.pods, job.gpu_models)
+
+    def _enqueue(self, gang: Gang) -> None:
+        queue = self.queues.setdefault(gang.key, [])
+        bisect.insort(queue, gang, key=lambda g: (g.queued_at, g.id))
+        self.queue_pods[gang.key] = self.queue_pods.get(gang.key, 0) + gang.pods
+        gang.queued = True
+
+    def _dequeue(self, gang: Gang) -> None:
+        queue = self.queues[gang.key]
+        if queue[0] is gang:
+            queue.pop(0)
+        else:
+            queue.remove(gang)
+        gang.queued = False
+        self.queue_pods[gang.key] -= gang.pods
+        if not queue:
+            del self.queues[gang.key]
+            del self.queue_pods[gang.key]
+            self.queue_failed.pop(gang.key, None)
+
     def _schedule(self) -> None:
-        if not self.pending:
-            self.queued = 0
-            return
-        self.pending.sort(key=self._order)
-        still: list[Gang] = []
-        failed_shapes: set[tuple[object, ...]] = set()
+        """One scheduling pass: the queues' first jobs in order, each queue until one fails.
+
+        The first jobs are taken in the scheduler's order (``_order``) through a heap; a queue
+        whose first job fails is done for this pass, and is not tried again until something
+        is released or added (``version``), since its other jobs ask the same.
+        """
+        heap: list[tuple[tuple[float, ...], tuple[object, ...]]] = []
+        for key, queue in self.queues.items():
+            failed = self.queue_failed.get(key)
+            if failed is None or failed[0] != self.version:
+                heap.append((self._order(queue[0]), key))
+        heapq.heapify(heap)
+        while heap:
+            _, key = heapq.heappop(heap)
+            gang = self.queues[key][0]
+            why = self._ceiling(gang)
+            if why is None and (self._place(gang) or (gang.pods == 1 and self._preempt(gang))):
+                if key in self.queues:
+                    self.queue_failed.pop(key, None)
+                    heapq.heappush(heap, (self._order(self.queues[key][0]), key))
+                continue
+            gang.reason = why or self._capacity_reason(gang)
+            self.queue_failed[key] = (self.version, gang.reason)
+        self.queued = sum(self.queue_pods.values())
         want: dict[str, float] = {}
         first_option: dict[str, Demand] = {}
-        for gang in self.pending:
-            if gang.failed_version == self.version:
-                still.append(gang)
-                self._want(gang, want, first_option)
-                continue
-            shape = (gang.job.pool, gang.job.gpus, gang.job.fraction, gang.job.mig,
-                     gang.job.gpu_memory_gib, gang.job.cpu, gang.job.memory_gib, gang.job.pods,
-                     gang.job.gpu_models, gang.job.tenant if gang.tenant else None)
-            why = self._ceiling(gang)
-            if why is None and shape not in failed_shapes and self._place(gang):
-                continue
-            if why is None and gang.pods == 1 and self._preempt(gang):
-                continue
-            if why is None:
-                failed_shapes.add(shape)
-                gang.reason = self._capacity_reason(gang)
-                self._want(gang, want, first_option)
-            else:
-                gang.reason = why
-            gang.failed_version = self.version
-            still.append(gang)
-        self.pending = still
-        self.queued = sum(g.pods for g in still)
+        for key, queue in self.queues.items():
+            failed = self.queue_failed.get(key)
+            if failed is not None and failed[1] not in (LIMIT, QUOTA):
+                self._want(queue[0], self.queue_pods[key], want, first_option)
         self._scale_up(want, first_option)
 
     def _ceiling(self, gang: Gang) -> str | None:
@@ -564,6 +596,8 @@ class Simulation:
         return True
 
     def _start(self, gang: Gang, placed: list[tuple[Node, int]]) -> None:
+        if gang.queued:
+            self._dequeue(gang)
         self.last_activity = self.now
         gang.state = RUNNING
         gang.reason = ""
@@ -629,18 +663,17 @@ class Simulation:
             gang.state = PENDING
             gang.started_at = None
             gang.queued_at = self.now
-            gang.failed_version = -1
             gang.gpu_seconds_lost += gpu_seconds
-            self.pending.append(gang)
+            self._enqueue(gang)
         else:
             gang.state = DONE
         return gpu_seconds
 
     # -- preemption -----------------------------------------------------------------------
-    def _victims(self, gang: Gang, node: Node) -> list[tuple[Gang, float, bool]]:
+    def _victims(self, gang: Gang, node: Node,
+                 share: dict[str, float]) -> list[tuple[Gang, float, bool]]:
         """Return the gangs on ``node`` that ``gang`` may evict: (gang, min runtime, reclaim)."""
         out: dict[int, tuple[Gang, float, bool]] = {}
-        share = None
         for key in node.allocs:
             v = self.owner.get(key)
             if v is None or v.id in out or v.state != RUNNING:
@@ -659,8 +692,6 @@ class Simulation:
                     else:
                         self._eligible_at(v, v.tenant.preempt_min)
                 continue
-            if share is None:
-                share = self._fair_share()
             me, them = gang.tenant, v.tenant
             need = gang.options[0].kai_gpus * gang.pods
             if (me.kai_used + need <= share.get(me.name, 0.0) + 1e-9
@@ -689,11 +720,12 @@ class Simulation:
         """Evict the fewest, lowest-priority victims from one node so the pod fits there."""
         best: tuple[tuple[float, int, int], Node, Demand, list[tuple[Gang, float, bool]]] | None
         best = None
+        share = self._fair_share() if self.kai else {}
         for d in gang.options:
-            for node in self.nodes[d.pool.name]:
+            for node in self.busy[d.pool.name].values():
                 if not node.schedulable:
                     continue
-                victims = self._victims(gang, node)
+                victims = self._victims(gang, node, share)
                 if not victims:
                     continue
                 chosen = self._enough(node, d, victims)
@@ -760,15 +792,17 @@ class Simulation:
                 return FRAGMENTATION
         return CAPACITY
 
-    def _want(self, gang: Gang, want: dict[str, float], first: dict[str, Demand]) -> None:
-        if gang.reason in (LIMIT, QUOTA) or not self.cluster.autoscales:
+    def _want(self, gang: Gang, pods: int, want: dict[str, float],
+              first: dict[str, Demand]) -> None:
+        """Add what ``pods`` pods shaped like ``gang``'s need to the first pool with room."""
+        if not self.cluster.autoscales:
             return
         for d in gang.options:
             pm = d.pool
             live = len(self.nodes[pm.name])
             if live < pm.nodes_max:
                 want[pm.name] = want.get(pm.name, 0.0) + max(
-                    autoscaler.nodes_for(pm, d, gang.pods), 1e-6)
+                    autoscaler.nodes_for(pm, d, pods), 1e-6)
                 first.setdefault(pm.name, d)
                 return
 
