@@ -11,10 +11,13 @@ may go anywhere), its request on each (``demand``), ceilings that can never be m
 never started), then the queue. A scheduling pass takes the pending jobs by priority (KAI: the
 queues below their quota first, then by queue priority) then by time in the queue; a job blocked
 by its tenant's ceiling waits (``limit``/``quota``); a job that fits nowhere may preempt, then
-asks the autoscaler for nodes. Preemption follows the scheduler: kube-scheduler evicts pods of
-lower priority from one node; KAI preempts preemptible pods (PriorityClass below 100) of the
-same queue that ran past its ``preemptMinRuntime``, and reclaims preemptible pods of queues above
-their fair share that ran past their ``reclaimMinRuntime``, for a queue within its fair share.
+asks the autoscaler for nodes. Jobs wait in one queue per shape, tenant and priority level, and
+a pass tries only the first of each (the others ask the same and would fail alike), so a long
+backlog costs a pass no more than its distinct shapes. Preemption follows the scheduler:
+kube-scheduler evicts pods of lower priority from one node; KAI preempts preemptible pods
+(PriorityClass below 100) of the same queue that ran past its ``preemptMinRuntime``, and
+reclaims preemptible pods of queues above their fair share that ran past their
+``reclaimMinRuntime``, for a queue within its fair share.
 Preemption is tried for single-pod jobs; a gang waits.
 
 Evicted jobs (preempted, or on an interrupted spot node) go back to the queue with their whole
