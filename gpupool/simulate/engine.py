@@ -69,7 +69,7 @@ class Settings:
     scale_down_seconds: float = autoscaler.SCALE_DOWN_UNNEEDED_SECONDS
 
 
-@dataclass
+@dataclass(slots=True)
 class Gang:
     """One job of the workload as it goes through the run."""
 
