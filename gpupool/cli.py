@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from gpupool.engine.results import ProgressEvent
     from gpupool.model import Stack
     from gpupool.plan import PlanResult
+    from gpupool.simulate.jobs import Workload
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -45,6 +46,14 @@ Handler = Callable[[argparse.Namespace], int]
 
 class _UsageError(Exception):
     """Bad flags or arguments."""
+
+
+class _InvalidWorkloadError(Exception):
+    """The workload file has errors, printed on stderr; ``diagnostics`` holds them as JSON."""
+
+    def __init__(self, message: str, diagnostics: list[dict[str, object]]) -> None:
+        super().__init__(message)
+        self.diagnostics = diagnostics
 
 
 class _CancelledError(Exception):
@@ -235,8 +244,57 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     except InvalidBaseError as exc:
         _console(args).err(validate_view.render([exc.result], "text").notes)
         raise
-    _show_plan(args, result)
+    if args.workload is None:
+        _show_plan(args, result)
+    else:
+        _show_plan_with_simulation(args, stack, result)
     return EXIT_CHANGES if args.detailed_exitcode and result.has_changes else EXIT_OK
+
+
+def _read_workload(args: argparse.Namespace, stack: Stack) -> Workload:
+    """Read ``--workload`` and check it against the stack; its problems go to stderr.
+
+    Raises:
+        _InvalidWorkloadError: the workload has rows the stack cannot run.
+
+    """
+    from gpupool.simulate import workload as reader
+    from gpupool.spec import diagnostics
+
+    workload = reader.read_workload(Path(args.workload), args.workload_format)
+    problems = diagnostics.sort(reader.check_workload(stack, workload))
+    _console(args).err("".join(diagnostics.format_text(d) + "\n" for d in problems))
+    errors = sum(1 for d in problems if d.is_error)
+    if errors:
+        raise _InvalidWorkloadError(
+            f"{args.workload} does not fit the stack ({errors} error{'s' * (errors != 1)}); "
+            "nothing was simulated",
+            [d.to_json() for d in problems],
+        )
+    return workload
+
+
+def _show_plan_with_simulation(args: argparse.Namespace, stack: Stack,
+                               result: PlanResult) -> None:
+    """Write the plan, then the simulated section (``plan --workload``).
+
+    Base and head where the plan's base is a stack file or a git ref; the head alone against
+    the applied record.
+    """
+    from gpupool.simulate.engine import Settings
+    from gpupool.usecases import simulate as usecase
+    from gpupool.views import plan as plan_view
+    from gpupool.views import simulate as view
+
+    workload = _read_workload(args, stack)
+    sim = usecase.simulate(Path(args.file), stack, workload, base=args.base,
+                           settings=Settings())
+    planned = plan_view.render(result, args.format)
+    out = view.with_plan(planned.result, args.format, sim.head, sim.base)
+    console = _console(args)
+    console.err(planned.notes)
+    console.out(out, plan=args.format == "text")
+    sys.stdout.flush()
 
 
 def _show_plan(args: argparse.Namespace, result: PlanResult, *, stderr: bool = False) -> None:
@@ -252,6 +310,60 @@ def _show_plan(args: argparse.Namespace, result: PlanResult, *, stderr: bool = F
     else:
         console.out(out.result, plan=fmt == "text")
     sys.stdout.flush()
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from gpupool.simulate.engine import Settings
+    from gpupool.usecases import simulate as usecase
+    from gpupool.usecases.base import InvalidBaseError
+    from gpupool.views import simulate as view
+    from gpupool.views import validate as validate_view
+
+    stack = _stack(args)
+    console = _console(args)
+    workload = _read_workload(args, stack)
+    settings = Settings(
+        seed=args.seed,
+        spot_interruptions_per_hour=args.spot_interruptions_per_hour,
+        scale_up_seconds=args.scale_up_seconds,
+    )
+
+    def progress(name: str, done: int, total: int) -> None:
+        console.err(f"simulating {name}: {done} of {total} jobs submitted\n")
+
+    try:
+        if args.saturate is not None:
+            cap = usecase.capacity(Path(args.file), stack, workload, base=args.base,
+                                   percent=args.saturate, seed=args.seed)
+            out = view.render_capacity(cap.stack, cap.workload, cap.seed, cap.head, args.format,
+                                       cap.base, cap.base_stack)
+        else:
+            result = usecase.simulate(Path(args.file), stack, workload, base=args.base,
+                                      settings=settings, progress=progress)
+            out = view.render(result.head, args.format, result.base)
+    except InvalidBaseError as exc:
+        console.err(validate_view.render([exc.result], "text").notes)
+        raise
+    console.err(out.notes)
+    console.out(out.result)
+    return EXIT_OK
+
+
+def _non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, not {text}")
+    return value
+
+
+def _percent(text: str) -> float:
+    value = _non_negative(text)
+    if not 1 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"must be a percent from 1 to 1000, not {text}")
+    return value
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
@@ -518,9 +630,41 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="accept a --base whose metadata.name is another stack's",
     )
+    p.add_argument("--workload", metavar="FILE", default=None,
+                   help="also replay this workload on the stack (and on a --base file or git "
+                   "ref) and add the simulated section (gpupool simulate)")
+    p.add_argument("--workload-format", choices=("csv", "jsonl", "openb"), default=None,
+                   help="the workload file's format (default: from its extension)")
     _detailed_exitcode(p)
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_plan)
+
+    p = command("simulate", "replay a workload on the stack's pools: waits, allocation, cost")
+    _stack_file(p)
+    p.add_argument("--workload", metavar="FILE", required=True,
+                   help="the jobs to replay: CSV or JSON Lines (docs/workload.md)")
+    p.add_argument("--workload-format", choices=("csv", "jsonl", "openb"), default=None,
+                   help="the workload file's format (default: from its extension)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the spot interruptions (default 0); the same seed gives the "
+                   "same output")
+    p.add_argument(
+        "--base",
+        metavar="FILE|GIT-REF",
+        help="replay the workload on another stack file, or this file at a git ref, too, "
+        "and show each figure's change",
+    )
+    p.add_argument("--spot-interruptions-per-hour", type=_non_negative, default=0.0,
+                   metavar="RATE", help="interruptions per spot node and hour (default 0)")
+    p.add_argument("--saturate", type=_percent, default=None, metavar="PERCENT",
+                   help="capacity mode: draw pods from the workload until their GPU requests "
+                   "reach PERCENT of the pools' GPUs, none leaving, and show the allocated "
+                   "share as they arrive (the FGD paper's method)")
+    p.add_argument("--scale-up-seconds", type=_non_negative, default=None, metavar="SECONDS",
+                   help="from a scale-up to a ready node (default 300, the cluster-autoscaler "
+                   "FAQ's usual 5 minutes)")
+    _formats(p, "markdown")
+    p.set_defaults(handler=_cmd_simulate)
 
     p = command("advise", "right-size the stack from what its GPUs did (reads Prometheus)")
     _stack_file(p)
@@ -709,6 +853,8 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
         return fail(exc, f"{exc}\n", EXIT_ERROR)
     except _InvalidStackError as exc:  # its diagnostics and verdict are on stderr already
         return fail(exc, f"error: {exc}\n" if fmt == "json" else "", EXIT_ERROR)
+    except _InvalidWorkloadError as exc:  # its diagnostics are on stderr already
+        return fail(exc, f"error: {exc}\n", EXIT_ERROR)
     except KeyboardInterrupt as exc:
         return fail(exc, "gpupool: interrupted\n", EXIT_INTERRUPTED, "interrupted")
     except BrokenPipeError:

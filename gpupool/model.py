@@ -240,6 +240,7 @@ class Pool:
     disk_gib: int = DEFAULT_DISK_GIB
     price: DeclaredPrice | None = None  # pools[].price; None: the catalog's list price
     gpu_networks: tuple[GpuNetwork, ...] = ()  # placement.gpuNetworks, in NIC order
+    host_vcpus: int | None = None  # host.vcpus; None: the instance type's, or unknown
 
     @property
     def instance(self) -> InstanceType | None:
@@ -393,6 +394,7 @@ def _pool(raw: Mapping[str, Any], index: int, cloud: str) -> Pool:
         gpu_networks=tuple(
             GpuNetwork(n["network"], n["subnetwork"]) for n in placement.get("gpuNetworks", ())
         ),
+        host_vcpus=raw.get("host", {}).get("vcpus"),
     )
 
 

@@ -5,7 +5,8 @@ default): the applied record (``gpupool.record``) by default, an empty base when
 applied yet, another stack file (``--base FILE``), or the same stack file at a git revision
 (``--base GIT-REF``, read with ``git show``). A base stack file is validated and built exactly like
 the desired one, and must be the same stack (the same ``metadata.name``) unless forced. The result
-is a ``gpupool.plan.Base``: plain data the plan compares against.
+is a ``gpupool.plan.Base``: plain data the plan compares against. ``base_stack`` resolves the
+same file or git ref to a validated stack, the base ``gpupool simulate`` replays a workload on.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from gpupool import record
 from gpupool.assemble import build
 from gpupool.errors import InputError
 from gpupool.graph import ResourceGraph
+from gpupool.model import Stack
 from gpupool.plan import Base
 from gpupool.spec.validate import ValidateResult, validate_file, validate_text
 
@@ -117,6 +119,18 @@ def _git(repo_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def _git_base(stack_file: Path, ref: str) -> Base:
     """Read and build the same stack file at git revision ``ref``."""
+    text, rel = _git_text(stack_file, ref)
+    if text is None:
+        return Base("git", ref, None, f"{rel} did not exist at {ref}")
+    result = validate_text(text, f"{ref}:{rel}")
+    return Base("git", ref, _build(result, f"stack file {rel} at {ref}"))
+
+
+def _git_text(stack_file: Path, ref: str) -> tuple[str | None, str]:
+    """Return the stack file's text at git revision ``ref``, and its path in the repository.
+
+    The text is None where the file did not exist at ``ref``.
+    """
     if ref.startswith("-"):
         raise InputError(f"--base {ref}: not a file, and a git ref cannot start with '-'")
     directory = stack_file.resolve().parent
@@ -136,9 +150,40 @@ def _git_base(stack_file: Path, ref: str) -> Base:
         raise InputError(f"--base {ref}: no such file, and no such git revision in {root}")
     commit = verify.stdout.strip()
     if _git(directory, "cat-file", "-e", f"{commit}:{rel}").returncode != 0:
-        return Base("git", ref, None, f"{rel} did not exist at {ref}")
+        return None, rel
     show = _git(directory, "show", f"{commit}:{rel}")
     if show.returncode != 0:
         raise InputError(f"--base {ref}: git cannot read {rel} there: {show.stderr.strip()}")
-    result = validate_text(show.stdout, f"{ref}:{rel}")
-    return Base("git", ref, _build(result, f"stack file {rel} at {ref}"))
+    return show.stdout, rel
+
+
+def base_stack(stack_file: Path, base: str) -> Stack:
+    """Return the validated stack ``--base`` names: another stack file, or this one at a git ref.
+
+    ``gpupool simulate`` replays one workload on it and on the stack file, so unlike a plan's
+    base it may be another stack, and there is no applied or empty base.
+
+    Raises:
+        InvalidBaseError: the base stack file is invalid.
+        InputError: the file or ref is missing, or the stack file did not exist at the ref.
+
+    """
+    if Path(base).is_dir():
+        raise InputError(f"--base {base}: is a directory; give a stack file or a git ref")
+    if Path(base).is_file():
+        result = validate_file(Path(base), base)
+        what = f"base file {base}"
+    else:
+        text, rel = _git_text(Path(stack_file), base)
+        if text is None:
+            raise InputError(f"--base {base}: {rel} did not exist at {base}")
+        result = validate_text(text, f"{base}:{rel}")
+        what = f"stack file {rel} at {base}"
+    if result.stack is None:
+        errors = sum(1 for d in result.diagnostics if d.is_error)
+        raise InvalidBaseError(
+            f"the {what} is invalid ({errors} error{'s' * (errors != 1)}); fix it or give "
+            "another --base",
+            result,
+        )
+    return result.stack

@@ -77,8 +77,8 @@ def test_zsh_registers_the_completion_for_gpupool(
     assert lines[0] == "_shtab_gpupool"
     # name:description (shtab 1.7.1, the lowest allowed, leaves the description out)
     assert {line.split(":")[0] for line in lines[1:]} == {
-        "validate", "plan", "render", "preview", "up", "destroy", "drift", "init", "schema",
-        "catalog", "node", "completion", "advise"}
+        "validate", "plan", "simulate", "render", "preview", "up", "destroy", "drift", "init",
+        "schema", "catalog", "node", "completion", "advise"}
 
 
 def test_the_completion_library_is_loaded_only_by_the_completion_command() -> None:

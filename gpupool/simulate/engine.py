@@ -1,0 +1,848 @@
+"""The discrete-event simulation: a workload replayed on a stack's pools, on a simulated clock.
+
+This module owns the event loop. Events sit in a heap keyed by (time, kind, sequence), so the
+same workload, stack and seed always give the same run: at one instant pods finish, nodes become
+ready and spot nodes are interrupted before new jobs are submitted, and the scheduler then runs
+once over the pending jobs. A job's ``pods`` start together or not at all (a gang).
+
+Per job, in order: admission (``tenancy.Tenancy.denied``: rejected with the policy's message),
+the pools it may run on (its pin, else its tenant's pools, else every pool; a pod asking no GPU
+may go anywhere), its request on each (``demand``), ceilings that can never be met (reason,
+never started), then the queue. A scheduling pass takes the pending jobs by priority (KAI: the
+queues below their quota first, then by queue priority) then by time in the queue; a job blocked
+by its tenant's ceiling waits (``limit``/``quota``); a job that fits nowhere may preempt, then
+asks the autoscaler for nodes. Jobs wait in one queue per shape, tenant and priority level, and
+a pass tries only the first of each (the others ask the same and would fail alike), so a long
+backlog costs a pass no more than its distinct shapes. Preemption follows the scheduler:
+kube-scheduler evicts pods of lower priority from one node; KAI preempts preemptible pods
+(PriorityClass below 100) of the same queue that ran past its ``preemptMinRuntime``, and
+reclaims preemptible pods of queues above their fair share that ran past their
+``reclaimMinRuntime``, for a queue within its fair share.
+Preemption is tried for single-pod jobs; a gang waits.
+
+Evicted jobs (preempted, or on an interrupted spot node) go back to the queue with their whole
+duration. The run ends when no event is left; what is still queued then never started.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from gpupool.facts import SCHEDULER_KAI
+from gpupool.facts.tenancy import PRIORITY_VALUES
+from gpupool.model import Stack
+from gpupool.simulate import autoscaler
+from gpupool.simulate.cluster import ClusterModel, GroupModel, PoolModel, cluster_of
+from gpupool.simulate.demand import DOES_NOT_FIT, NO_POOL, Demand, demand
+from gpupool.simulate.jobs import Job, Workload
+from gpupool.simulate.placement import Node, choose
+from gpupool.simulate.tenancy import LIMIT, QUOTA, Tenancy, TenantState
+
+# event kinds, in the order they are handled at one instant
+_FINISH, _EVICT, _GONE, _READY, _INTERRUPT, _WAKE, _SUBMIT, _IDLE = range(8)
+
+PENDING, RUNNING, DONE, REJECTED, NEVER = "pending", "running", "done", "rejected", "never"
+FRAGMENTATION = "fragmentation"
+CAPACITY = "waiting for capacity"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a run may vary beyond the stack and workload.
+
+    Attributes:
+        seed: seeds the spot interruptions (the only randomness).
+        spot_interruptions_per_hour: interruptions per spot node and hour.
+        scale_up_seconds: from a scale-up request to a ready node (None: ``SCALE_UP_SECONDS``).
+        scale_down_seconds: how long a node stays empty before it goes.
+
+    """
+
+    seed: int = 0
+    spot_interruptions_per_hour: float = 0.0
+    scale_up_seconds: float | None = None
+    scale_down_seconds: float = autoscaler.SCALE_DOWN_UNNEEDED_SECONDS
+
+
+@dataclass(slots=True)
+class Gang:
+    """One job of the workload as it goes through the run."""
+
+    id: int
+    job: Job
+    level: str
+    priority: int
+    tenant: TenantState | None
+    options: list[Demand] = field(default_factory=list)
+    state: str = PENDING
+    reason: str = ""
+    queued_at: float = 0.0
+    started_at: float | None = None
+    first_start: float | None = None
+    placed: list[tuple[Node, int]] = field(default_factory=list)
+    preemptions: int = 0
+    interruptions: int = 0
+    gpu_seconds_lost: float = 0.0
+    key: tuple[object, ...] = ()  # its queue: jobs of one shape, tenant and priority level
+    queued: bool = False  # waiting in its queue
+    last_nodes: tuple[str, ...] = ()  # where its pods last started
+    last_devices: tuple[int, ...] = ()  # the GPUs its first pod last started on
+    pools_used: set[str] = field(default_factory=set)  # every pool its pods ever ran on
+
+    @property
+    def pods(self) -> int:
+        """Pods in the gang."""
+        return self.job.pods
+
+
+@dataclass
+class PoolStats:
+    """Time integrals of one pool over the run."""
+
+    allocated_gpu_seconds: float = 0.0
+    capacity_gpu_seconds: float = 0.0
+    node_seconds: float = 0.0
+    cost: float = 0.0
+    cost_known: bool = True
+    peak_nodes: int = 0
+    nodes: int = 0  # billed nodes now (asked for or ready)
+    ready_gpus: float = 0.0
+    allocated_gpus: float = 0.0
+    cost_rate: float = 0.0  # per hour
+
+
+@dataclass
+class TenantStats:
+    """What one tenant's pods used, and the ceilings it reached."""
+
+    gpu_seconds: float = 0.0
+    cost: float = 0.0
+    peak_units: dict[str, int] = field(default_factory=dict)
+    peak_kai: float = 0.0
+
+
+@dataclass(frozen=True)
+class Preemption:
+    """One eviction by preemption, kept to check min runtimes afterwards."""
+
+    time: float
+    victim: int  # gang id
+    tenant: str
+    ran_seconds: float
+    min_seconds: float
+    reclaim: bool
+
+
+@dataclass
+class Outcome:
+    """Everything a run produced, for the report."""
+
+    stack: Stack
+    cluster: ClusterModel
+    workload: Workload
+    settings: Settings
+    gangs: list[Gang]
+    pools: dict[str, PoolStats]
+    tenants: dict[str, TenantStats]
+    preemptions: list[Preemption]
+    end: float
+    timeline: list[tuple[float, int, float]]  # (time, pods queued, GPUs allocated)
+
+
+class Simulation:
+    """One run of a workload on a stack."""
+
+    def __init__(self, stack: Stack, workload: Workload, settings: Settings | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> None:
+        self.stack = stack
+        self.workload = workload
+        self.settings = settings or Settings()
+        self.cluster = cluster_of(stack)
+        self.tenancy = Tenancy(stack)
+        self.scheduler = stack.cluster.scheduler
+        self.kai = self.scheduler == SCHEDULER_KAI
+        self.rng = random.Random(self.settings.seed)
+        self.progress = progress
+        self.heap: list[tuple[float, int, int, object]] = []
+        self.seq = 0
+        self.now = 0.0
+        self.version = 0
+        self.nodes: dict[str, list[Node]] = {p.name: [] for p in self.cluster.pools}
+        # the scheduling index: per pool, the nodes holding pods, and the ids of the empty
+        # schedulable ones (sorted); empty nodes of a pool are alike, so only the first counts
+        self.busy: dict[str, dict[int, Node]] = {p.name: {} for p in self.cluster.pools}
+        self.empty: dict[str, list[int]] = {p.name: [] for p in self.cluster.pools}
+        self.by_id: dict[int, Node] = {}
+        self.shapes: dict[tuple[object, ...], list[Demand | str]] = {}
+        self.per_node: dict[int, float] = {}  # id of a kept Demand -> empty nodes one pod takes
+        self.group_nodes: dict[str, list[Node]] = {}
+        self.node_id = 0
+        self.pod_key = 0
+        self.gangs: list[Gang] = []
+        # the queue, by shape: jobs of one request, tenant and priority level wait in submit
+        # order, and only the first of each is tried (the rest would fail alike)
+        self.queues: dict[tuple[object, ...], list[Gang]] = {}
+        self.queue_pods: dict[tuple[object, ...], int] = {}
+        self.queue_failed: dict[tuple[object, ...], tuple[int, str]] = {}  # version, reason
+        self.running: dict[int, Gang] = {}
+        self.owner: dict[int, Gang] = {}  # pod key -> gang
+        self.pool_stats = {p.name: PoolStats() for p in self.cluster.pools}
+        self.tenant_stats = {name or "-": TenantStats() for name in self.tenancy.states}
+        self.preemptions: list[Preemption] = []
+        self.timeline: list[tuple[float, int, float]] = []
+        self.last_t = 0.0
+        up = self.settings.scale_up_seconds
+        self.scale_up = autoscaler.SCALE_UP_SECONDS if up is None else up
+        self.notice = autoscaler.notice_seconds(stack.provider.cloud)
+        self.inflight: dict[str, int] = {}
+        self.provisioning: set[int] = set()
+        self.wakes: set[float] = set()
+        self.last_activity = 0.0
+        self.queued = 0
+        self.rate = self.settings.spot_interruptions_per_hour / 3600.0
+
+    # -- events ---------------------------------------------------------------------------
+    def _push(self, t: float, kind: int, obj: object) -> None:
+        self.seq += 1
+        heapq.heappush(self.heap, (t, kind, self.seq, obj))
+
+    def run(self) -> Outcome:
+        """Run to the end and return what happened."""
+        for pm in self.cluster.pools:
+            for g in pm.groups:
+                start = g.desired if self.cluster.autoscales else g.max
+                for _ in range(start):
+                    self._add_node(pm, g, ready_at=0.0)
+        for gang_id, job in enumerate(self.workload.jobs):
+            self._push(job.submit, _SUBMIT, gang_id)
+        total = len(self.workload.jobs)
+        submitted = 0
+        handlers = {
+            _FINISH: self._finish, _EVICT: self._evict_node_pods, _GONE: self._gone,
+            _READY: self._ready, _INTERRUPT: self._interrupt, _IDLE: self._idle,
+            _WAKE: self._wake,
+        }
+        end = 0.0
+        while self.heap:
+            t = self.heap[0][0]
+            self._advance(t)
+            while self.heap and self.heap[0][0] == t:
+                _, kind, _, obj = heapq.heappop(self.heap)
+                if kind == _SUBMIT:
+                    self._submit(obj)  # type: ignore[arg-type]
+                    submitted += 1
+                    if self.progress is not None and submitted % 10000 == 0:
+                        self.progress(submitted, total)
+                else:
+                    handlers[kind](obj)
+            self._schedule()
+            self._sample()
+            end = self.last_activity
+        for key, queue in self.queues.items():
+            failed = self.queue_failed.get(key)
+            for gang in queue:
+                gang.state = NEVER
+                gang.reason = gang.reason or (failed[1] if failed else "") or CAPACITY
+        return Outcome(
+            stack=self.stack, cluster=self.cluster, workload=self.workload,
+            settings=self.settings, gangs=self.gangs, pools=self.pool_stats,
+            tenants=self.tenant_stats, preemptions=self.preemptions, end=end,
+            timeline=self.timeline,
+        )
+
+    # -- capacity mode (simulate.saturate) -------------------------------------------------
+    def start_full(self) -> None:
+        """Start every node group at its most nodes, all ready, for pods that never leave."""
+        for pm in self.cluster.pools:
+            for g in pm.groups:
+                for _ in range(g.max):
+                    self._add_node(pm, g, ready_at=0.0)
+
+    def place_now(self, index: int) -> bool:
+        """Submit job ``index`` and place it at once; False where it fits nowhere (no queue)."""
+        self._submit(index)
+        gang = self.gangs[-1]
+        if gang.state != PENDING:
+            return False
+        self._dequeue(gang)
+        return self._place(gang)
+
+    def allocated_gpus(self) -> float:
+        """GPUs (whole-GPU equivalents) allocated now, over every pool."""
+        return sum(s.allocated_gpus for s in self.pool_stats.values())
+
+    def _advance(self, t: float) -> None:
+        dt = t - self.last_t
+        if dt > 0:
+            for s in self.pool_stats.values():
+                s.allocated_gpu_seconds += s.allocated_gpus * dt
+                s.capacity_gpu_seconds += s.ready_gpus * dt
+                s.node_seconds += s.nodes * dt
+                s.cost += s.cost_rate * dt / 3600.0
+        self.last_t = t
+        self.now = t
+
+    def _sample(self) -> None:
+        queued = self.queued
+        allocated = sum(s.allocated_gpus for s in self.pool_stats.values())
+        if self.timeline and self.timeline[-1][1:] == (queued, allocated):
+            return
+        self.timeline.append((self.now, queued, allocated))
+
+    # -- nodes ----------------------------------------------------------------------------
+    def _add_node(self, pm: PoolModel, g: GroupModel, ready_at: float) -> Node:
+        members = self.group_nodes.setdefault(g.name, [])
+        node = Node(self.node_id, pm, g, len(members), self.now)
+        self.by_id[node.id] = node
+        self.node_id += 1
+        members.append(node)
+        self.nodes[pm.name].append(node)
+        stats = self.pool_stats[pm.name]
+        stats.nodes += 1
+        stats.peak_nodes = max(stats.peak_nodes, stats.nodes)
+        price = g.node_price(node.index)
+        if price is None:
+            stats.cost_known = False
+        else:
+            stats.cost_rate += price
+        if ready_at <= self.now:
+            self._ready(node)
+        else:
+            self.inflight[pm.name] = self.inflight.get(pm.name, 0) + 1
+            self.provisioning.add(node.id)
+            self._push(ready_at, _READY, node)
+        return node
+
+    # -- the scheduling index -------------------------------------------------------------
+    def _candidates(self, pool: str) -> Iterator[Node]:
+        """Yield the nodes a pod of ``pool`` may go on: those holding pods, the first empty one.
+
+        Every empty node of a pool offers the same and scores the same, and ties go to the
+        lowest id, so the first empty node stands for all of them.
+        """
+        yield from self.busy[pool].values()
+        empty = self.empty[pool]
+        if empty:
+            yield self.by_id[empty[0]]
+
+    def _unindex(self, node: Node) -> None:
+        """Take a node out of the empty index (it holds a pod, drains, or is gone)."""
+        empty = self.empty[node.pm.name]
+        i = bisect.bisect_left(empty, node.id)
+        if i < len(empty) and empty[i] == node.id:
+            del empty[i]
+
+    def _take(self, node: Node, key: int, d: Demand) -> None:
+        if not node.allocs:
+            self._unindex(node)
+            self.busy[node.pm.name][node.id] = node
+        node.take(key, d)
+
+    def _give_back(self, node: Node, key: int) -> Demand:
+        d = node.give_back(key, self.now)
+        if not node.allocs:
+            self.busy[node.pm.name].pop(node.id, None)
+            if node.schedulable:
+                bisect.insort(self.empty[node.pm.name], node.id)
+        return d
+
+    def _ready(self, node: Node) -> None:  # type: ignore[override]
+        if node.ready or node.removed:
+            return
+        if node.id in self.provisioning:
+            self.provisioning.discard(node.id)
+            self.inflight[node.pm.name] -= 1
+        node.ready = True
+        node.idle_since = self.now
+        bisect.insort(self.empty[node.pm.name], node.id)
+        self.pool_stats[node.pm.name].ready_gpus += node.pm.gpu_equivalents_per_node
+        self.version += 1
+        if self.cluster.autoscales:
+            self._push(self.now + self.settings.scale_down_seconds, _IDLE, (node, self.now))
+        if node.spot and self.rate > 0:
+            self._push(self.now + self.rng.expovariate(self.rate), _INTERRUPT, node)
+
+    def _remove(self, node: Node) -> None:
+        node.removed = True
+        stats = self.pool_stats[node.pm.name]
+        stats.nodes -= 1
+        if node.ready:
+            stats.ready_gpus -= node.pm.gpu_equivalents_per_node
+        price = node.group.node_price(node.index)
+        if price is not None:
+            stats.cost_rate -= price
+        self.nodes[node.pm.name].remove(node)
+        self.group_nodes[node.group.name].remove(node)
+        self._unindex(node)
+        self.busy[node.pm.name].pop(node.id, None)
+
+    def _since(self, gang: Gang) -> float:
+        """When the gang last started (now if it is not running)."""
+        return self.now if gang.started_at is None else gang.started_at
+
+    def _wake(self, _: object) -> None:
+        """Let waiting jobs try again: a victim reached its minimum runtime."""
+        self.version += 1
+
+    def _idle(self, obj: object) -> None:
+        node, since = obj  # type: ignore[misc]
+        if node.removed or node.allocs or not self.cluster.autoscales:
+            return
+        if node.idle_since != since:  # busy since; the check of its later idle time decides
+            return
+        live = [n for n in self.group_nodes[node.group.name] if not n.removed]
+        if len(live) > node.group.min:
+            self._remove(node)
+
+    def _interrupt(self, node: Node) -> None:  # type: ignore[override]
+        if node.removed or node.draining:
+            return
+        node.draining = True
+        self._unindex(node)
+        drain = node.pm.drain_seconds if node.pm.drain_seconds is not None else self.notice
+        drain = min(drain, self.notice)
+        self._push(self.now + drain, _EVICT, node)
+        self._push(self.now + self.notice, _GONE, node)
+
+    def _evict_node_pods(self, node: Node) -> None:  # type: ignore[override]
+        for key in sorted(node.allocs):
+            gang = self.owner.get(key)
+            if gang is not None and gang.state == RUNNING:
+                gang.interruptions += 1
+                self._stop(gang, requeue=True)
+
+    def _gone(self, node: Node) -> None:  # type: ignore[override]
+        if node.removed:
+            return
+        self._evict_node_pods(node)
+        self._remove(node)
+        self.version += 1
+
+    # -- jobs -----------------------------------------------------------------------------
+    def _submit(self, gang_id: int) -> None:
+        job = self.workload.jobs[gang_id]
+        self.last_activity = self.now
+        level = self.tenancy.priority_level(job.tenant, job.priority)
+        st = self.tenancy.state(job.tenant)
+        gang = Gang(gang_id, job, level, PRIORITY_VALUES.get(level, 100), st, queued_at=self.now)
+        self.gangs.append(gang)
+        if st is None:
+            gang.state, gang.reason = REJECTED, f"{job.tenant} is not a tenant of the stack"
+            return
+        allowed = self.tenancy.pools(job.tenant)
+        options: list[Demand] = []
+        reasons: list[str] = []
+        pin_demand: Demand | None = None
+        for d in self._demands(job):
+            if isinstance(d, str):
+                reasons.append(d)
+                continue
+            if d.pool.name == job.pool:
+                pin_demand = d
+            if allowed is not None and d.pool.name not in allowed and d.uses_gpu:
+                reasons.append(NO_POOL)
+                continue
+            options.append(d)
+        uses_gpu = any(o.uses_gpu for o in options) or (
+            pin_demand is not None and pin_demand.uses_gpu)
+        wants_gpu = job.gpus > 0 or job.fraction is not None or job.mig is not None or (
+            job.gpu_memory_gib is not None)
+        if wants_gpu or uses_gpu:
+            denied = self.tenancy.denied(job.tenant, job.priority, job.pool, pin_demand)
+            if denied is not None:
+                gang.state, gang.reason = REJECTED, denied
+                return
+        if not options:
+            gang.state = NEVER
+            gang.reason = DOES_NOT_FIT if DOES_NOT_FIT in reasons else NO_POOL
+            return
+        never = None
+        fitting = []
+        for d in options:
+            why = self.tenancy.never(st, d, job.pods, level) if st.tenant is not None else None
+            if why is None and self._fits_at_most(d, job.pods):
+                fitting.append(d)
+            else:
+                never = never or why
+        if not fitting:
+            gang.state, gang.reason = NEVER, never or DOES_NOT_FIT
+            return
+        gang.options = fitting
+        gang.key = (*self._shape(job), job.tenant, level)
+        self._enqueue(gang)
+
+    def _demands(self, job: Job) -> list[Demand | str]:
+        """Return the request of one pod of ``job`` on each pool it may pin, kept per job shape."""
+        shape = (job.pool, job.gpus, job.fraction, job.mig, job.gpu_memory_gib, job.cpu,
+                 job.memory_gib, job.gpu_models)
+        found = self.shapes.get(shape)
+        if found is None:
+            found = [demand(job, pm) for pm in self.cluster.pools
+                     if job.pool is None or pm.name == job.pool]
+            self.shapes[shape] = found
+        return found
+
+    def _fits_at_most(self, d: Demand, pods: int) -> bool:
+        """Whether one pod fits an empty node and ``pods`` pods the pool at its most nodes."""
+        per_node = self.per_node.get(id(d))
+        if per_node is None:
+            per_node = self.per_node[id(d)] = autoscaler.nodes_for(d.pool, d, 1)
+        if per_node > 1 + 1e-9:
+            return False
+        return per_node <= 0 or pods * per_node <= d.pool.nodes_max + 1e-9
+
+    def _order(self, gang: Gang) -> tuple[float, ...]:
+        if self.kai and gang.tenant is not None and gang.tenant.tenant is not None:
+            st = gang.tenant
+            below = 0.0 if st.kai_used < st.kai_quota - 1e-9 else 1.0
+            return (below, -st.priority, -gang.priority, gang.queued_at, gang.id)
+        return (0.0, 0.0, -gang.priority, gang.queued_at, gang.id)
+
+    def _shape(self, job: Job) -> tuple[object, ...]:
+        return (job.pool, job.gpus, job.fraction, job.mig, job.gpu_memory_gib, job.cpu,
+                job.memory_gib, job.pods, job.gpu_models)
+
+    def _enqueue(self, gang: Gang) -> None:
+        queue = self.queues.setdefault(gang.key, [])
+        bisect.insort(queue, gang, key=lambda g: (g.queued_at, g.id))
+        self.queue_pods[gang.key] = self.queue_pods.get(gang.key, 0) + gang.pods
+        gang.queued = True
+
+    def _dequeue(self, gang: Gang) -> None:
+        queue = self.queues[gang.key]
+        if queue[0] is gang:
+            queue.pop(0)
+        else:
+            queue.remove(gang)
+        gang.queued = False
+        self.queue_pods[gang.key] -= gang.pods
+        if not queue:
+            del self.queues[gang.key]
+            del self.queue_pods[gang.key]
+            self.queue_failed.pop(gang.key, None)
+
+    def _schedule(self) -> None:
+        """One scheduling pass: the queues' first jobs in order, each queue until one fails.
+
+        The first jobs are taken in the scheduler's order (``_order``) through a heap; a queue
+        whose first job fails is done for this pass, and is not tried again until something
+        is released or added (``version``), since its other jobs ask the same.
+        """
+        heap: list[tuple[tuple[float, ...], tuple[object, ...]]] = []
+        for key, queue in self.queues.items():
+            failed = self.queue_failed.get(key)
+            if failed is None or failed[0] != self.version:
+                heap.append((self._order(queue[0]), key))
+        heapq.heapify(heap)
+        while heap:
+            _, key = heapq.heappop(heap)
+            gang = self.queues[key][0]
+            why = self._ceiling(gang)
+            if why is None and (self._place(gang) or (gang.pods == 1 and self._preempt(gang))):
+                if key in self.queues:
+                    self.queue_failed.pop(key, None)
+                    heapq.heappush(heap, (self._order(self.queues[key][0]), key))
+                continue
+            gang.reason = why or self._capacity_reason(gang)
+            self.queue_failed[key] = (self.version, gang.reason)
+        self.queued = sum(self.queue_pods.values())
+        want: dict[str, float] = {}
+        first_option: dict[str, Demand] = {}
+        for key, queue in self.queues.items():
+            failed = self.queue_failed.get(key)
+            if failed is not None and failed[1] not in (LIMIT, QUOTA):
+                self._want(queue[0], self.queue_pods[key], want, first_option)
+        self._scale_up(want, first_option)
+
+    def _ceiling(self, gang: Gang) -> str | None:
+        st = gang.tenant
+        if st is None or st.tenant is None:
+            return None
+        reasons = [self.tenancy.blocked(st, d, gang.pods, gang.level) for d in gang.options]
+        if any(r is None for r in reasons):
+            return None
+        return QUOTA if QUOTA in reasons else LIMIT
+
+    def _place(self, gang: Gang) -> bool:
+        """Place every pod of the gang, or none; start it on success."""
+        taken: list[tuple[Node, int, Demand]] = []
+        st = gang.tenant
+        for _ in range(gang.pods):
+            best: tuple[Node, Demand] | None = None
+            best_key: tuple[float, float, int] | None = None
+            for d in gang.options:
+                if st is not None and st.tenant is not None and self.tenancy.blocked(
+                    st, d, 1, gang.level
+                ):
+                    continue
+                node, key = choose(self.scheduler, self._candidates(d.pool.name), d)
+                if node is not None and (best_key is None or key > best_key):
+                    best, best_key = (node, d), key
+            if best is None:
+                for node, key, d in reversed(taken):
+                    self._give_back(node, key)
+                    if st is not None:
+                        self.tenancy.hold(st, d, -1)
+                return False
+            node, d = best
+            self.pod_key += 1
+            self._take(node, self.pod_key, d)
+            if st is not None:
+                self.tenancy.hold(st, d, 1)
+            taken.append((node, self.pod_key, d))
+        self._start(gang, [(n, k) for n, k, _ in taken])
+        return True
+
+    def _start(self, gang: Gang, placed: list[tuple[Node, int]]) -> None:
+        if gang.queued:
+            self._dequeue(gang)
+        self.last_activity = self.now
+        gang.state = RUNNING
+        gang.reason = ""
+        gang.placed = placed
+        gang.started_at = self.now
+        if gang.first_start is None:
+            gang.first_start = self.now
+        gang.last_nodes = tuple(node.name for node, _ in placed)
+        gang.pools_used.update(node.pm.name for node, _ in placed)
+        first, first_key = placed[0]
+        gang.last_devices = first.allocs[first_key][1]
+        for node, key in placed:
+            self.owner[key] = gang
+            d = node.allocs[key][0]
+            self.pool_stats[node.pm.name].allocated_gpus += d.gpus
+        self.running[gang.id] = gang
+        self._peaks(gang)
+        self._push(self.now + gang.job.duration, _FINISH, (gang.id, gang.started_at))
+
+    def _peaks(self, gang: Gang) -> None:
+        st = gang.tenant
+        if st is None:
+            return
+        ts = self.tenant_stats[st.name]
+        for res, used in st.used.items():
+            ts.peak_units[res] = max(ts.peak_units.get(res, 0), used)
+        ts.peak_kai = max(ts.peak_kai, st.kai_used)
+
+    def _finish(self, obj: object) -> None:
+        gang_id, started = obj  # type: ignore[misc]
+        gang = self.running.get(gang_id)
+        if gang is None or gang.started_at != started:
+            return  # evicted since: this finish belongs to an earlier start
+        self._stop(gang, requeue=False)
+
+    def _stop(self, gang: Gang, *, requeue: bool) -> float:
+        """Release the gang's pods; account its use; requeue or finish it. Returns GPU-seconds."""
+        self.last_activity = self.now
+        ran = self.now - self._since(gang)
+        gpu_seconds = 0.0
+        ts = self.tenant_stats[gang.tenant.name] if gang.tenant is not None else None
+        for node, key in gang.placed:
+            d = self._give_back(node, key)
+            self.owner.pop(key, None)
+            if gang.tenant is not None:
+                self.tenancy.hold(gang.tenant, d, -1)
+            used = d.gpus * ran
+            gpu_seconds += used
+            stats = self.pool_stats[node.pm.name]
+            stats.allocated_gpus = max(0.0, stats.allocated_gpus - d.gpus)
+            if ts is not None:
+                ts.gpu_seconds += used
+                price = node.group.node_price(node.index)
+                equiv = node.pm.gpu_equivalents_per_node
+                if price is not None and equiv > 0:
+                    ts.cost += used / 3600.0 * price / equiv
+            if not node.allocs and not node.removed and self.cluster.autoscales:
+                self._push(self.now + self.settings.scale_down_seconds, _IDLE, (node, self.now))
+        gang.placed = []
+        self.running.pop(gang.id, None)
+        self.version += 1
+        if requeue:
+            gang.state = PENDING
+            gang.started_at = None
+            gang.queued_at = self.now
+            gang.gpu_seconds_lost += gpu_seconds
+            self._enqueue(gang)
+        else:
+            gang.state = DONE
+        return gpu_seconds
+
+    # -- preemption -----------------------------------------------------------------------
+    def _victims(self, gang: Gang, node: Node,
+                 share: dict[str, float]) -> list[tuple[Gang, float, bool]]:
+        """Return the gangs on ``node`` that ``gang`` may evict: (gang, min runtime, reclaim)."""
+        out: dict[int, tuple[Gang, float, bool]] = {}
+        for key in node.allocs:
+            v = self.owner.get(key)
+            if v is None or v.id in out or v.state != RUNNING:
+                continue
+            ran = self.now - self._since(v)
+            if not self.kai:
+                if v.priority < gang.priority:
+                    out[v.id] = (v, 0.0, False)
+                continue
+            if not self.tenancy.preemptible(v.level) or v.tenant is None or gang.tenant is None:
+                continue
+            if v.tenant is gang.tenant:
+                if v.priority < gang.priority:
+                    if ran >= v.tenant.preempt_min:
+                        out[v.id] = (v, v.tenant.preempt_min, False)
+                    else:
+                        self._eligible_at(v, v.tenant.preempt_min)
+                continue
+            me, them = gang.tenant, v.tenant
+            need = gang.options[0].kai_gpus * gang.pods
+            if (me.kai_used + need <= share.get(me.name, 0.0) + 1e-9
+                    and them.kai_used > share.get(them.name, 0.0) + 1e-9):
+                if ran >= them.reclaim_min:
+                    out[v.id] = (v, them.reclaim_min, True)
+                else:
+                    self._eligible_at(v, them.reclaim_min)
+        return sorted(out.values(), key=lambda x: (x[0].priority, -self._since(x[0]), x[0].id))
+
+    def _eligible_at(self, victim: Gang, min_seconds: float) -> None:
+        """Wake the waiting jobs when ``victim`` reaches its minimum runtime (once per time)."""
+        at = self._since(victim) + min_seconds
+        if at > self.now and at not in self.wakes:
+            self.wakes.add(at)
+            self._push(at, _WAKE, None)
+
+    def _fair_share(self) -> dict[str, float]:
+        total = 0.0
+        for pm in self.cluster.pools:
+            per_gpu = max(pm.unit_kai_gpus.values(), default=1.0)
+            total += sum(n.ready for n in self.nodes[pm.name]) * pm.gpus_per_node * per_gpu
+        return self.tenancy.fair_share(total)
+
+    def _preempt(self, gang: Gang) -> bool:
+        """Evict the fewest, lowest-priority victims from one node so the pod fits there."""
+        best: tuple[tuple[float, int, int], Node, Demand, list[tuple[Gang, float, bool]]] | None
+        best = None
+        share = self._fair_share() if self.kai else {}
+        for d in gang.options:
+            for node in self.busy[d.pool.name].values():
+                if not node.schedulable:
+                    continue
+                victims = self._victims(gang, node, share)
+                if not victims:
+                    continue
+                chosen = self._enough(node, d, victims)
+                if chosen is None:
+                    continue
+                key = (max(v.priority for v, _, _ in chosen), len(chosen), node.id)
+                if best is None or key < best[0]:
+                    best = (key, node, d, chosen)
+        if best is None:
+            return False
+        _, node, d, chosen = best
+        for v, min_seconds, reclaim in chosen:
+            ran = self.now - self._since(v)
+            self.preemptions.append(Preemption(
+                self.now, v.id, v.tenant.name if v.tenant else "-", ran, min_seconds, reclaim,
+            ))
+            v.preemptions += 1
+            self._stop(v, requeue=True)
+        st = gang.tenant
+        if st is not None and st.tenant is not None and self.tenancy.blocked(st, d, 1, gang.level):
+            return False
+        if not node.fits(d):
+            return False
+        self.pod_key += 1
+        self._take(node, self.pod_key, d)
+        if st is not None:
+            self.tenancy.hold(st, d, 1)
+        self._start(gang, [(node, self.pod_key)])
+        return True
+
+    def _enough(self, node: Node, d: Demand,
+                victims: list[tuple[Gang, float, bool]]) -> list[tuple[Gang, float, bool]] | None:
+        """Return the first victims whose pods, off ``node``, let ``d`` fit there."""
+        released: list[tuple[int, Demand, tuple[int, ...]]] = []
+        chosen = []
+        ok = False
+        for victim in victims:
+            gang = victim[0]
+            held = [node.allocs[key][0] for n, key in gang.placed if n is node]
+            if (d.gpus > 0 and all(h.gpus <= 0 for h in held)
+                    and node.cpu_free >= d.cpu and node.mem_free >= d.memory_gib):
+                continue  # it holds no GPU here, and CPU and memory are not short: spare it
+            for n, key in gang.placed:
+                if n is node:
+                    dem, devices = node.allocs[key]
+                    node.give_back(key, self.now)
+                    released.append((key, dem, devices))
+            chosen.append(victim)
+            if node.fits(d):
+                ok = True
+                break
+        for key, dem, devices in reversed(released):
+            _retake(node, key, dem, devices)
+        return chosen if ok else None
+
+    # -- the autoscaler -------------------------------------------------------------------
+    def _capacity_reason(self, gang: Gang) -> str:
+        """``fragmentation`` where the pools have the GPUs free in total, else waiting."""
+        for d in gang.options:
+            if d.gpus <= 0:
+                continue
+            free = sum(n.non_allocated_gpus() for n in self.nodes[d.pool.name] if n.schedulable)
+            if free + 1e-9 >= d.gpus * gang.pods:
+                return FRAGMENTATION
+        return CAPACITY
+
+    def _want(self, gang: Gang, pods: int, want: dict[str, float],
+              first: dict[str, Demand]) -> None:
+        """Add what ``pods`` pods shaped like ``gang``'s need to the first pool with room."""
+        if not self.cluster.autoscales:
+            return
+        for d in gang.options:
+            pm = d.pool
+            live = len(self.nodes[pm.name])
+            if live < pm.nodes_max:
+                want[pm.name] = want.get(pm.name, 0.0) + max(
+                    autoscaler.nodes_for(pm, d, pods), 1e-6)
+                first.setdefault(pm.name, d)
+                return
+
+    def _scale_up(self, want: dict[str, float], first: dict[str, Demand]) -> None:
+        for name, nodes in want.items():
+            pm = first[name].pool
+            need = math.ceil(nodes - 1e-9) - self.inflight.get(name, 0)
+            for g in autoscaler.growth_order(pm):
+                if need <= 0:
+                    break
+                live = len([n for n in self.group_nodes.get(g.name, []) if not n.removed])
+                room = g.max - live
+                for _ in range(min(room, need)):
+                    self._add_node(pm, g, ready_at=self.now + self.scale_up)
+                    need -= 1
+
+
+def _retake(node: Node, key: int, d: Demand, devices: tuple[int, ...]) -> None:
+    """Put a released pod back exactly where it was (same GPUs)."""
+    node.cpu_free -= d.cpu
+    node.mem_free -= d.memory_gib
+    for res, count in d.units:
+        node.units[res] -= count
+    if devices:
+        if node.dev_mem:
+            for i in devices:
+                node.dev_free[i] -= 1
+                node.dev_mem[i] -= d.device_memory_gib
+                node.dev_cores[i] -= d.device_cores
+        else:
+            for i in devices:
+                node.dev_free[i] -= d.share
+    node.gpus_used += d.gpus
+    node.allocs[key] = (d, devices)
+
+
+def simulate(stack: Stack, workload: Workload, settings: Settings | None = None,
+             progress: Callable[[int, int], None] | None = None) -> Outcome:
+    """Replay ``workload`` on ``stack`` and return what happened."""
+    return Simulation(stack, workload, settings, progress).run()

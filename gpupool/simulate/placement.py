@@ -1,0 +1,257 @@
+"""Nodes as the schedulers see them, and where each scheduler puts a pod.
+
+This module owns a node's free state (CPU, memory, counted GPU units, and per-GPU state where a
+scheduler places pods on single GPUs), taking and giving back a pod's request, and the three
+schedulers' choice of node and GPUs, each emulated from its source at the version gpupool pins
+(``gpupool/sharing/charts.json``):
+
+* **kube-scheduler** with the device plugin (``default``): the filter is NodeResourcesFit (every
+  requested resource within the node's free allocatable); the score is the default plugins'
+  NodeResourcesFit LeastAllocated over cpu and memory (weight 1 each: ``(free - request) /
+  allocatable``, 0..100) plus NodeResourcesBalancedAllocation (``(1 - std(cpu, memory
+  fractions)) x 100``); GPUs are not scored (kubernetes ``pkg/scheduler/framework/plugins/
+  noderesources/least_allocated.go``, ``balanced_allocation.go``). The device plugin hands out
+  counted units, so a node's GPUs are one integer per resource.
+* **KAI** (v0.17.0, ``placementStrategy: binpack`` in its chart's values): ``pkg/scheduler/
+  plugins/nodeplacement/pack.go`` scores a fitting node ``9 x (1 - (nonAllocated - min) / (max -
+  min))`` over the fitting nodes, so the node with the fewest non-allocated GPUs wins;
+  ``spread.go`` scores ``nonAllocated / GPUs``; CPU-only pods are placed by the cpu strategy
+  (also binpack) on non-allocated CPU. ``gpusharingorder/gpusharingorder.go`` adds 1000 to a node
+  with a shared GPU the fraction fits on (binpack only), and ``gpupack/gpupack.go`` puts a
+  fraction on the fullest shared GPU it fits (an empty GPU last).
+* **HAMi** (v2.10.0 scheduler extender, chart defaults ``nodeSchedulerPolicy: binpack``,
+  ``gpuSchedulerPolicy: spread``): ``pkg/scheduler/policy/node_policy.go`` scores a node
+  ``10 x (used/count + usedCores/totalCores + usedMem/totalMem)`` over its GPUs;
+  ``pkg/scheduler/scheduler.go`` Filter sorts ascending for binpack and takes the last (the
+  highest score). ``policy/gpu_policy.go`` scores a GPU ``10 x ((req + used)/count + (cores +
+  usedCores)/totalCores + (mem + usedMem)/totalMem)`` and ``pkg/device/nvidia/device.go`` Fit
+  takes GPUs from the end of the sorted list: spread sorts descending, so the least used GPUs go
+  first. Pods asking no HAMi resource are kube-scheduler's.
+
+Ties go to the node with the lowest id (nodes are numbered in pool order, then creation), where
+the real schedulers pick at random among equal scores; the simulation stays deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from gpupool.facts import SCHEDULER_HAMI, SCHEDULER_KAI
+from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI, GroupModel, PoolModel
+from gpupool.simulate.demand import Demand
+
+_EPS = 1e-9
+
+BINPACK = "binpack"
+SPREAD = "spread"
+KAI_PLACEMENT = BINPACK  # KAI v0.17.0 deployments/kai-scheduler values.yaml placementStrategy
+HAMI_NODE_POLICY = BINPACK  # HAMi 2.10.0 charts/hami/values.yaml nodeSchedulerPolicy
+HAMI_GPU_POLICY = SPREAD  # HAMi 2.10.0 charts/hami/values.yaml gpuSchedulerPolicy
+
+
+class Node:
+    """One node of a pool, with what is free on it."""
+
+    __slots__ = (
+        "allocs", "cpu_free", "dev_cores", "dev_free", "dev_mem", "draining", "gpus_used",
+        "group", "id", "idle_since", "index", "mem_free", "pm", "ready", "removed", "spot",
+        "units", "up_since",
+    )
+
+    def __init__(
+        self, node_id: int, pm: PoolModel, group: GroupModel, index: int, now: float
+    ) -> None:
+        self.id = node_id
+        self.pm = pm
+        self.group = group
+        self.index = index
+        self.spot = group.node_is_spot(index)
+        self.cpu_free = pm.cpu
+        self.mem_free = pm.memory_gib
+        self.units = dict(pm.units)
+        n = pm.gpus_per_node
+        if pm.device_kind == DEVICE_KAI:
+            self.dev_free = [1.0] * n
+        elif pm.device_kind == DEVICE_HAMI:
+            self.dev_free = [float(pm.slots_per_gpu)] * n
+        else:
+            self.dev_free = []
+        self.dev_mem = [pm.hami_memory_gib or 0.0] * n if pm.device_kind == DEVICE_HAMI else []
+        self.dev_cores = [100.0] * n if pm.device_kind == DEVICE_HAMI else []
+        self.allocs: dict[int, tuple[Demand, tuple[int, ...]]] = {}
+        self.gpus_used = 0.0
+        self.ready = False
+        self.removed = False
+        self.draining = False
+        self.up_since = now
+        self.idle_since = now
+
+    @property
+    def name(self) -> str:
+        """``<group>/<index>``: the node's group and its place in it."""
+        return f"{self.group.name}/{self.index}"
+
+    @property
+    def schedulable(self) -> bool:
+        """Ready, not being drained, not removed."""
+        return self.ready and not self.draining and not self.removed
+
+    def non_allocated_gpus(self) -> float:
+        """GPUs (whole-GPU equivalents) not allocated on the node."""
+        return self.pm.gpu_equivalents_per_node - self.gpus_used
+
+    # -- fit, take, give back ------------------------------------------------------------
+    def fits(self, d: Demand) -> bool:
+        """Whether the pod's request fits the node's free resources (NodeResourcesFit)."""
+        if d.cpu > self.cpu_free + _EPS or d.memory_gib > self.mem_free + _EPS:
+            return False
+        for res, count in d.units:
+            if self.units.get(res, 0) < count:
+                return False
+        if d.devices:
+            return len(self._devices(d)) == d.devices
+        return True
+
+    def _devices(self, d: Demand) -> tuple[int, ...]:
+        """Return the GPUs the pod would go on (fewer than asked: it does not fit)."""
+        if self.pm.device_kind == DEVICE_KAI:
+            return _kai_devices(self.dev_free, d)
+        return _hami_devices(self, d)
+
+    def take(self, key: int, d: Demand) -> None:
+        """Allocate the pod ``key``'s request on the node."""
+        devices = self._devices(d) if d.devices else ()
+        self.cpu_free -= d.cpu
+        self.mem_free -= d.memory_gib
+        for res, count in d.units:
+            self.units[res] -= count
+        if self.pm.device_kind == DEVICE_KAI:
+            for i in devices:
+                self.dev_free[i] -= d.share
+        elif self.pm.device_kind == DEVICE_HAMI:
+            for i in devices:
+                self.dev_free[i] -= 1
+                self.dev_mem[i] -= d.device_memory_gib
+                self.dev_cores[i] -= d.device_cores
+        self.gpus_used += d.gpus
+        self.allocs[key] = (d, devices)
+
+    def give_back(self, key: int, now: float) -> Demand:
+        """Release the pod ``key``; return its request."""
+        d, devices = self.allocs.pop(key)
+        self.cpu_free += d.cpu
+        self.mem_free += d.memory_gib
+        for res, count in d.units:
+            self.units[res] += count
+        if self.pm.device_kind == DEVICE_KAI:
+            for i in devices:
+                self.dev_free[i] = min(1.0, self.dev_free[i] + d.share)
+        elif self.pm.device_kind == DEVICE_HAMI:
+            for i in devices:
+                self.dev_free[i] += 1
+                self.dev_mem[i] += d.device_memory_gib
+                self.dev_cores[i] += d.device_cores
+        self.gpus_used = max(0.0, self.gpus_used - d.gpus)
+        if not self.allocs:
+            self.idle_since = now
+        return d
+
+
+def _kai_devices(free: list[float], d: Demand) -> tuple[int, ...]:
+    if d.share >= 1.0 - _EPS:
+        return tuple(i for i, f in enumerate(free) if f >= 1.0 - _EPS)[: d.devices]
+    # gpupack: the fullest shared GPU the fraction fits on; an empty GPU only after them
+    best = -1
+    best_used = -1.0
+    for i, f in enumerate(free):
+        if f + _EPS < d.share:
+            continue
+        used = 1.0 - f
+        if (KAI_PLACEMENT == SPREAD and (best < 0 or used < best_used)) or (
+            KAI_PLACEMENT == BINPACK and used > best_used
+        ):
+            best, best_used = i, used
+    return (best,) if best >= 0 else ()
+
+
+def _hami_devices(node: Node, d: Demand) -> tuple[int, ...]:
+    pm = node.pm
+    slots = float(pm.slots_per_gpu)
+    mem_total = pm.hami_memory_gib or 1.0
+    scored = []
+    for i in range(len(node.dev_free)):
+        if (node.dev_free[i] < 1 - _EPS or node.dev_mem[i] + _EPS < d.device_memory_gib
+                or node.dev_cores[i] + _EPS < d.device_cores):
+            continue
+        used = slots - node.dev_free[i]
+        score = 10 * ((1 + used) / slots + (d.device_cores + 100 - node.dev_cores[i]) / 100
+                      + (d.device_memory_gib + mem_total - node.dev_mem[i]) / mem_total)
+        scored.append((score, i))
+    # Fit takes from the end of the sorted list: spread sorts descending (least used first)
+    scored.sort(key=lambda s: (s[0], -s[1]), reverse=HAMI_GPU_POLICY == SPREAD)
+    return tuple(i for _, i in reversed(scored))[: d.devices]
+
+
+def _least_allocated(node: Node, d: Demand) -> float:
+    pm = node.pm
+    cpu = 1.0 if pm.cpu == float("inf") else (node.cpu_free - d.cpu) / pm.cpu
+    mem = 1.0 if pm.memory_gib == float("inf") else (node.mem_free - d.memory_gib) / pm.memory_gib
+    least = (cpu + mem) / 2 * 100
+    balanced = (1 - abs((1 - cpu) - (1 - mem)) / 2) * 100
+    return least + balanced
+
+
+def _hami_node_score(node: Node) -> float:
+    pm = node.pm
+    n = len(node.dev_free)
+    if not n:
+        return 0.0
+    slots = pm.slots_per_gpu * n
+    used = slots - sum(node.dev_free)
+    cores = 100.0 * n - sum(node.dev_cores)
+    mem_total = (pm.hami_memory_gib or 1.0) * n
+    mem = mem_total - sum(node.dev_mem)
+    return 10 * (used / slots + cores / (100.0 * n) + mem / mem_total)
+
+
+def choose(
+    scheduler: str, nodes: Iterable[Node], d: Demand
+) -> tuple[Node | None, tuple[float, float, int]]:
+    """Return the node ``scheduler`` puts a pod with request ``d`` on, and its score.
+
+    The node is None when none fits; a higher score is better, and scores of one scheduler and
+    request compare across calls (a job that may use several pools).
+    """
+    best: Node | None = None
+    best_key: tuple[float, float, int] | None = None
+    kai = scheduler == SCHEDULER_KAI
+    hami = scheduler == SCHEDULER_HAMI and d.devices > 0
+    for node in nodes:
+        if not node.schedulable or not node.fits(d):
+            continue
+        if kai:
+            k0, k1 = _kai_key(node, d)
+        elif hami:
+            score = _hami_node_score(node)
+            k0, k1 = (score if HAMI_NODE_POLICY == BINPACK else -score, 0.0)
+        else:
+            k0, k1 = _least_allocated(node, d), 0.0
+        key = (k0, k1, -node.id)  # equal scores: the lowest node id
+        if best_key is None or key > best_key:
+            best, best_key = node, key
+    return best, best_key if best_key is not None else (float("-inf"), 0.0, 0)
+
+
+def _kai_key(node: Node, d: Demand) -> tuple[float, float]:
+    if d.gpus <= 0:  # CPU-only pods: the cpu strategy over non-allocated CPU
+        free = node.cpu_free if node.cpu_free != float("inf") else 0.0
+        return (0.0, -free if KAI_PLACEMENT == BINPACK else free)
+    bonus = 0.0
+    if KAI_PLACEMENT == BINPACK and d.devices and d.share < 1.0 - _EPS and any(
+        1.0 - f > _EPS and f + _EPS >= d.share for f in node.dev_free
+    ):
+        bonus = 1000.0  # gpusharingorder: a shared GPU the fraction fits on
+    free = node.non_allocated_gpus()
+    if KAI_PLACEMENT == BINPACK:
+        return (bonus, -free)
+    return (bonus, free / max(node.pm.gpu_equivalents_per_node, _EPS))

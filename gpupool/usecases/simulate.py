@@ -1,0 +1,87 @@
+"""``gpupool simulate``: replay a workload on the stack (and on a base stack) and report it.
+
+The workload is read by the command line (``gpupool.simulate.workload``); this use case runs it
+on the stack and, with ``--base``, on the base stack (``usecases.base.base_stack``: another
+stack file or this file at a git ref) under the same settings, and returns both reports; with
+``--saturate`` it runs capacity mode instead (``simulate.saturate``) on both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpupool.model import Stack
+from gpupool.simulate.engine import Settings
+from gpupool.simulate.engine import simulate as run
+from gpupool.simulate.jobs import Workload
+from gpupool.simulate.report import Report, report
+from gpupool.simulate.saturate import Saturation, saturate
+from gpupool.usecases.base import base_stack
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """The head stack's report, and the base stack's when ``--base`` was given."""
+
+    head: Report
+    base: Report | None
+
+
+def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | None,
+             settings: Settings,
+             progress: Callable[[str, int, int], None] | None = None) -> SimulationResult:
+    """Replay ``workload`` on ``stack`` (and on the ``--base`` stack) and report both runs.
+
+    Args:
+        stack_file: the stack file (git refs are resolved from it).
+        stack: the validated stack.
+        workload: the jobs, already read and checked against the stack.
+        base: ``--base`` as given, or None.
+        settings: seed, spot interruption rate, autoscaler timings.
+        progress: called with (stack name, jobs submitted, jobs in all) on long runs.
+
+    Raises:
+        InvalidBaseError: the base stack file is invalid.
+        InputError: the base cannot be found.
+
+    """
+    other = base_stack(stack_file, base) if base is not None else None
+
+    def tell(name: str) -> Callable[[int, int], None] | None:
+        if progress is None:
+            return None
+        return lambda done, total: progress(name, done, total)
+
+    head = report(run(stack, workload, settings, tell(stack.name)))
+    before = report(run(other, workload, settings, tell(other.name))) if other else None
+    return SimulationResult(head, before)
+
+
+@dataclass(frozen=True)
+class CapacityResult:
+    """Capacity mode's curve for the stack, and for the base stack with ``--base``."""
+
+    stack: str
+    workload: str
+    seed: int
+    head: Saturation
+    base: Saturation | None
+    base_stack: str | None
+
+
+def capacity(stack_file: Path, stack: Stack, workload: Workload, *, base: str | None,
+             percent: float, seed: int) -> CapacityResult:
+    """Fill the stack's pools (and the ``--base`` stack's) with the workload's pod shapes.
+
+    Raises:
+        InvalidBaseError: the base stack file is invalid.
+        InputError: the base cannot be found.
+
+    """
+    other = base_stack(stack_file, base) if base is not None else None
+    head = saturate(stack, workload, percent, seed)
+    before = saturate(other, workload, percent, seed) if other else None
+    return CapacityResult(stack.name, workload.source, seed, head, before,
+                          other.name if other else None)
