@@ -58,6 +58,9 @@ class Column:
         default: the value of an empty cell, a missing key or JSON null.
         required: an empty cell is an error (the column itself must be present in CSV).
         meaning: what the column says, with its unit (docs/workload.md says the same).
+        json_strings: what a JSON string may be in this column: ``text`` (a name), ``notation``
+            (a form a number has no other way to write: an RFC 3339 time, ``2h``, ``500m``;
+            a plain number must be a JSON number), or ``none`` (JSON numbers only).
 
     """
 
@@ -66,6 +69,21 @@ class Column:
     default: object
     required: bool
     meaning: str
+    json_strings: str = "none"
+
+
+_PLAIN_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
+
+
+def read_json(column: Column, value: object) -> object:
+    """Read a JSON Lines value: as a cell, but a number must be a JSON number, not a string."""
+    if (
+        isinstance(value, str)
+        and column.json_strings != "text"
+        and (column.json_strings == "none" or _PLAIN_NUMBER.fullmatch(value))
+    ):
+        raise BadValue(f"{column.name} must be a JSON number, not the string {value!r}")
+    return column.read(value)
 
 
 def _number(value: object, what: str) -> float:
@@ -78,7 +96,7 @@ def _number(value: object, what: str) -> float:
             number = float(value.strip())
         except ValueError:
             raise BadValue(f"{what} must be a number, not {value!r}") from None
-        if not re.fullmatch(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*", value):
+        if not _PLAIN_NUMBER.fullmatch(value):
             raise BadValue(f"{what} must be a number, not {value!r}")
     else:
         raise BadValue(f"{what} must be a number, not {type(value).__name__}")
@@ -117,13 +135,13 @@ def read_text(value: object, what: str) -> str:
     """Read a name: non-empty text without control characters, at most ``MAX_NAME`` long."""
     if not isinstance(value, str):
         raise BadValue(f"{what} must be text, not {type(value).__name__}")
+    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in value):
+        raise BadValue(f"{what} holds a control character")
+    if len(value) > MAX_NAME:
+        raise BadValue(f"{what} is longer than {MAX_NAME} characters")
     text = value.strip()
     if not text:
         raise BadValue(f"{what} is empty")
-    if len(text) > MAX_NAME:
-        raise BadValue(f"{what} is longer than {MAX_NAME} characters")
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text):
-        raise BadValue(f"{what} holds a control character")
     return text
 
 
@@ -174,33 +192,41 @@ def read_mig(value: object) -> str:
     return text
 
 
+def _gpu_memory(value: object) -> float:
+    number = _number(value, "gpu_memory_gib")
+    return _bounded(number, "gpu_memory_gib", 0, MAX_GPU_MEMORY_GIB, open_low=True)
+
+
+def _fraction(value: object) -> float:
+    return _bounded(_number(value, "fraction"), "fraction", 0, 1, open_low=True, open_high=True)
+
+
+def _memory(value: object) -> float:
+    return _bounded(_number(value, "memory_gib"), "memory_gib", 0, MAX_MEMORY_GIB)
+
+
 COLUMNS: tuple[Column, ...] = (
     Column("name", lambda v: read_text(v, "name"), None, False,
-           "the job's name, unique in the file (default: job-<line>)"),
+           "the job's name, unique in the file (default: job-<line>)", "text"),
     Column("tenant", lambda v: read_text(v, "tenant"), None, False,
-           "the stack tenant the job belongs to (default: none, the default namespace)"),
+           "the stack tenant the job belongs to (default: none, the default namespace)", "text"),
     Column("submit", read_submit, Submit(0.0, rfc3339=False), False,
            "when the job is submitted: seconds from the start, or an RFC 3339 time (the "
-           "earliest RFC 3339 time in the file is 0)"),
+           "earliest RFC 3339 time in the file is 0)", "notation"),
     Column("duration", read_duration, None, True,
-           "how long each pod runs once started: seconds, or 30m, 2h, 1h30m, 1d"),
-    Column("gpus", lambda v: _integer(v, "gpus", 0, MAX_GPUS), 0, False,
-           "whole GPUs per pod"),
-    Column("fraction", lambda v: _bounded(
-        _number(v, "fraction"), "fraction", 0, 1, open_low=True, open_high=True),
-           None, False, "a share of one GPU per pod, more than 0 and less than 1"),
-    Column("mig", read_mig, None, False, "a MIG profile per pod, such as 1g.10gb"),
-    Column("gpu_memory_gib", lambda v: _bounded(
-        _number(v, "gpu_memory_gib"), "gpu_memory_gib", 0, MAX_GPU_MEMORY_GIB, open_low=True),
-        None, False, "GPU memory per pod in GiB, beside or instead of fraction"),
-    Column("cpu", read_cpu, 0.0, False, "CPU per pod: cores, or millicores as 500m"),
-    Column("memory_gib", lambda v: _bounded(
-        _number(v, "memory_gib"), "memory_gib", 0, MAX_MEMORY_GIB), 0.0, False,
-        "host memory per pod in GiB"),
+           "how long each pod runs once started: seconds, or 30m, 2h, 1h30m, 1d", "notation"),
+    Column("gpus", lambda v: _integer(v, "gpus", 0, MAX_GPUS), 0, False, "whole GPUs per pod"),
+    Column("fraction", _fraction, None, False,
+           "a share of one GPU per pod, more than 0 and less than 1"),
+    Column("mig", read_mig, None, False, "a MIG profile per pod, such as 1g.10gb", "text"),
+    Column("gpu_memory_gib", _gpu_memory, None, False,
+           "GPU memory per pod in GiB, beside or instead of fraction"),
+    Column("cpu", read_cpu, 0.0, False, "CPU per pod: cores, or millicores as 500m", "notation"),
+    Column("memory_gib", _memory, 0.0, False, "host memory per pod in GiB"),
     Column("priority", lambda v: read_text(v, "priority"), None, False,
-           "one of the stack's priority names (default: the tenant's)"),
+           "one of the stack's priority names (default: the tenant's)", "text"),
     Column("pool", lambda v: read_text(v, "pool"), None, False,
-           "the pool the job must run on (default: any of its tenant's pools)"),
+           "the pool the job must run on (default: any of its tenant's pools)", "text"),
     Column("pods", lambda v: _integer(v, "pods", 1, MAX_PODS), 1, False,
            "pods in the job, all started together or none (a gang)"),
 )  # fmt: skip

@@ -28,7 +28,7 @@ from pathlib import Path
 from gpupool.errors import InputError
 from gpupool.model import PRIORITIES, Stack
 from gpupool.simulate import openb
-from gpupool.simulate.columns import BY_NAME, COLUMNS, BadValue, Submit
+from gpupool.simulate.columns import BY_NAME, COLUMNS, BadValue, Submit, read_json
 from gpupool.simulate.jobs import Job, Workload
 from gpupool.simulate.source import Problems, lines
 from gpupool.spec.diagnostics import Diagnostic, Pos, Range, error
@@ -68,7 +68,7 @@ def read_workload(path: Path | str, fmt: str | None = None) -> Workload:
         jobs = openb.read_pods(path, problems)
     else:
         rows = _csv_rows(path, problems) if fmt == "csv" else _jsonl_rows(path, problems)
-        jobs = _jobs(rows, problems)
+        jobs = _jobs(rows, problems, from_json=fmt == "jsonl")
     if not jobs and not problems:
         problems.add("workload.empty", "the workload holds no job", 1,
                      detail="Add a row per job below the header (docs/workload.md).")  # fmt: skip
@@ -242,7 +242,7 @@ def _did_you_mean(name: str, known: Iterable[str]) -> str:
 # Jobs from rows
 
 
-def _jobs(rows: Iterable[tuple[int, Cells]], problems: Problems) -> list[Job]:
+def _jobs(rows: Iterable[tuple[int, Cells]], problems: Problems, *, from_json: bool) -> list[Job]:
     jobs: list[Job] = []
     names: dict[str, int] = {}
     strings: dict[str, str] = {}  # one copy of each tenant, pool, priority and MIG name
@@ -260,7 +260,7 @@ def _jobs(rows: Iterable[tuple[int, Cells]], problems: Problems) -> list[Job]:
                 values[column.name] = column.default
                 continue
             try:
-                values[column.name] = column.read(raw)
+                values[column.name] = read_json(column, raw) if from_json else column.read(raw)
             except BadValue as exc:
                 problems.add("workload.bad-value", str(exc), line, at,
                              f"{column.name}: {column.meaning}.")  # fmt: skip
