@@ -72,6 +72,7 @@ class Column:
     json_strings: str = "none"
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _PLAIN_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
 
 
@@ -91,6 +92,18 @@ def _number(value: object, what: str) -> float:
         raise BadValue(f"{what} must be a number, not {value!r}")
     if isinstance(value, (int, float)):
         number = float(value)
+    elif type(value) is str and value.isascii() and "_" not in value:
+        try:  # the common case first: float() reads what _PLAIN_NUMBER allows, and nan/inf
+            number = float(value)
+        except ValueError:
+            raise BadValue(f"{what} must be a number, not {value!r}") from None
+        if math.isfinite(number) and _PLAIN_NUMBER.fullmatch(value):
+            return number
+        raise BadValue(
+            f"{what} must be a finite number, not {value!r}"
+            if _PLAIN_NUMBER.fullmatch(value)
+            else f"{what} must be a number, not {value!r}"
+        )
     elif isinstance(value, str):
         try:
             number = float(value.strip())
@@ -135,7 +148,7 @@ def read_text(value: object, what: str) -> str:
     """Read a name: non-empty text without control characters, at most ``MAX_NAME`` long."""
     if not isinstance(value, str):
         raise BadValue(f"{what} must be text, not {type(value).__name__}")
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in value):
+    if _CONTROL.search(value):
         raise BadValue(f"{what} holds a control character")
     if len(value) > MAX_NAME:
         raise BadValue(f"{what} is longer than {MAX_NAME} characters")
@@ -159,6 +172,8 @@ def read_duration(value: object) -> float:
 
 def read_submit(value: object) -> Submit:
     """Seconds from the workload's start (a number), or an RFC 3339 time."""
+    if type(value) is str and value[:1].isdigit() and "-" not in value and ":" not in value:
+        return Submit(_bounded(_number(value, "submit"), "submit", 0, math.inf), rfc3339=False)
     if isinstance(value, str) and _RFC3339.fullmatch(value.strip()):
         text = value.strip().replace("t", "T").replace("z", "+00:00").replace("Z", "+00:00")
         # datetime (Python 3.10) reads a fraction of exactly 3 or 6 digits: make it 6

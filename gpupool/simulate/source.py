@@ -113,11 +113,12 @@ def open_regular(path: Path) -> Any:
     return fh
 
 
-def lines(path: Path, problems: Problems) -> Iterator[tuple[int, str]]:
+def lines(path: Path, problems: Problems, *, keep_bad: bool = False) -> Iterator[tuple[int, str]]:
     """Yield ``(line number, text)`` for each line of the file, without its line break.
 
     A line that is too long, not UTF-8 or holds a NUL character is recorded in ``problems`` and
-    not yielded; a byte order mark on the first line is dropped.
+    yielded as an empty line when ``keep_bad`` (so a reader counting lines stays on count),
+    else not at all; a byte order mark on the first line is dropped.
 
     Raises:
         InputError: the file cannot be opened or read (see ``open_regular``).
@@ -142,6 +143,8 @@ def lines(path: Path, problems: Problems) -> Iterator[tuple[int, str]]:
                 )
                 while raw and not raw.endswith(b"\n"):  # skip the rest of it
                     raw = fh.readline(MAX_LINE_BYTES)
+                if keep_bad:
+                    yield number, ""
                 continue
             try:
                 text = raw.decode("utf-8")
@@ -153,6 +156,8 @@ def lines(path: Path, problems: Problems) -> Iterator[tuple[int, str]]:
                     exc.start + 1,
                     f"Byte 0x{raw[exc.start]:02x} cannot start or continue a UTF-8 character.",
                 )
+                if keep_bad:
+                    yield number, ""
                 continue
             if number == 1 and text.startswith("\ufeff"):
                 text = text[1:]
@@ -162,5 +167,7 @@ def lines(path: Path, problems: Problems) -> Iterator[tuple[int, str]]:
                     "workload.not-utf8", "NUL character in the line", number,
                     text.index("\x00") + 1, "A workload is text; this looks like a binary file.",
                 )  # fmt: skip
+                if keep_bad:
+                    yield number, ""
                 continue
             yield number, text

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from difflib import get_close_matches
+from functools import partial
 from pathlib import Path
 
 from gpupool.errors import InputError
@@ -78,89 +79,64 @@ def read_workload(path: Path | str, fmt: str | None = None) -> Workload:
 
 
 # ---------------------------------------------------------------------------------------------
-# Rows: (line, {column: (raw value, column of the cell)}) from either format
+# Rows: (line, the raw cells in COLUMNS order (None: absent), where each cell starts)
 
 
-Cells = dict[str, tuple[object, int]]
+#: A row: its line, its cells in ``COLUMNS`` order (None where absent), and a function giving the
+#: 1-based column where the cell of a ``COLUMNS`` index starts (called only to report a problem).
+Row = tuple[int, list[object], Callable[[int], int]]
 
 
-def _csv_rows(path: Path, problems: Problems) -> Iterator[tuple[int, Cells]]:
-    state = _LineState()
-    reader = csv.reader(state.feed(lines(path, problems)), strict=True)
+def _csv_rows(path: Path, problems: Problems) -> Iterator[Row]:
+    texts = (text + "\n" for _, text in lines(path, problems, keep_bad=True))
+    reader = csv.reader(texts, strict=True)
     header: list[str] | None = None
+    order: list[int | None] = []  # COLUMNS index -> header index
     while True:
-        state.first = None
+        first = reader.line_num + 1
         try:
             row = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
-            problems.add("workload.bad-csv", f"not CSV: {exc}", state.first or state.last)
+            problems.add("workload.bad-csv", f"not CSV: {exc}", reader.line_num)
             continue
-        line = state.first or state.last
         if not row or (len(row) == 1 and not row[0].strip()):
             continue  # a blank line
         if header is None:
             header = [cell.strip() for cell in row]
-            if not _header_ok(header, line, state.text, problems):
+            if not _header_ok(header, first, problems):
                 return
+            at = {name: i for i, name in enumerate(header)}
+            order = [at.get(c.name) for c in COLUMNS]
             continue
         if len(row) != len(header):
             problems.add(
                 "workload.cell-count",
                 f"{len(row)} cells where the header has {len(header)}",
-                line,
+                first,
                 detail=f"Columns: {', '.join(header)}. A cell holding a comma is quoted.",
             )
             continue
-        text = state.text if state.first == state.last else None
         yield (
-            line,
-            {
-                name: (cell, _csv_column(text, i))
-                for i, (name, cell) in enumerate(zip(header, row, strict=True))
-            },
+            first,
+            [None if i is None else row[i] for i in order],
+            partial(_csv_column, row, order),
         )
 
 
-class _LineState:
-    """Which physical lines the CSV reader took for its last row (a quoted cell spans several)."""
-
-    def __init__(self) -> None:
-        self.first: int | None = None
-        self.last = 0
-        self.text = ""
-
-    def feed(self, numbered: Iterable[tuple[int, str]]) -> Iterator[str]:
-        for number, text in numbered:
-            if self.first is None:
-                self.first = number
-            self.last = number
-            self.text = text
-            yield text + "\n"
+def _csv_column(row: list[str], order: list[int | None], index: int) -> int:
+    """Return where the cell of ``COLUMNS[index]`` starts (exact when no cell is quoted)."""
+    at = order[index]
+    return 1 if at is None else 1 + sum(len(cell) + 1 for cell in row[:at])
 
 
-def _csv_column(text: str | None, index: int) -> int:
-    """Return the 1-based column where cell ``index`` of a one-line CSV row starts."""
-    if text is None:
-        return 1
-    cell, quoted = 0, False
-    for at, char in enumerate(text):
-        if cell == index:
-            return at + 1
-        if char == '"':
-            quoted = not quoted
-        elif char == "," and not quoted:
-            cell += 1
-    return len(text) + 1 if cell == index else 1
-
-
-def _header_ok(header: list[str], line: int, text: str, problems: Problems) -> bool:
+def _header_ok(header: list[str], line: int, problems: Problems) -> bool:
     ok = True
     seen: set[str] = set()
     looks_openb = {"cpu_milli", "num_gpu", "gpu_milli"} & set(header)
     for i, name in enumerate(header):
-        column = _csv_column(text, i)
+        column = _csv_column(header, list(range(len(header))), i)
         if name in seen:
             problems.add("workload.duplicate-column", f"column {name!r} appears twice", line,
                          column)  # fmt: skip
@@ -191,7 +167,7 @@ def _header_ok(header: list[str], line: int, text: str, problems: Problems) -> b
     return ok
 
 
-def _jsonl_rows(path: Path, problems: Problems) -> Iterator[tuple[int, Cells]]:
+def _jsonl_rows(path: Path, problems: Problems) -> Iterator[Row]:
     for line, text in lines(path, problems):
         if not text.strip():
             continue
@@ -210,23 +186,25 @@ def _jsonl_rows(path: Path, problems: Problems) -> Iterator[tuple[int, Cells]]:
                 detail='One job per line, such as {"tenant": "ml", "duration": "2h"}.',
             )
             continue
-        cells: Cells = {}
-        bad = False
-        for key, cell in value.items():
-            column = max(1, text.find(json.dumps(key)) + 1)
-            if key not in BY_NAME:
-                problems.add(
-                    "workload.unknown-column",
-                    f"unknown column {key!r}",
-                    line,
-                    column,
-                    f"Columns: {', '.join(BY_NAME)}.{_did_you_mean(key, BY_NAME)}",
-                )
-                bad = True
-                continue
-            cells[key] = (cell, column)
-        if not bad:
-            yield line, cells
+        unknown = [key for key in value if key not in BY_NAME]
+        for key in unknown:
+            problems.add(
+                "workload.unknown-column",
+                f"unknown column {key!r}",
+                line,
+                _json_column(text, key),
+                f"Columns: {', '.join(BY_NAME)}.{_did_you_mean(key, BY_NAME)}",
+            )
+        if not unknown:
+            yield line, [value.get(c.name) for c in COLUMNS], partial(_json_at, text)
+
+
+def _json_column(text: str, key: str) -> int:
+    return max(1, text.find(json.dumps(key)) + 1)
+
+
+def _json_at(text: str, index: int) -> int:
+    return _json_column(text, COLUMNS[index].name)
 
 
 def _no_constant(name: str) -> float:
@@ -241,35 +219,54 @@ def _did_you_mean(name: str, known: Iterable[str]) -> str:
 # ---------------------------------------------------------------------------------------------
 # Jobs from rows
 
+_NAME, _TENANT, _SUBMIT, _DURATION, _GPUS, _FRACTION, _MIG, _GPU_MEMORY = range(8)
+_CPU, _MEMORY, _PRIORITY, _POOL, _PODS = range(8, 13)
+assert [c.name for c in COLUMNS] == [
+    "name", "tenant", "submit", "duration", "gpus", "fraction", "mig", "gpu_memory_gib", "cpu",
+    "memory_gib", "priority", "pool", "pods",
+]  # fmt: skip
+#: The most distinct cells of one column whose values are kept (a column of few values, such
+#: as tenant, cpu or gpus, is then read once per value; names and times are not kept).
+_CACHED = 4096
+_BAD = object()
 
-def _jobs(rows: Iterable[tuple[int, Cells]], problems: Problems, *, from_json: bool) -> list[Job]:
+
+def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[Job]:
     jobs: list[Job] = []
     names: dict[str, int] = {}
-    strings: dict[str, str] = {}  # one copy of each tenant, pool, priority and MIG name
+    caches: list[dict[str, object]] = [{} for _ in COLUMNS]
     kind: tuple[bool, int] | None = None  # (RFC 3339?, line of the first row)
-    for line, cells in rows:
-        values: dict[str, object] = {}
+    for line, cells, where in rows:
+        values: list[object] = []
         bad = False
-        for column in COLUMNS:
-            raw, at = cells.get(column.name, (None, 1))
-            if raw is None or (isinstance(raw, str) and not raw.strip()):
+        for index, column in enumerate(COLUMNS):
+            raw = cells[index]
+            if raw is None or (type(raw) is str and (not raw or raw.isspace())):
                 if column.required:
                     problems.add("workload.missing-value", f"{column.name} is required", line,
-                                 at, f"{column.name}: {column.meaning}.")  # fmt: skip
+                                 where(index), f"{column.name}: {column.meaning}.")  # fmt: skip
                     bad = True
-                values[column.name] = column.default
+                values.append(column.default)
                 continue
-            try:
-                values[column.name] = read_json(column, raw) if from_json else column.read(raw)
-            except BadValue as exc:
-                problems.add("workload.bad-value", str(exc), line, at,
-                             f"{column.name}: {column.meaning}.")  # fmt: skip
-                bad = True
-        if bad or not _shape_ok(values, cells, line, problems):
+            cache = caches[index] if type(raw) is str else None
+            value = _BAD if cache is None else cache.get(raw, _BAD)  # type: ignore[arg-type]
+            if value is _BAD:
+                try:
+                    value = read_json(column, raw) if from_json else column.read(raw)
+                except BadValue as exc:
+                    problems.add("workload.bad-value", str(exc), line, where(index),
+                                 f"{column.name}: {column.meaning}.")  # fmt: skip
+                    bad = True
+                    values.append(None)
+                    continue
+                if cache is not None and len(cache) < _CACHED:
+                    cache[raw] = value  # type: ignore[index]
+            values.append(value)
+        if bad or not _shape_ok(values, line, where, problems):
             continue
-        submit = values["submit"]
+        submit = values[_SUBMIT]
         assert isinstance(submit, Submit)
-        if "submit" in cells and cells["submit"][0] not in (None, ""):
+        if cells[_SUBMIT] not in (None, ""):
             if kind is None:
                 kind = (submit.rfc3339, line)
             elif kind[0] != submit.rfc3339:
@@ -280,71 +277,57 @@ def _jobs(rows: Iterable[tuple[int, Cells]], problems: Problems, *, from_json: b
                     + f", line {kind[1]}'s is "
                     + ("an RFC 3339 time" if kind[0] else "seconds"),
                     line,
-                    cells["submit"][1],
+                    where(_SUBMIT),
                     "A file's submit times are all seconds from the start or all RFC 3339 "
                     "times (the earliest is then 0).",
                 )
                 continue
-        name = values["name"]
+        name = values[_NAME]
         if name is None:
             name = f"job-{line}"
         assert isinstance(name, str)
         if name in names:
             problems.add("workload.duplicate-name", f"job name {name!r} is also on line "
-                         f"{names[name]}", line, cells.get("name", (None, 1))[1])  # fmt: skip
+                         f"{names[name]}", line, where(_NAME))  # fmt: skip
             continue
         names[name] = line
         if problems:
             continue  # the file is bad: only look for more problems
         jobs.append(
             Job(
-                name=name,
-                line=line,
-                submit=submit.seconds,
-                duration=values["duration"],  # type: ignore[arg-type]
-                tenant=_one(strings, values["tenant"]),
-                gpus=values["gpus"],  # type: ignore[arg-type]
-                fraction=values["fraction"],  # type: ignore[arg-type]
-                mig=_one(strings, values["mig"]),
-                gpu_memory_gib=values["gpu_memory_gib"],  # type: ignore[arg-type]
-                cpu=values["cpu"],  # type: ignore[arg-type]
-                memory_gib=values["memory_gib"],  # type: ignore[arg-type]
-                priority=_one(strings, values["priority"]),
-                pool=_one(strings, values["pool"]),
-                pods=values["pods"],  # type: ignore[arg-type]
+                name, line, submit.seconds, values[_DURATION], values[_TENANT],  # type: ignore[arg-type]
+                values[_GPUS], values[_FRACTION], values[_MIG], values[_GPU_MEMORY],  # type: ignore[arg-type]
+                values[_CPU], values[_MEMORY], values[_PRIORITY], values[_POOL],  # type: ignore[arg-type]
+                values[_PODS],  # type: ignore[arg-type]
             )
-        )
+        )  # fmt: skip
     if kind is not None and kind[0] and jobs:
         start = min(j.submit for j in jobs)
         jobs = [replace(j, submit=j.submit - start) for j in jobs]
     return jobs
 
 
-def _one(strings: dict[str, str], value: object) -> str | None:
-    if value is None:
-        return None
-    assert isinstance(value, str)
-    return strings.setdefault(value, value)
-
-
-def _shape_ok(values: Mapping[str, object], cells: Cells, line: int, problems: Problems) -> bool:
-    shapes = [n for n in ("gpus", "fraction", "mig") if values[n] not in (None, 0)]
+def _shape_ok(
+    values: list[object], line: int, where: Callable[[int], int], problems: Problems
+) -> bool:
+    shapes = [i for i in (_GPUS, _FRACTION, _MIG) if values[i] not in (None, 0)]
     if len(shapes) > 1:
+        names = " and ".join(COLUMNS[i].name for i in shapes)
         problems.add(
             "workload.shape",
-            f"{' and '.join(shapes)} both set: a job asks for one GPU shape",
+            f"{names} both set: a job asks for one GPU shape",
             line,
-            cells[shapes[1]][1],
+            where(shapes[1]),
             "gpus: whole GPUs per pod; fraction: a share of one GPU; mig: one MIG instance. "
             "Leave the others empty.",
         )
         return False
-    if values["mig"] is not None and values["gpu_memory_gib"] is not None:
+    if values[_MIG] is not None and values[_GPU_MEMORY] is not None:
         problems.add(
             "workload.shape",
             "gpu_memory_gib set beside mig: a MIG profile fixes its memory",
             line,
-            cells["gpu_memory_gib"][1],
+            where(_GPU_MEMORY),
             "Leave gpu_memory_gib empty on a MIG row; the profile's name says its memory.",
         )
         return False
