@@ -36,6 +36,7 @@ from pathlib import Path
 
 from gpupool.simulate.jobs import Job
 from gpupool.simulate.source import Problems, lines
+from gpupool.spec.diagnostics import error
 
 #: The trace's GPU model names and gpupool's catalog names for them. P100, G2 and G3 are not in
 #: the catalog (G2 and G3 are Alibaba's anonymised models) and keep their trace names; a stack
@@ -79,7 +80,7 @@ def read_pods(path: Path, problems: Problems) -> list[Job]:
     except StopIteration:
         return []
     except csv.Error as exc:
-        problems.add("workload.bad-csv", f"not CSV: {exc}", at[0])
+        problems.add(error("workload.bad-csv", f"not CSV: {exc}"), at[0])
         return []
     if not _header_ok(header, at[0], problems):
         return []
@@ -94,28 +95,39 @@ def read_pods(path: Path, problems: Problems) -> list[Job]:
         except StopIteration:
             break
         except csv.Error as exc:
-            problems.add("workload.bad-csv", f"not CSV: {exc}", at[0])
+            problems.add(error("workload.bad-csv", f"not CSV: {exc}"), at[0])
             continue
         line = at[0]
         if not row or row == [""]:
             continue
         if len(row) != len(header):
-            problems.add("workload.cell-count", f"{len(row)} cells where the header has "
-                         f"{len(header)}", line)  # fmt: skip
+            problems.add(
+                error(
+                    "workload.cell-count", f"{len(row)} cells where the header has {len(header)}"
+                ),
+                line,
+            )
             continue
         try:
             job, end = _pod(row, index, line, specs)
         except _Bad as exc:
             problems.add(
-                "workload.bad-value",
-                str(exc),
+                error(
+                    "workload.bad-value",
+                    str(exc),
+                    "docs/workload.md says how openb columns are read.",
+                ),
                 line,
-                detail="docs/workload.md says how openb columns are read.",
             )
             continue
         if job.name in names:
-            problems.add("workload.duplicate-name", f"pod name {job.name!r} is also on line "
-                         f"{names[job.name]}", line)  # fmt: skip
+            problems.add(
+                error(
+                    "workload.duplicate-name",
+                    f"pod name {job.name!r} is also on line {names[job.name]}",
+                ),
+                line,
+            )
             continue
         names[job.name] = line
         if not problems:
@@ -141,23 +153,27 @@ def _header_ok(header: list[str], line: int, problems: Problems) -> bool:
     for name in header:
         if name not in REQUIRED and name not in OPTIONAL:
             problems.add(
-                "workload.unknown-column",
-                f"unknown openb column {name!r}",
+                error(
+                    "workload.unknown-column",
+                    f"unknown openb column {name!r}",
+                    f"An openb pod list has {', '.join(REQUIRED + OPTIONAL)}.",
+                ),
                 line,
-                detail=f"An openb pod list has {', '.join(REQUIRED + OPTIONAL)}.",
             )
             ok = False
     for name in REQUIRED:
         if name not in header:
             problems.add(
-                "workload.missing-column",
-                f"no {name!r} column",
+                error(
+                    "workload.missing-column",
+                    f"no {name!r} column",
+                    f"An openb pod list has at least {', '.join(REQUIRED)}.",
+                ),
                 line,
-                detail=f"An openb pod list has at least {', '.join(REQUIRED)}.",
             )
             ok = False
     if len(set(header)) != len(header):
-        problems.add("workload.duplicate-column", "a column appears twice", line)
+        problems.add(error("workload.duplicate-column", "a column appears twice"), line)
         ok = False
     return ok
 
@@ -184,8 +200,10 @@ def _pod(
         elif count == 1:
             fraction = milli / MILLI
         else:
-            raise _Bad(f"num_gpu {count} with gpu_milli {milli}: gpupool shares one GPU a pod "
-                       "at most (gpu_milli below 1000 needs num_gpu 1)")  # fmt: skip
+            raise _Bad(
+                f"num_gpu {count} with gpu_milli {milli}: gpupool shares one GPU a pod "
+                "at most (gpu_milli below 1000 needs num_gpu 1)"
+            )
     qos = cell("qos")
     if qos and qos not in QOS:
         raise _Bad(f"qos must be one of {', '.join(QOS)}, not {qos!r}")
@@ -216,7 +234,13 @@ def _pod(
 
 def _with_duration(job: Job, duration: float) -> Job:
     return Job(
-        name=job.name, line=job.line, submit=job.submit, duration=float(duration),
-        gpus=job.gpus, fraction=job.fraction, cpu=job.cpu, memory_gib=job.memory_gib,
+        name=job.name,
+        line=job.line,
+        submit=job.submit,
+        duration=float(duration),
+        gpus=job.gpus,
+        fraction=job.fraction,
+        cpu=job.cpu,
+        memory_gib=job.memory_gib,
         gpu_models=job.gpu_models,
-    )  # fmt: skip
+    )

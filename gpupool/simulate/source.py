@@ -67,13 +67,13 @@ class Problems:
     def __bool__(self) -> bool:
         return bool(self.found)
 
-    def add(self, code: str, summary: str, line: int, column: int = 1, detail: str = "") -> None:
-        """Record an error at ``line``:``column`` (1-based)."""
+    def add(self, problem: Diagnostic, line: int, column: int = 1) -> None:
+        """Record ``problem`` (built with ``error``) at ``line``:``column`` (1-based)."""
         if len(self.found) >= MAX_PROBLEMS:
             self.left_out += 1
             return
         at = Pos(line, max(1, column))
-        self.found.append(error(code, summary, detail).placed(Range(self.source, at, at)))
+        self.found.append(problem.placed(Range(self.source, at, at)))
 
     def raise_if_any(self) -> None:
         """Raise ``WorkloadError`` with every problem when there is one."""
@@ -136,10 +136,12 @@ def lines(path: Path, problems: Problems, *, keep_bad: bool = False) -> Iterator
             number += 1
             if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 problems.add(
-                    "workload.line-too-long",
-                    f"line longer than {MAX_LINE_BYTES:,} bytes",
+                    error(
+                        "workload.line-too-long",
+                        f"line longer than {MAX_LINE_BYTES:,} bytes",
+                        "A workload row is one job; this is not one.",
+                    ),
                     number,
-                    detail="A workload row is one job; this is not one.",
                 )
                 while raw and not raw.endswith(b"\n"):  # skip the rest of it
                     raw = fh.readline(MAX_LINE_BYTES)
@@ -150,11 +152,13 @@ def lines(path: Path, problems: Problems, *, keep_bad: bool = False) -> Iterator
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 problems.add(
-                    "workload.not-utf8",
-                    "not UTF-8 text",
+                    error(
+                        "workload.not-utf8",
+                        "not UTF-8 text",
+                        f"Byte 0x{raw[exc.start]:02x} cannot start or continue a UTF-8 character.",
+                    ),
                     number,
                     exc.start + 1,
-                    f"Byte 0x{raw[exc.start]:02x} cannot start or continue a UTF-8 character.",
                 )
                 if keep_bad:
                     yield number, ""
@@ -164,9 +168,14 @@ def lines(path: Path, problems: Problems, *, keep_bad: bool = False) -> Iterator
             text = text.rstrip("\r\n")
             if "\x00" in text:
                 problems.add(
-                    "workload.not-utf8", "NUL character in the line", number,
-                    text.index("\x00") + 1, "A workload is text; this looks like a binary file.",
-                )  # fmt: skip
+                    error(
+                        "workload.not-utf8",
+                        "NUL character in the line",
+                        "A workload is text; this looks like a binary file.",
+                    ),
+                    number,
+                    text.index("\x00") + 1,
+                )
                 if keep_bad:
                     yield number, ""
                 continue

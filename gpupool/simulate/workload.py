@@ -71,8 +71,14 @@ def read_workload(path: Path | str, fmt: str | None = None) -> Workload:
         rows = _csv_rows(path, problems) if fmt == "csv" else _jsonl_rows(path, problems)
         jobs = _jobs(rows, problems, from_json=fmt == "jsonl")
     if not jobs and not problems:
-        problems.add("workload.empty", "the workload holds no job", 1,
-                     detail="Add a row per job below the header (docs/workload.md).")  # fmt: skip
+        problems.add(
+            error(
+                "workload.empty",
+                "the workload holds no job",
+                "Add a row per job below the header (docs/workload.md).",
+            ),
+            1,
+        )
     problems.raise_if_any()
     jobs.sort(key=lambda j: j.submit)  # stable: file order breaks ties
     return Workload(source=source, jobs=tuple(jobs))
@@ -99,7 +105,7 @@ def _csv_rows(path: Path, problems: Problems) -> Iterator[Row]:
         except StopIteration:
             return
         except csv.Error as exc:
-            problems.add("workload.bad-csv", f"not CSV: {exc}", reader.line_num)
+            problems.add(error("workload.bad-csv", f"not CSV: {exc}"), reader.line_num)
             continue
         if not row or (len(row) == 1 and not row[0].strip()):
             continue  # a blank line
@@ -112,10 +118,12 @@ def _csv_rows(path: Path, problems: Problems) -> Iterator[Row]:
             continue
         if len(row) != len(header):
             problems.add(
-                "workload.cell-count",
-                f"{len(row)} cells where the header has {len(header)}",
+                error(
+                    "workload.cell-count",
+                    f"{len(row)} cells where the header has {len(header)}",
+                    f"Columns: {', '.join(header)}. A cell holding a comma is quoted.",
+                ),
                 first,
-                detail=f"Columns: {', '.join(header)}. A cell holding a comma is quoted.",
             )
             continue
         yield (
@@ -138,30 +146,34 @@ def _header_ok(header: list[str], line: int, problems: Problems) -> bool:
     for i, name in enumerate(header):
         column = _csv_column(header, list(range(len(header))), i)
         if name in seen:
-            problems.add("workload.duplicate-column", f"column {name!r} appears twice", line,
-                         column)  # fmt: skip
+            problems.add(
+                error("workload.duplicate-column", f"column {name!r} appears twice"), line, column
+            )
             ok = False
         seen.add(name)
         if name not in BY_NAME:
             hint = _did_you_mean(name, BY_NAME)
             if looks_openb:
-                hint += (" This header is an openb pod list's: read it with "
-                         "--workload-format openb.")  # fmt: skip
+                hint += " This header is an openb pod list's: read it with --workload-format openb."
             problems.add(
-                "workload.unknown-column",
-                f"unknown column {name!r}",
+                error(
+                    "workload.unknown-column",
+                    f"unknown column {name!r}",
+                    f"Columns: {', '.join(BY_NAME)}.{hint}",
+                ),
                 line,
                 column,
-                f"Columns: {', '.join(BY_NAME)}.{hint}",
             )
             ok = False
     for column in COLUMNS:
         if column.required and column.name not in seen:
             problems.add(
-                "workload.missing-column",
-                f"no {column.name!r} column",
+                error(
+                    "workload.missing-column",
+                    f"no {column.name!r} column",
+                    f"Every job needs {column.name}: {column.meaning}.",
+                ),
                 line,
-                detail=f"Every job needs {column.name}: {column.meaning}.",
             )
             ok = False
     return ok
@@ -175,25 +187,30 @@ def _jsonl_rows(path: Path, problems: Problems) -> Iterator[Row]:
             value = json.loads(text, parse_constant=_no_constant)
         except (ValueError, RecursionError) as exc:
             where = getattr(exc, "colno", 1)
-            problems.add("workload.bad-json", f"not JSON: {getattr(exc, 'msg', exc)}", line,
-                         where)  # fmt: skip
+            problems.add(
+                error("workload.bad-json", f"not JSON: {getattr(exc, 'msg', exc)}"), line, where
+            )
             continue
         if not isinstance(value, dict):
             problems.add(
-                "workload.bad-json",
-                "a row must be a JSON object",
+                error(
+                    "workload.bad-json",
+                    "a row must be a JSON object",
+                    'One job per line, such as {"tenant": "ml", "duration": "2h"}.',
+                ),
                 line,
-                detail='One job per line, such as {"tenant": "ml", "duration": "2h"}.',
             )
             continue
         unknown = [key for key in value if key not in BY_NAME]
         for key in unknown:
             problems.add(
-                "workload.unknown-column",
-                f"unknown column {key!r}",
+                error(
+                    "workload.unknown-column",
+                    f"unknown column {key!r}",
+                    f"Columns: {', '.join(BY_NAME)}.{_did_you_mean(key, BY_NAME)}",
+                ),
                 line,
                 _json_column(text, key),
-                f"Columns: {', '.join(BY_NAME)}.{_did_you_mean(key, BY_NAME)}",
             )
         if not unknown:
             yield line, [value.get(c.name) for c in COLUMNS], partial(_json_at, text)
@@ -222,9 +239,20 @@ def _did_you_mean(name: str, known: Iterable[str]) -> str:
 _NAME, _TENANT, _SUBMIT, _DURATION, _GPUS, _FRACTION, _MIG, _GPU_MEMORY = range(8)
 _CPU, _MEMORY, _PRIORITY, _POOL, _PODS = range(8, 13)
 assert [c.name for c in COLUMNS] == [
-    "name", "tenant", "submit", "duration", "gpus", "fraction", "mig", "gpu_memory_gib", "cpu",
-    "memory_gib", "priority", "pool", "pods",
-]  # fmt: skip
+    "name",
+    "tenant",
+    "submit",
+    "duration",
+    "gpus",
+    "fraction",
+    "mig",
+    "gpu_memory_gib",
+    "cpu",
+    "memory_gib",
+    "priority",
+    "pool",
+    "pods",
+]
 #: The most distinct cells of one column whose values are kept (a column of few values, such
 #: as tenant, cpu or gpus, is then read once per value; names and times are not kept).
 _CACHED = 4096
@@ -243,8 +271,15 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
             raw = cells[index]
             if raw is None or (type(raw) is str and (not raw or raw.isspace())):
                 if column.required:
-                    problems.add("workload.missing-value", f"{column.name} is required", line,
-                                 where(index), f"{column.name}: {column.meaning}.")  # fmt: skip
+                    problems.add(
+                        error(
+                            "workload.missing-value",
+                            f"{column.name} is required",
+                            f"{column.name}: {column.meaning}.",
+                        ),
+                        line,
+                        where(index),
+                    )
                     bad = True
                 values.append(column.default)
                 continue
@@ -254,8 +289,11 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
                 try:
                     value = read_json(column, raw) if from_json else column.read(raw)
                 except BadValue as exc:
-                    problems.add("workload.bad-value", str(exc), line, where(index),
-                                 f"{column.name}: {column.meaning}.")  # fmt: skip
+                    problems.add(
+                        error("workload.bad-value", str(exc), f"{column.name}: {column.meaning}."),
+                        line,
+                        where(index),
+                    )
                     bad = True
                     values.append(None)
                     continue
@@ -271,15 +309,17 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
                 kind = (submit.rfc3339, line)
             elif kind[0] != submit.rfc3339:
                 problems.add(
-                    "workload.mixed-times",
-                    "submit is "
-                    + ("an RFC 3339 time" if submit.rfc3339 else "seconds")
-                    + f", line {kind[1]}'s is "
-                    + ("an RFC 3339 time" if kind[0] else "seconds"),
+                    error(
+                        "workload.mixed-times",
+                        "submit is "
+                        + ("an RFC 3339 time" if submit.rfc3339 else "seconds")
+                        + f", line {kind[1]}'s is "
+                        + ("an RFC 3339 time" if kind[0] else "seconds"),
+                        "A file's submit times are all seconds from the start or all RFC 3339 "
+                        "times (the earliest is then 0).",
+                    ),
                     line,
                     where(_SUBMIT),
-                    "A file's submit times are all seconds from the start or all RFC 3339 "
-                    "times (the earliest is then 0).",
                 )
                 continue
         name = values[_NAME]
@@ -287,20 +327,35 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
             name = f"job-{line}"
         assert isinstance(name, str)
         if name in names:
-            problems.add("workload.duplicate-name", f"job name {name!r} is also on line "
-                         f"{names[name]}", line, where(_NAME))  # fmt: skip
+            problems.add(
+                error(
+                    "workload.duplicate-name", f"job name {name!r} is also on line {names[name]}"
+                ),
+                line,
+                where(_NAME),
+            )
             continue
         names[name] = line
         if problems:
             continue  # the file is bad: only look for more problems
         jobs.append(
             Job(
-                name, line, submit.seconds, values[_DURATION], values[_TENANT],  # type: ignore[arg-type]
-                values[_GPUS], values[_FRACTION], values[_MIG], values[_GPU_MEMORY],  # type: ignore[arg-type]
-                values[_CPU], values[_MEMORY], values[_PRIORITY], values[_POOL],  # type: ignore[arg-type]
+                name,
+                line,
+                submit.seconds,
+                values[_DURATION],
+                values[_TENANT],  # type: ignore[arg-type]
+                values[_GPUS],
+                values[_FRACTION],
+                values[_MIG],
+                values[_GPU_MEMORY],  # type: ignore[arg-type]
+                values[_CPU],
+                values[_MEMORY],
+                values[_PRIORITY],
+                values[_POOL],  # type: ignore[arg-type]
                 values[_PODS],  # type: ignore[arg-type]
             )
-        )  # fmt: skip
+        )
     if kind is not None and kind[0] and jobs:
         start = min(j.submit for j in jobs)
         jobs = [replace(j, submit=j.submit - start) for j in jobs]
@@ -314,21 +369,25 @@ def _shape_ok(
     if len(shapes) > 1:
         names = " and ".join(COLUMNS[i].name for i in shapes)
         problems.add(
-            "workload.shape",
-            f"{names} both set: a job asks for one GPU shape",
+            error(
+                "workload.shape",
+                f"{names} both set: a job asks for one GPU shape",
+                "gpus: whole GPUs per pod; fraction: a share of one GPU; mig: one MIG instance. "
+                "Leave the others empty.",
+            ),
             line,
             where(shapes[1]),
-            "gpus: whole GPUs per pod; fraction: a share of one GPU; mig: one MIG instance. "
-            "Leave the others empty.",
         )
         return False
     if values[_MIG] is not None and values[_GPU_MEMORY] is not None:
         problems.add(
-            "workload.shape",
-            "gpu_memory_gib set beside mig: a MIG profile fixes its memory",
+            error(
+                "workload.shape",
+                "gpu_memory_gib set beside mig: a MIG profile fixes its memory",
+                "Leave gpu_memory_gib empty on a MIG row; the profile's name says its memory.",
+            ),
             line,
             where(_GPU_MEMORY),
-            "Leave gpu_memory_gib empty on a MIG row; the profile's name says its memory.",
         )
         return False
     return True
@@ -352,38 +411,52 @@ def check_workload(stack: Stack, workload: Workload) -> list[Diagnostic]:
     for job in workload.jobs:
         if job.tenant is not None and job.tenant not in tenants:
             problems.add(
-                "workload.unknown-tenant", f"tenant {job.tenant!r} is not in stack "
-                f"{stack.name!r}", job.line,
-                detail=_listing("tenants", tenants, job.tenant),
-            )  # fmt: skip
+                error(
+                    "workload.unknown-tenant",
+                    f"tenant {job.tenant!r} is not in stack {stack.name!r}",
+                    _listing("tenants", tenants, job.tenant),
+                ),
+                job.line,
+            )
         if job.priority is not None and job.priority not in PRIORITIES:
             problems.add(
-                "workload.unknown-priority", f"priority {job.priority!r} is not a gpupool "
-                "priority", job.line, detail=_listing("priorities", PRIORITIES, job.priority),
-            )  # fmt: skip
+                error(
+                    "workload.unknown-priority",
+                    f"priority {job.priority!r} is not a gpupool priority",
+                    _listing("priorities", PRIORITIES, job.priority),
+                ),
+                job.line,
+            )
         if job.pool is not None and job.pool not in pools:
             problems.add(
-                "workload.unknown-pool", f"pool {job.pool!r} is not in stack {stack.name!r}",
-                job.line, detail=_listing("pools", list(pools), job.pool),
-            )  # fmt: skip
+                error(
+                    "workload.unknown-pool",
+                    f"pool {job.pool!r} is not in stack {stack.name!r}",
+                    _listing("pools", list(pools), job.pool),
+                ),
+                job.line,
+            )
         if job.mig is not None:
             pinned = job.pool if job.pool in layouts else None
             have = every_profile if pinned is None else layouts[pinned]
             if job.mig not in have:
                 where = f"stack {stack.name!r}" if pinned is None else f"pool {pinned!r}"
                 problems.add(
-                    "workload.unknown-mig-profile",
-                    f"MIG profile {job.mig!r} is in no MIG layout of {where}",
+                    error(
+                        "workload.unknown-mig-profile",
+                        f"MIG profile {job.mig!r} is in no MIG layout of {where}",
+                        _listing("MIG profiles", sorted(have), job.mig),
+                    ),
                     job.line,
-                    detail=_listing("MIG profiles", sorted(have), job.mig),
                 )
     out = list(problems.found)
     if problems.left_out:
         at = Pos(out[-1].range.start.line if out[-1].range else 1, 1)
         out.append(
-            error("workload.too-many-problems", f"{problems.left_out:,} more problems not shown")
-            .placed(Range(workload.source, at, at))
-        )  # fmt: skip
+            error(
+                "workload.too-many-problems", f"{problems.left_out:,} more problems not shown"
+            ).placed(Range(workload.source, at, at))
+        )
     return out
 
 
