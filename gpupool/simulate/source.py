@@ -40,9 +40,11 @@ class WorkloadError(InputError):
     the command line puts in its error document.
     """
 
-    def __init__(self, source: str, problems: list[Diagnostic]) -> None:
+    def __init__(
+        self, source: str, problems: list[Diagnostic], last: Diagnostic | None = None
+    ) -> None:
         self.source = source
-        self.problems = tuple(sort(problems))
+        self.problems = tuple(sort(problems)) + ((last,) if last is not None else ())
         errors = sum(1 for d in self.problems if d.is_error)
         lines = "\n".join(format_text(d) for d in self.problems)
         super().__init__(
@@ -79,19 +81,17 @@ class Problems:
         """Raise ``WorkloadError`` with every problem when there is one."""
         if not self.found:
             return
-        found = list(self.found)
+        last = None
         if self.left_out:
-            last = max(d.range.start.line for d in found if d.range is not None)
-            at = Pos(last, 1)
-            found.append(
-                error(
-                    "workload.too-many-problems",
-                    f"{self.left_out:,} more problems not shown",
-                    f"Only the first {MAX_PROBLEMS:,} problems are listed; fix these and read "
-                    "the file again.",
-                ).placed(Range(self.source, at, at))
-            )
-        raise WorkloadError(self.source, found)
+            line = max(d.range.start.line for d in self.found if d.range is not None)
+            at = Pos(line, 1)
+            last = error(
+                "workload.too-many-problems",
+                f"{self.left_out:,} more problems not shown",
+                f"Only the first {MAX_PROBLEMS:,} problems are listed; fix these and read "
+                "the file again.",
+            ).placed(Range(self.source, at, at))
+        raise WorkloadError(self.source, self.found, last)
 
 
 def open_regular(path: Path) -> Any:
@@ -106,11 +106,10 @@ def open_regular(path: Path) -> Any:
         fd = os.open(path, os.O_RDONLY | _NONBLOCK | _CLOEXEC)
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    fh = os.fdopen(fd, "rb")
     if not stat.S_ISREG(os.fstat(fd).st_mode):
-        fh.close()
+        os.close(fd)
         raise InputError(f"{path}: not a regular file; a workload is read from a file")
-    return fh
+    return os.fdopen(fd, "rb")
 
 
 def lines(path: Path, problems: Problems, *, keep_bad: bool = False) -> Iterator[tuple[int, str]]:
