@@ -269,7 +269,7 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
         bad = False
         for index, column in enumerate(COLUMNS):
             raw = cells[index]
-            if raw is None or (type(raw) is str and (not raw or raw.isspace())):
+            if raw is None or (not from_json and type(raw) is str and (not raw or raw.isspace())):
                 if column.required:
                     problems.add(
                         error(
