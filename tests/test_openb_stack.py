@@ -2,7 +2,8 @@
 
 The node list's columns (``sn, cpu_milli, memory_mib, gpu, model``) are those of alibaba/clusterdata
 ``cluster-trace-gpu-v2023/csv/openb_node_list_gpu_node.csv``. The made-up list below keeps the
-converter tested without ``../shared``; the published one is read from there.
+converter tested without the upstream files; the published list is read through
+``tests.paths.shared_upstream``.
 
 ``host.vcpus`` is issue 28's new key (added to the schema with the simulator); where this
 checkout's schema does not have it yet, the stack is validated without it and the key's values

@@ -4,7 +4,7 @@ The mapping follows the FGD paper's simulator (hkust-adsl/kubernetes-scheduler-s
 8f3d6417, ``data/pod_csv_to_yaml.py``: ``cpu_milli`` as the CPU request in millicores,
 ``memory_mib`` in MiB, a GPU annotation only when ``num_gpu`` is not 0, ``gpu_milli`` per GPU,
 ``gpu_spec`` split on ``|``). The small lists here are made up in the trace's shape; the tests
-on the published lists read them from ``../shared/reference/upstream/fgd/`` and skip without it.
+on the published lists read them through ``tests.paths.shared_upstream`` and skip without them.
 """
 
 from __future__ import annotations
