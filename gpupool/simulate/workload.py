@@ -263,12 +263,26 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
     jobs: list[Job] = []
     names: dict[str, int] = {}
     caches: list[dict[str, object]] = [{} for _ in COLUMNS]
+    if not from_json:  # an empty cell is the default (JSON's empty string is a value)
+        for cache, column in zip(caches, COLUMNS, strict=True):
+            if not column.required:
+                cache[""] = column.default
+    readers = [
+        (index, column, partial(read_json, column) if from_json else column.read, caches[index])
+        for index, column in enumerate(COLUMNS)
+    ]
     kind: tuple[bool, int] | None = None  # (RFC 3339?, line of the first row)
     for line, cells, where in rows:
         values: list[object] = []
+        append = values.append
         bad = False
-        for index, column in enumerate(COLUMNS):
+        for index, column, read, cache in readers:
             raw = cells[index]
+            if type(raw) is str:
+                value = cache.get(raw, _BAD)
+                if value is not _BAD:  # read before: most cells repeat
+                    append(value)
+                    continue
             if raw is None or (not from_json and type(raw) is str and (not raw or raw.isspace())):
                 if column.required:
                     problems.add(
@@ -281,25 +295,22 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
                         where(index),
                     )
                     bad = True
-                values.append(column.default)
+                append(column.default)
                 continue
-            cache = caches[index] if type(raw) is str else None
-            value = _BAD if cache is None else cache.get(raw, _BAD)  # type: ignore[arg-type]
-            if value is _BAD:
-                try:
-                    value = read_json(column, raw) if from_json else column.read(raw)
-                except BadValue as exc:
-                    problems.add(
-                        error("workload.bad-value", str(exc), f"{column.name}: {column.meaning}."),
-                        line,
-                        where(index),
-                    )
-                    bad = True
-                    values.append(None)
-                    continue
-                if cache is not None and len(cache) < _CACHED:
-                    cache[raw] = value  # type: ignore[index]
-            values.append(value)
+            try:
+                value = read(raw)
+            except BadValue as exc:
+                problems.add(
+                    error("workload.bad-value", str(exc), f"{column.name}: {column.meaning}."),
+                    line,
+                    where(index),
+                )
+                bad = True
+                append(None)
+                continue
+            if type(raw) is str and len(cache) < _CACHED:
+                cache[raw] = value
+            append(value)
         if bad or not _shape_ok(values, line, where, problems):
             continue
         submit = values[_SUBMIT]
