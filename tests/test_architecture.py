@@ -31,6 +31,8 @@ NOT_A_PLUGIN_NAME = {
     ("gpupool/nodes/report.py", "mig"),
     # The catalog GPU model's ``mig`` geometry field in the catalog listing's JSON.
     ("gpupool/views/catalog.py", "mig"),
+    # The workload file's ``mig`` column, a MIG profile per pod (issue 28 names the columns).
+    ("gpupool/simulate/columns.py", "mig"),
 }
 
 

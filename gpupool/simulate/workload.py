@@ -236,23 +236,10 @@ def _did_you_mean(name: str, known: Iterable[str]) -> str:
 # ---------------------------------------------------------------------------------------------
 # Jobs from rows
 
+# Indexes of the cells of a row, in ``COLUMNS`` order (tests/simulate/test_workload_schema.py
+# holds the order).
 _NAME, _TENANT, _SUBMIT, _DURATION, _GPUS, _FRACTION, _MIG, _GPU_MEMORY = range(8)
 _CPU, _MEMORY, _PRIORITY, _POOL, _PODS = range(8, 13)
-assert [c.name for c in COLUMNS] == [
-    "name",
-    "tenant",
-    "submit",
-    "duration",
-    "gpus",
-    "fraction",
-    "mig",
-    "gpu_memory_gib",
-    "cpu",
-    "memory_gib",
-    "priority",
-    "pool",
-    "pods",
-]
 #: The most distinct cells of one column whose values are kept (a column of few values, such
 #: as tenant, cpu or gpus, is then read once per value; names and times are not kept).
 _CACHED = 4096

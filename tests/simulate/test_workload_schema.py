@@ -32,6 +32,11 @@ def test_the_schema_is_a_valid_draft_7_schema() -> None:
 
 
 def test_the_schema_has_the_reader_columns_in_order() -> None:
+    # the reader indexes a row's cells in this order (gpupool/simulate/workload.py)
+    assert [c.name for c in COLUMNS] == [
+        "name", "tenant", "submit", "duration", "gpus", "fraction", "mig", "gpu_memory_gib",
+        "cpu", "memory_gib", "priority", "pool", "pods",
+    ]  # fmt: skip
     assert list(SCHEMA["properties"]) == [c.name for c in COLUMNS]
     assert SCHEMA["required"] == [c.name for c in COLUMNS if c.required]
     assert SCHEMA["additionalProperties"] is False
