@@ -355,8 +355,9 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
             )
         )
     if kind is not None and kind[0] and jobs:
-        start = min(j.submit for j in jobs)
-        jobs = [replace(j, submit=j.submit - start) for j in jobs]
+        # times from the earliest; a row without a submit time starts with it
+        start = min((j.submit for j in jobs if j.submit > 0), default=0.0)
+        jobs = [replace(j, submit=max(0.0, j.submit - start)) for j in jobs]
     return jobs
 
 

@@ -282,3 +282,18 @@ def test_written_jobs_read_back_the_same(tmp_path: Path, jobs: list[Job]) -> Non
     )  # fmt: skip
     assert list(read) == want
     assert all(math.isfinite(j.submit) and j.duration >= 0 for j in read)
+
+
+def test_a_row_without_a_submit_time_in_a_file_of_rfc3339_times_starts_first(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "w.jsonl"
+    path.write_text(
+        '{"name": "a", "submit": "2026-01-05T09:00:00+01:00", "duration": 1}\n'
+        '{"name": "b", "duration": 1}\n'
+        '{"name": "c", "submit": "2026-01-05T08:01:00Z", "duration": 1}\n',
+        encoding="utf-8",
+    )
+    assert [(j.name, j.submit) for j in read_workload(path).jobs] == [
+        ("a", 0.0), ("b", 0.0), ("c", 60.0),
+    ]  # fmt: skip
