@@ -91,7 +91,10 @@ def _number(value: object, what: str) -> float:
     if isinstance(value, bool):
         raise BadValue(f"{what} must be a number, not {value!r}")
     if isinstance(value, (int, float)):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # a JSON integer of hundreds of digits
+            raise BadValue(f"{what} must be a finite number, not {value}") from None
     elif type(value) is str and value.isascii() and "_" not in value:
         try:  # the common case first: float() reads what _PLAIN_NUMBER allows, and nan/inf
             number = float(value)

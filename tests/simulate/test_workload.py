@@ -297,3 +297,9 @@ def test_a_row_without_a_submit_time_in_a_file_of_rfc3339_times_starts_first(
     assert [(j.name, j.submit) for j in read_workload(path).jobs] == [
         ("a", 0.0), ("b", 0.0), ("c", 60.0),
     ]  # fmt: skip
+
+
+def test_a_json_integer_too_large_for_a_float_is_a_bad_value(tmp_path: Path) -> None:
+    path = tmp_path / "w.jsonl"
+    path.write_text('{"duration": 1' + "0" * 400 + "}\n", encoding="utf-8")
+    assert _problems(path) == [(1, 2, "workload.bad-value")]
