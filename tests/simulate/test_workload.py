@@ -303,3 +303,32 @@ def test_a_json_integer_too_large_for_a_float_is_a_bad_value(tmp_path: Path) -> 
     path = tmp_path / "w.jsonl"
     path.write_text('{"duration": 1' + "0" * 400 + "}\n", encoding="utf-8")
     assert _problems(path) == [(1, 2, "workload.bad-value")]
+
+
+_HEAD = b"name,tenant,submit,duration,gpus,fraction,mig,cpu,pods\n"
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    fmt=st.sampled_from(["csv", "jsonl", "openb"]),
+    body=st.one_of(
+        st.binary(max_size=300),
+        st.lists(
+            st.lists(st.sampled_from([*'a1,.-:"{}[]hmT \t\x00é', "nan", "1e999"]), max_size=40)
+            .map("".join),
+            max_size=6,
+        ).map(lambda rows: "\n".join(rows).encode("utf-8", "surrogatepass")),
+    ),
+)  # fmt: skip
+def test_any_bytes_give_a_workload_or_its_problems(tmp_path: Path, fmt: str, body: bytes) -> None:
+    """No file makes the reader raise anything but a WorkloadError (never a traceback)."""
+    path = tmp_path / "w.any"
+    path.write_bytes((_HEAD if fmt != "jsonl" else b"") + body)
+    try:
+        workload = read_workload(path, fmt)
+    except WorkloadError as exc:
+        assert exc.problems and all(d.range is not None for d in exc.problems)
+    else:
+        assert all(j.duration >= 0 and j.submit >= 0 for j in workload.jobs)
