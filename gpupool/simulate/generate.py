@@ -4,7 +4,8 @@ This module owns two generators, both deterministic for a seed (``random.Random(
 else random):
 
 - ``generate(stack, seed)``: jobs for the stack's tenants (each on its own pools; a stack without
-  tenants gets untenanted jobs on any pool), each a shape its pool can hold: whole GPUs up to a
+  tenants gets untenanted jobs on any pool; one in ten names a priority below its tenant's, the
+  rest run at the tenant's), each a shape its pool can hold: whole GPUs up to a
   node's count on exclusive pools (with gangs of whole nodes where a pool has several), one
   replica (``gpus: 1``) on time-slicing and MPS pools, a MIG profile of the pool's layout
   (picked in proportion to how many the layout holds), a fraction in whole slots on fractional
@@ -26,16 +27,19 @@ import io
 import math
 import random
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
-from gpupool.model import Pool, Stack
+from gpupool.model import PRIORITIES, Pool, Stack
 from gpupool.simulate.columns import COLUMNS
 from gpupool.simulate.jobs import Job, Workload
 
 DAY = 86400.0
 #: Share of jobs that ask for CPU and memory only.
 CPU_ONLY_SHARE = 0.05
+#: Share of a tenant's jobs that name a priority below the tenant's own (its batch work).
+LOWER_PRIORITY_SHARE = 0.1
 #: Share of jobs on an exclusive pool of several nodes that are gangs of whole nodes.
 GANG_SHARE = 0.1
 #: Host vCPUs and GiB of memory per GPU where neither the stack nor the catalog says them.
@@ -54,10 +58,22 @@ def generate(stack: Stack, seed: int = 0, *, jobs: int = 200, source: str = "") 
     for i in range(jobs):
         tenant, pools = plans[rng.randrange(len(plans))]
         pool = pools[rng.randrange(len(pools))]
-        made.append(_job(rng, i, tenant, pool, pinned=len(pools) > 1))
+        job = _job(rng, i, tenant, pool, pinned=len(pools) > 1)
+        lower = _lower_priorities(stack, tenant)
+        if lower and rng.random() < LOWER_PRIORITY_SHARE:
+            job = replace(job, priority=lower[rng.randrange(len(lower))])
+        made.append(job)
     made.sort(key=lambda j: j.submit)
     numbered = [_renumbered(j, line) for line, j in enumerate(made, start=2)]
     return Workload(source=source or f"generated:{stack.name}:{seed}", jobs=tuple(numbered))
+
+
+def _lower_priorities(stack: Stack, tenant: str | None) -> tuple[str, ...]:
+    """Return the priorities below the tenant's (``PRIORITIES`` runs from the highest down)."""
+    found = next((t for t in stack.tenants if t.name == tenant), None)
+    if found is None or found.priority not in PRIORITIES:
+        return ()
+    return PRIORITIES[PRIORITIES.index(found.priority) + 1 :]
 
 
 def _plans(stack: Stack) -> list[tuple[str | None, tuple[Pool, ...]]]:

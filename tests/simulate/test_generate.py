@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpupool.model import Stack
+from gpupool.model import PRIORITIES, Stack
 from gpupool.simulate.generate import generate, synthetic_rows, to_csv, write_synthetic
 from gpupool.simulate.workload import check_workload, read_workload
 from tests.paths import EXAMPLES
@@ -46,6 +46,9 @@ def test_every_job_fits_its_tenant_and_pool(stack: Stack, tmp_path: Path, seed: 
         allowed = tenants[job.tenant].pools if job.tenant else tuple(p.name for p in stack.pools)
         pools = [stack.pool(job.pool)] if job.pool else [stack.pool(n) for n in allowed]
         assert job.pool is None or job.pool in allowed  # never a pool its tenant is fenced from
+        if job.priority is not None:  # only ever below its tenant's own
+            own = PRIORITIES.index(tenants[job.tenant].priority)  # type: ignore[index]
+            assert PRIORITIES.index(job.priority) > own
         assert any(_holds(p, job) for p in pools if p is not None), job
 
 
@@ -68,6 +71,8 @@ def test_generated_jobs_cover_the_stacks_shapes() -> None:
     assert {j.mig for j in jobs if j.mig} == {"1g.10gb", "2g.20gb", "3g.40gb"}
     assert any(j.pods > 1 and j.gpus == 8 for j in jobs)  # gangs of whole nodes
     assert any(j.gpus == 0 and j.mig is None and j.fraction is None for j in jobs)  # CPU only
+    # foundation is high (normal, low, preemptible below it), experiments low (preemptible)
+    assert {j.priority for j in jobs} == {None, "normal", "low", "preemptible"}
     fractional = generate(load_stack("onprem-hami"), 1, jobs=200).jobs
     assert {j.fraction for j in fractional if j.fraction} <= {0.25, 0.5, 0.75, 0.125, 0.375,
                                                                0.625, 0.875}  # fmt: skip
