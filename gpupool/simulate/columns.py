@@ -163,6 +163,8 @@ def read_text(value: object, what: str) -> str:
 
 def read_duration(value: object) -> float:
     """Seconds (a number), or a duration with units: ``30m``, ``2h``, ``1h30m``, ``1d``, ``45s``."""
+    if type(value) is str and value.isascii() and value.isdigit():  # whole seconds: most files
+        return float(value)
     if isinstance(value, str) and value.strip() and not re.fullmatch(r"\s*[\d.eE+-]+\s*", value):
         match = _DURATION.fullmatch(value.strip())
         if match is None or not any(match.groupdict().values()):
@@ -175,6 +177,8 @@ def read_duration(value: object) -> float:
 
 def read_submit(value: object) -> Submit:
     """Seconds from the workload's start (a number), or an RFC 3339 time."""
+    if type(value) is str and value.isascii() and value.isdigit():  # whole seconds: most files
+        return Submit(float(value), rfc3339=False)
     if type(value) is str and value[:1].isdigit() and "-" not in value and ":" not in value:
         return Submit(_bounded(_number(value, "submit"), "submit", 0, math.inf), rfc3339=False)
     if isinstance(value, str) and _RFC3339.fullmatch(value.strip()):

@@ -249,27 +249,25 @@ _BAD = object()
 def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[Job]:
     jobs: list[Job] = []
     names: dict[str, int] = {}
-    caches: list[dict[str, object]] = [{} for _ in COLUMNS]
-    if not from_json:  # an empty cell is the default (JSON's empty string is a value)
-        for cache, column in zip(caches, COLUMNS, strict=True):
-            if not column.required:
+    # each column's values already read, by cell text; an absent column (None) and, in CSV, an
+    # empty cell are the default (JSON's empty string is a value, read and refused)
+    caches: list[dict[object, object]] = [{} for _ in COLUMNS]
+    for cache, column in zip(caches, COLUMNS, strict=True):
+        if not column.required:
+            cache[None] = column.default
+            if not from_json:
                 cache[""] = column.default
-    readers = [
-        (index, column, partial(read_json, column) if from_json else column.read, caches[index])
-        for index, column in enumerate(COLUMNS)
-    ]
+    readers = [partial(read_json, c) if from_json else c.read for c in COLUMNS]
     kind: tuple[bool, int] | None = None  # (RFC 3339?, line of the first row)
     for line, cells, where in rows:
-        values: list[object] = []
-        append = values.append
+        # most cells repeat a value read before: one look-up each, then read only the others
+        values = [
+            cache.get(raw, _BAD) if raw is None or type(raw) is str else _BAD
+            for raw, cache in zip(cells, caches, strict=True)
+        ]
         bad = False
-        for index, column, read, cache in readers:
-            raw = cells[index]
-            if type(raw) is str:
-                value = cache.get(raw, _BAD)
-                if value is not _BAD:  # read before: most cells repeat
-                    append(value)
-                    continue
+        for index in [i for i, v in enumerate(values) if v is _BAD]:
+            column, raw = COLUMNS[index], cells[index]
             if raw is None or (not from_json and type(raw) is str and (not raw or raw.isspace())):
                 if column.required:
                     problems.add(
@@ -282,10 +280,10 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
                         where(index),
                     )
                     bad = True
-                append(column.default)
+                values[index] = column.default
                 continue
             try:
-                value = read(raw)
+                value = readers[index](raw)
             except BadValue as exc:
                 problems.add(
                     error("workload.bad-value", str(exc), f"{column.name}: {column.meaning}."),
@@ -293,11 +291,12 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
                     where(index),
                 )
                 bad = True
-                append(None)
+                values[index] = None
                 continue
+            cache = caches[index]
             if type(raw) is str and len(cache) < _CACHED:
                 cache[raw] = value
-            append(value)
+            values[index] = value
         if bad or not _shape_ok(values, line, where, problems):
             continue
         submit = values[_SUBMIT]
