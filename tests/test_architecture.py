@@ -33,6 +33,8 @@ NOT_A_PLUGIN_NAME = {
     ("gpupool/views/catalog.py", "mig"),
     # The workload format's ``mig`` column (docs/workload.md) in advise's workload export.
     ("gpupool/advise/workload.py", "mig"),
+    # The workload file's ``mig`` column, a MIG profile per pod (issue 28 names the columns).
+    ("gpupool/simulate/columns.py", "mig"),
 }
 
 

@@ -10,7 +10,12 @@ rather than being skipped.
 
 The produced codes come from validating every fixture under ``tests/fixtures/{invalid,valid}``
 (whose diagnostics ``test_validate_fixtures`` pins line by line) plus the few hostile files that
-cannot be fixtures: a file over the size limit and a file that is not UTF-8.
+cannot be fixtures: a file over the size limit and a file that is not UTF-8. Workload files
+(``gpupool simulate --workload``) are inputs with diagnostics of their own: every file under
+``tests/fixtures/workloads/`` is read (``openb-*`` as an openb pod list) and, when it reads, its
+names are checked against ``WORKLOAD_STACK`` (``tests/simulate/test_workload.py`` pins them line
+by line), plus the hostile workloads no fixture can be (a line too long, bytes that are not
+UTF-8, more problems than are listed).
 """
 
 from __future__ import annotations
@@ -364,6 +369,46 @@ def _hostile_files(tmp: Path) -> list[Path]:
     return [too_large, not_utf8]
 
 
+#: The stack the workload fixtures name their tenants, pools and MIG profiles from.
+WORKLOAD_STACK = "aws-training-compact"
+
+
+def _hostile_workloads(tmp: Path) -> list[Path]:
+    """Workloads no fixture can be: a line too long, bytes not UTF-8, too many problems."""
+    from gpupool.simulate import source
+
+    header = b"name,duration\n"
+    too_long = tmp / "too-long.csv"
+    too_long.write_bytes(header + b"a," + b"1" * (source.MAX_LINE_BYTES + 10) + b"\n")
+    not_utf8 = tmp / "not-utf8.csv"
+    not_utf8.write_bytes(header + b"caf\xe9,60\n")
+    many = tmp / "many.csv"
+    many.write_bytes(header + b"".join(b"x%d,soon\n" % i for i in range(source.MAX_PROBLEMS + 5)))
+    return [too_long, not_utf8, many]
+
+
+def _workload_codes(tmp: Path) -> dict[str, list[str]]:
+    """Return code -> the workload files whose reading or name check produces it."""
+    from gpupool.simulate.source import WorkloadError
+    from gpupool.simulate.workload import check_workload, read_workload
+    from tests.stacks import load_stack
+
+    stack = load_stack(WORKLOAD_STACK)
+    files = sorted(p for p in (FIXTURES / "workloads").rglob("*") if p.is_file())
+    assert files, f"no workload fixtures under {FIXTURES / 'workloads'}"
+    out: dict[str, list[str]] = {}
+    for path in [*files, *_hostile_workloads(tmp)]:
+        try:
+            workload = read_workload(path, "openb" if path.name.startswith("openb-") else None)
+        except WorkloadError as exc:
+            found = list(exc.problems)
+        else:
+            found = check_workload(stack, workload)
+        for d in found:
+            out.setdefault(d.code, []).append(path.name)
+    return out
+
+
 def produced_codes(tmp: Path) -> dict[str, list[str]]:
     """Return code -> the files whose validation produces it."""
     fixtures = sorted((FIXTURES / "invalid").glob("*.yaml")) + sorted(
@@ -374,6 +419,8 @@ def produced_codes(tmp: Path) -> dict[str, list[str]]:
     for path in [*fixtures, *_hostile_files(tmp)]:
         for d in validate_file(path).diagnostics:
             out.setdefault(d.code, []).append(path.name)
+    for code, names in _workload_codes(tmp).items():
+        out.setdefault(code, []).extend(names)
     return out
 
 
