@@ -41,7 +41,7 @@ from gpupool.errors import RenderError
 from gpupool.graph import Lookup, Ref, Resource, ResourceGraph
 from gpupool.model import Stack
 from gpupool.resources import templates_dir
-from gpupool.sharing import nvsentinel
+from gpupool.sharing import nvsentinel, scheduler_ha
 
 # type-token package -> its provider SDK (module, alias in the program, distribution, version)
 _PACKAGES: dict[str, clouds.Sdk] = {sdk.token: sdk for sdk in clouds.sdks()}
@@ -377,6 +377,15 @@ def _nvsentinel(graph: ResourceGraph) -> dict[str, Any] | None:
     }
 
 
+def _scheduler(stack: Stack) -> dict[str, Any] | None:
+    """Return what the README says of where KAI or HAMi runs, or None under kube-scheduler."""
+    placement = scheduler_ha.placement(stack)
+    if placement is None:
+        return None
+    title = {"kai": "The KAI Scheduler", "hami": "HAMi's scheduler"}[placement.scheduler]
+    return {"title": title, "lines": placement.lines()}
+
+
 def _component(address: str, suffix: str) -> str:
     """Return the file name (without ``suffix``) of a resource's file: one short component.
 
@@ -432,6 +441,7 @@ def _files(stack: Stack, graph: ResourceGraph) -> dict[str, str]:
         cloud=stack.provider.cloud,
         needs=_needs(graph),
         nvsentinel=_nvsentinel(graph),
+        scheduler=_scheduler(stack),
     )
     return files
 

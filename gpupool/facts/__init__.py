@@ -207,6 +207,19 @@ def uses_scheduler(stack: Stack, name: str) -> bool:
     return stack.cluster.scheduler == name
 
 
+def open_spot_pools(stack: Stack) -> list[Pool]:
+    """Return the spot pools whose nodes take a pod that tolerates nothing.
+
+    A spot pool whose nodes carry a ``NoSchedule`` or ``NoExecute`` taint (declared, or the
+    cloud's own spot taint) keeps such pods off; one without lets the scheduler place them there.
+    """
+    return [
+        p for p in stack.pools
+        if p.capacity.spot
+        and not any(t.effect in ("NoSchedule", "NoExecute") for t in of(stack).pool(p).taints)
+    ]
+
+
 def kai_fractional_pools(stack: Stack) -> list[Pool]:
     """Return the pools whose pods ask KAI for part of a GPU: by annotation, with no resource."""
     if not uses_scheduler(stack, SCHEDULER_KAI):

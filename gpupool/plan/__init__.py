@@ -66,6 +66,8 @@ from gpupool.plan.tenant_cost import (
     slot_prices,
     tenant_costs,
 )
+from gpupool.sharing import scheduler_ha
+from gpupool.sharing.scheduler_ha import Placement
 from gpupool.spec.checks.advice import Advice, advice
 
 if TYPE_CHECKING:
@@ -145,6 +147,8 @@ class PlanResult:
     cost: CostReport
     tenant_cost: TenantCostReport | None = None
     advice: tuple[Advice, ...] = ()
+    # where KAI or HAMi runs and what a node loss does to it (None: kube-scheduler alone)
+    scheduler: Placement | None = None
 
     @property
     def summary(self) -> Summary:
@@ -189,4 +193,5 @@ def make_plan(base: Base, desired: ResourceGraph, stack: Stack) -> PlanResult:
         cost=cost(base_graph, desired, region),
         tenant_cost=tenant_costs(base_graph, desired),
         advice=tuple(advice(stack)),
+        scheduler=scheduler_ha.placement(stack),
     )

@@ -41,6 +41,7 @@ _NAMESPACED = {
     "ConfigMap": True,
     "Namespace": False,
     "ResourceQuota": True,
+    "PodDisruptionBudget": True,
     "PriorityClass": False,
     "Queue": False,
     "PrometheusRule": True,
