@@ -140,8 +140,9 @@ def run(
             items += node_reports.compare(stack, reps, pool_by_node)
             statuses.append(SourceStatus(NODE_SOURCE, True))
 
-    items = conditions.fold(items)
+    notes = [i for i in items if i.kind == "note"]
+    items = conditions.fold([i for i in items if i.kind != "note"])
     order = {s: i for i, s in enumerate(ALL_SOURCES)}
     items.sort(key=lambda i: (order.get(i.source, 9), i.address, i.summary))
     statuses.sort(key=lambda s: order[s.name])
-    return DriftReport(stack.name, tuple(items), tuple(statuses))
+    return DriftReport(stack.name, tuple(items), tuple(statuses), tuple(notes))

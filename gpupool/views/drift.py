@@ -42,6 +42,8 @@ def to_json(report: DriftReport) -> dict[str, Any]:
         "sources": [
             {"name": s.name, "checked": s.checked, "reason": s.reason} for s in report.sources
         ],
+        # how something was read (a 2020 GFD's MIG labels), never drift
+        "notes": [{"address": n.address, "summary": n.summary} for n in report.notes],
     }
 
 
@@ -69,9 +71,11 @@ def format_text(report: DriftReport) -> str:
     if report.status == "unknown":
         lines.append(f"Unknown: no source could be checked for stack {report.stack}.")
         return "\n".join(lines) + "\n"
+    notes = [f"  note: {escape.one_line(n.address)}: {escape.one_line(n.summary)}"
+             for n in report.notes]
     if not report.items:
         lines.append(f"No drift: stack {report.stack} matches what runs (in the sources checked).")
-        return "\n".join(lines) + "\n"
+        return "\n".join([*lines, *notes]) + "\n"
     for source in SOURCES:
         items = [i for i in report.items if i.source == source]
         if not items:
@@ -83,6 +87,7 @@ def format_text(report: DriftReport) -> str:
             lines.append(f"      declared: {escape.one_line(_value(i.declared))}")
             lines.append(f"      observed: {escape.one_line(_value(i.observed))}")
     faults = sum(1 for i in report.items if i.kind == "fault")
+    lines += notes
     lines.append("")
     lines.append(
         f"Drift: {len(report.items) - faults} difference(s), {faults} fault(s) in stack "
@@ -133,6 +138,9 @@ def format_markdown(report: DriftReport) -> str:
                 f"{_code_cell(i.address)} | "
                 f"{_cell(i.summary)} | {_cell(_value(i.declared))} | {_cell(_value(i.observed))} |"
             )
+    if report.notes:
+        out += ["", *(f"- Note: {_code_cell(n.address)}: {_cell(n.summary)}"
+                      for n in report.notes)]
     return "\n".join(out) + "\n"
 
 
