@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from gpupool.catalog import GpuModel
 from gpupool.clouds import DRIVER_PREINSTALLED
@@ -171,10 +172,13 @@ class StackFacts:
         """Return the facts of a pool (by object or name)."""
         return self.pools[pool if isinstance(pool, str) else pool.name]
 
-    @property
-    def exposed_resources(self) -> set[str]:
-        """Every GPU resource any pool of the stack advertises."""
-        return {u.resource for f in self.pools.values() for u in f.units}
+    @cached_property
+    def exposed_resources(self) -> frozenset[str]:
+        """Every GPU resource any pool of the stack advertises.
+
+        Computed once: every tenant's quota and admission policy asks, and the facts are frozen.
+        """
+        return frozenset(u.resource for f in self.pools.values() for u in f.units)
 
 
 def of(stack: Stack) -> StackFacts:
