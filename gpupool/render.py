@@ -341,9 +341,48 @@ def _program(graph: ResourceGraph, stack: Stack) -> tuple[str, list[str]]:
         stdlib=stdlib,
         sdks=sorted((_PACKAGES[p].module, _PACKAGES[p].alias) for p in program.packages),
         helpers=helpers,
-        blocks=blocks,
+        parts=_parts(blocks),
         exports=exports,
     ), sorted(program.packages)
+
+
+def _parts(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Cut a large program's resource blocks into functions of ``PART_SIZE`` blocks.
+
+    Pulumi's Python SDK records where each resource was created (``traceback.extract_stack()``
+    in ``pulumi.runtime.resource``), and on CPython 3.11 finding a frame's position scans its
+    code object from the start (``co_positions``), so in one module-level code object of
+    20,000 resources each registration costs in proportion to how far down it is: quadratic
+    in all. In functions of ``PART_SIZE`` blocks each scan is short. A program of at most
+    ``PART_SIZE`` resources stays flat, as it always was; variables stay module globals.
+    """
+    if len(blocks) <= PART_SIZE:
+        return [{"function": None, "pad": "", "blocks": blocks, "globals": []}]
+    out = []
+    for start in range(0, len(blocks), PART_SIZE):
+        chunk = blocks[start : start + PART_SIZE]
+        names = [v for b in chunk for v, _ in b["lookups"]] + [b["var"] for b in chunk]
+        lines, line = [], ""
+        for name in names:
+            if line and len(line) + len(name) + 2 > _GLOBAL_LINE:
+                lines.append(line)
+                line = ""
+            line = f"{line}, {name}" if line else f"global {name}"
+        lines.append(line)
+        out.append({
+            "function": f"_resources_{start // PART_SIZE:04d}",
+            "first": start + 1,
+            "last": start + len(chunk),
+            "pad": "    ",
+            "blocks": chunk,
+            "globals": lines,
+        })
+    return out
+
+
+#: Resource blocks per function in a large program (``_parts``).
+PART_SIZE = 200
+_GLOBAL_LINE = 92
 
 
 def _needs(graph: ResourceGraph) -> list[str]:
