@@ -8,7 +8,8 @@ annotations, allocatable and capacity, readiness and cordon state, taints and st
 not a node list, such as a proxy's empty body or login page) into one
 :class:`ClusterUnavailableError` sentence, refusing a kubeconfig whose aliases expand past the
 stack-file loader's limits before the client (which would never finish) reads it, and parsing
-Kubernetes resource quantities.
+Kubernetes resource quantities. It also reads named Deployments (the GPU scheduler's), for
+their declared and ready replicas.
 
 Does not own: deciding which nodes belong to a pool (the caller filters on the
 ``gpupool.io/pool`` label), what the GPU Feature Discovery labels mean for a pool, or drift
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
@@ -175,7 +176,63 @@ def _import_kubernetes() -> Any:
     return kubernetes
 
 
+@dataclass(frozen=True)
+class ObservedDeployment:
+    """One Deployment as the API server reports it; ``found`` False when there is none.
+
+    ``replicas`` is ``spec.replicas``; ``ready`` is ``status.readyReplicas`` (0 when absent).
+    """
+
+    namespace: str
+    name: str
+    found: bool
+    replicas: int = 0
+    ready: int = 0
+
+
+def read_deployments(
+    wanted: Sequence[tuple[str, str]], context: str | None = None, api: Any | None = None
+) -> list[ObservedDeployment]:
+    """Read each ``(namespace, name)`` Deployment; one that does not exist comes back not found.
+
+    Args:
+        wanted: the Deployments to read.
+        context: kubeconfig context, as for ``read_gpu_nodes``.
+        api: an object with ``AppsV1Api.read_namespaced_deployment``'s signature; tests pass one
+            that serves recorded responses. ``None`` builds a real client.
+
+    Raises:
+        ClusterUnavailableError: as for ``read_gpu_nodes``.
+
+    """
+    k8s = _import_kubernetes()
+    apps = api if api is not None else k8s.client.AppsV1Api(_api_client(k8s, context))
+    out = []
+    for namespace, name in wanted:
+        try:
+            dep = apps.read_namespaced_deployment(
+                name, namespace, _request_timeout=_REQUEST_TIMEOUT
+            )
+        except Exception as exc:
+            if isinstance(exc, k8s.client.exceptions.ApiException) and exc.status == 404:
+                out.append(ObservedDeployment(namespace, name, False))
+                continue
+            mapped = _unavailable(k8s, apps, context, exc, f"Deployment {namespace}/{name}")
+            if mapped is None:
+                raise
+            raise mapped from exc
+        spec, status = dep.spec, dep.status
+        replicas = spec.replicas if spec is not None and spec.replicas is not None else 1
+        ready = (status.ready_replicas if status is not None else None) or 0
+        out.append(ObservedDeployment(namespace, name, True, int(replicas), int(ready)))
+    return out
+
+
 def _core_api(k8s: Any, context: str | None) -> Any:
+    return k8s.client.CoreV1Api(_api_client(k8s, context))
+
+
+def _api_client(k8s: Any, context: str | None) -> Any:
     config_error = k8s.config.ConfigException
     kubeconfig = os.environ.get("KUBECONFIG") or None
     _check_kubeconfigs(kubeconfig or str(Path("~/.kube/config").expanduser()))
@@ -193,7 +250,7 @@ def _core_api(k8s: Any, context: str | None) -> Any:
                 f"No Kubernetes configuration found in {where} and not running inside a "
                 "cluster: point KUBECONFIG at a kubeconfig file or create ~/.kube/config."
             ) from exc
-    return k8s.client.CoreV1Api(api_client)
+    return api_client
 
 
 def _check_kubeconfigs(files: str) -> None:
@@ -256,9 +313,12 @@ def _list_all(k8s: Any, core: Any, context: str | None) -> Iterator[Any]:
 
 
 def _unavailable(
-    k8s: Any, core: Any, context: str | None, exc: Exception
+    k8s: Any, core: Any, context: str | None, exc: Exception, what: str = ""
 ) -> ClusterUnavailableError | None:
-    """Turn a client failure into one sentence; ``None`` for anything unrecognised."""
+    """Turn a client failure into one sentence; ``None`` for anything unrecognised.
+
+    ``what`` names the object read (a Deployment); empty: the node list.
+    """
     import urllib3  # a dependency of the kubernetes client
 
     where = _server(core)
@@ -270,13 +330,19 @@ def _unavailable(
                 f"The Kubernetes API server{where} rejected the credentials{named} "
                 "(401 Unauthorized): refresh or re-create them in the kubeconfig."
             )
+        if status == 403 and what:
+            return ClusterUnavailableError(
+                f"The Kubernetes API server{where} forbids reading {what}{named} (403 "
+                "Forbidden): the identity needs get on deployments in that namespace."
+            )
         if status == 403:
             return ClusterUnavailableError(
                 f"The Kubernetes API server{where} forbids listing nodes{named} (403 Forbidden): "
                 "the identity needs get/list on nodes through a ClusterRole."
             )
+        doing = f"Reading {what}" if what else "Listing nodes"
         return ClusterUnavailableError(
-            f"Listing nodes on the Kubernetes API server{where} failed{named}: "
+            f"{doing} on the Kubernetes API server{where} failed{named}: "
             f"HTTP {status} {exc.reason}."
         )
     if isinstance(exc, urllib3.exceptions.HTTPError):

@@ -142,6 +142,10 @@ class ClusterConfig:
     gpu_operator: GpuOperator
     scheduler: str  # default | kai | hami
     monitoring: Monitoring
+    # The KAI or HAMi scheduler runs highly available (``schedulerHighAvailability``; default
+    # on in production under kai or hami); ``scheduler_ha_stated``: the file says so itself.
+    scheduler_ha: bool = False
+    scheduler_ha_stated: bool = False
     admission: Admission = Admission()
     kubernetes_version: str | None = None  # "1.31"; None: not stated (taken as 1.30 or newer)
     nvsentinel: NVSentinel | None = None  # None: not installed
@@ -510,6 +514,14 @@ def build(data: Mapping[str, Any], source: str = "") -> Stack:
                 driver=op.get("driver", default_driver),
             ),
             scheduler=clus.get("scheduler", "default"),
+            scheduler_ha=bool(
+                clus.get(
+                    "schedulerHighAvailability",
+                    meta.get("environment") == "production"
+                    and clus.get("scheduler", "default") != "default",
+                )
+            ),
+            scheduler_ha_stated="schedulerHighAvailability" in clus,
             monitoring=Monitoring(
                 dcgm_exporter=bool(mon.get("dcgmExporter", True)),
                 alerts=_alerts(mon.get("alerts")),

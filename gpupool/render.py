@@ -41,7 +41,7 @@ from gpupool.errors import RenderError
 from gpupool.graph import Lookup, Ref, Resource, ResourceGraph
 from gpupool.model import Stack
 from gpupool.resources import templates_dir
-from gpupool.sharing import nvsentinel
+from gpupool.sharing import nvsentinel, scheduler_ha
 
 # type-token package -> its provider SDK (module, alias in the program, distribution, version)
 _PACKAGES: dict[str, clouds.Sdk] = {sdk.token: sdk for sdk in clouds.sdks()}
@@ -341,9 +341,48 @@ def _program(graph: ResourceGraph, stack: Stack) -> tuple[str, list[str]]:
         stdlib=stdlib,
         sdks=sorted((_PACKAGES[p].module, _PACKAGES[p].alias) for p in program.packages),
         helpers=helpers,
-        blocks=blocks,
+        parts=_parts(blocks),
         exports=exports,
     ), sorted(program.packages)
+
+
+def _parts(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Cut a large program's resource blocks into functions of ``PART_SIZE`` blocks.
+
+    Pulumi's Python SDK records where each resource was created (``traceback.extract_stack()``
+    in ``pulumi.runtime.resource``), and on CPython 3.11 finding a frame's position scans its
+    code object from the start (``co_positions``), so in one module-level code object of
+    20,000 resources each registration costs in proportion to how far down it is: quadratic
+    in all. In functions of ``PART_SIZE`` blocks each scan is short. A program of at most
+    ``PART_SIZE`` resources stays flat, as it always was; variables stay module globals.
+    """
+    if len(blocks) <= PART_SIZE:
+        return [{"function": None, "pad": "", "blocks": blocks, "globals": []}]
+    out = []
+    for start in range(0, len(blocks), PART_SIZE):
+        chunk = blocks[start : start + PART_SIZE]
+        names = [v for b in chunk for v, _ in b["lookups"]] + [b["var"] for b in chunk]
+        lines, line = [], ""
+        for name in names:
+            if line and len(line) + len(name) + 2 > _GLOBAL_LINE:
+                lines.append(line)
+                line = ""
+            line = f"{line}, {name}" if line else f"global {name}"
+        lines.append(line)
+        out.append({
+            "function": f"_resources_{start // PART_SIZE:04d}",
+            "first": start + 1,
+            "last": start + len(chunk),
+            "pad": "    ",
+            "blocks": chunk,
+            "globals": lines,
+        })
+    return out
+
+
+#: Resource blocks per function in a large program (``_parts``).
+PART_SIZE = 200
+_GLOBAL_LINE = 92
 
 
 def _needs(graph: ResourceGraph) -> list[str]:
@@ -375,6 +414,15 @@ def _nvsentinel(graph: ResourceGraph) -> dict[str, Any] | None:
         "status": nvsentinel.UPSTREAM_STATUS,
         "status_text": nvsentinel.UPSTREAM_STATUS_TEXT,
     }
+
+
+def _scheduler(stack: Stack) -> dict[str, Any] | None:
+    """Return what the README says of where KAI or HAMi runs, or None under kube-scheduler."""
+    placement = scheduler_ha.placement(stack)
+    if placement is None:
+        return None
+    title = {"kai": "The KAI Scheduler", "hami": "HAMi's scheduler"}[placement.scheduler]
+    return {"title": title, "lines": placement.lines()}
 
 
 def _component(address: str, suffix: str) -> str:
@@ -432,6 +480,7 @@ def _files(stack: Stack, graph: ResourceGraph) -> dict[str, str]:
         cloud=stack.provider.cloud,
         needs=_needs(graph),
         nvsentinel=_nvsentinel(graph),
+        scheduler=_scheduler(stack),
     )
     return files
 

@@ -59,3 +59,22 @@ def test_each_admission_policy_follows_its_own_namespace_only() -> None:
                        and r.manifest["spec"]["policyName"] == policy.manifest["metadata"]["name"])
         selected = binding.manifest["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]
         assert policy.depends_on == (namespaces[selected["kubernetes.io/metadata.name"]],)
+
+
+def test_kubernetes_objects_hold_no_reference_in_their_inputs() -> None:
+    """``graph.order`` skips the walk for Refs in a resource with a manifest: its inputs are the
+    manifest, plain data. Every example, fixture stack and the benchmark stack hold to that."""
+    from tests.paths import EXAMPLES, FIXTURES
+    from tests.stacks import load_stack
+
+    files = sorted(EXAMPLES.glob("*.yaml")) + sorted((FIXTURES / "valid").glob("*.yaml"))
+    graphs = [assemble.build(load_stack(f)) for f in files] + [_graph(10)]
+    checked = 0
+    for graph in graphs:
+        for res in graph.resources:
+            if res.manifest is not None:
+                checked += 1
+                assert not list(res.refs()), res.address
+    assert checked > 100
+    # and a resource that does refer to another is still ordered after it
+    assert any(list(r.refs()) for g in graphs for r in g.resources if r.manifest is None)

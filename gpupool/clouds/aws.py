@@ -25,6 +25,9 @@ def zone_in_region(zone: str, region: str) -> bool:
 
 CLOUD = Cloud(
     name="aws",
+    # EKS managed node groups label their nodes eks.amazonaws.com/capacityType SPOT or ON_DEMAND
+    # (Amazon EKS User Guide, "Managed node groups", capacity types).
+    spot_node_labels=(("eks.amazonaws.com/capacityType", "SPOT"),),
     display="AWS",
     node_pool_noun="node group",
     sdk=Sdk("aws", "pulumi_aws", "aws", "pulumi-aws", "7.51.1", extra="aws"),

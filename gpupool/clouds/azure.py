@@ -41,6 +41,9 @@ def agent_pool_name(pool_name: str, on_demand: bool = False) -> str:
 
 CLOUD = Cloud(
     name="azure",
+    # AKS labels (and taints) spot node pools' nodes kubernetes.azure.com/scalesetpriority=spot
+    # (AKS docs, "Add an Azure Spot node pool").
+    spot_node_labels=(("kubernetes.azure.com/scalesetpriority", "spot"),),
     display="Azure",
     node_pool_noun="node pool",
     sdk=Sdk(

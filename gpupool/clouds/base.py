@@ -72,6 +72,8 @@ class Cloud:
         cluster_nodes_max: the most nodes one of the cloud's clusters can hold, where it
             matters to gpupool (the GKE quota above must admit a daemon on every node), or None.
         spot_taint: (key, value, effect) the cloud puts on every spot node, or None.
+        spot_node_labels: (key, value) labels the cloud itself puts on its spot nodes, which
+            keep pods that must not run on spot (a highly available scheduler) off them.
         mixes_spot: one spot node pool keeps an on-demand base and buys on-demand nodes when
             spot runs out by itself (VKE's ``InstancesDistribution``), so a spot pool stays one
             node pool; False: the base and the fallback are a separate on-demand node pool
@@ -126,6 +128,7 @@ class Cloud:
     critical_pod_quota: bool = False
     cluster_nodes_max: int | None = None
     spot_taint: tuple[str, str, str] | None = None
+    spot_node_labels: tuple[tuple[str, str], ...] = ()
     mixes_spot: bool = False
     on_demand_base_max: int | None = None
     node_pool_name_max: int | None = None

@@ -21,6 +21,12 @@ GKE_DRIVER_DIR = "/home/kubernetes/bin/nvidia"
 
 CLOUD = Cloud(
     name="gcp",
+    # GKE labels Spot VM nodes cloud.google.com/gke-spot=true and preemptible VM nodes
+    # cloud.google.com/gke-preemptible=true (GKE docs, "Use Spot VMs"; "Preemptible VMs").
+    spot_node_labels=(
+        ("cloud.google.com/gke-spot", "true"),
+        ("cloud.google.com/gke-preemptible", "true"),
+    ),
     display="GCP",
     node_pool_noun="node pool",
     sdk=Sdk("gcp", "pulumi_gcp", "gcp", "pulumi-gcp", "10.2.0", extra="gcp"),

@@ -20,7 +20,8 @@ class DriftItem:
         declared: the declared value (None when nothing was declared).
         observed: the observed value (None when absent).
         summary: one sentence a platform engineer can act on.
-        kind: ``drift`` (differs from the file) or ``fault`` (hardware trouble).
+        kind: ``drift`` (differs from the file), ``fault`` (hardware trouble) or ``note``
+            (how something was read, not a finding: a 2020 GFD's MIG label spelling).
         evidence_of: ``(node, fault)`` when the item reports a hardware fault another source
             may report too (``gpupool.drift.conditions.fold`` makes them one item); not shown.
 
@@ -51,6 +52,7 @@ class DriftReport:
     stack: str
     items: tuple[DriftItem, ...]
     sources: tuple[SourceStatus, ...] = field(default_factory=tuple)
+    notes: tuple[DriftItem, ...] = ()  # kind ``note``: said, never counted as drift
 
     @property
     def drifted(self) -> bool:

@@ -36,12 +36,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 from gpupool import facts
 from gpupool.catalog.models import GpuModel
 from gpupool.cluster import ObservedNode
-from gpupool.drift import conditions
+from gpupool.drift import conditions, legacy_gfd
 from gpupool.drift.items import DriftItem
 from gpupool.facts.names import (
     GFD_COUNT,
@@ -120,6 +121,8 @@ class Expected:
             ``gpu.sharing-strategy``; where the cloud shares GPUs GFD may not run at all),
             checked only when present.
         hami_split: HAMi's vGPUs per GPU, when HAMi serves the pool.
+        mig_profiles: the GPU's MIG profiles and their memory (MiB), for reading the labels
+            of 2020 GFD releases (``gpupool.drift.legacy_gfd``).
         hami_memory_mib: the memory HAMi registers per GPU (after ``deviceMemoryScaling``).
         gpus: physical GPUs per node.
         vgpu: the instance has a slice of one GPU (a vGPU, ``gpu_fraction`` < 1): the driver
@@ -139,6 +142,7 @@ class Expected:
     cloud_labels: dict[str, str | None] = field(default_factory=dict)
     optional_labels: dict[str, str] = field(default_factory=dict)
     hami_split: int | None = None
+    mig_profiles: tuple[tuple[str, float], ...] = ()
     hami_memory_mib: float | None = None
     gpus: int = 0
     vgpu: bool = False
@@ -217,6 +221,10 @@ def expected(stack: Stack, pool: Pool) -> Expected:
     mig_memories = tuple(
         p.memory_gib * 1024 for p in (geometry.profiles or () if geometry is not None else ())
     )
+    mig_profiles = tuple(
+        (p.name, p.memory_gib * 1024)
+        for p in (geometry.profiles or () if geometry is not None else ())
+    )
     mig_profile: str | None = None
     mig_strategy: str | None = None
     hami = facts.uses_scheduler(stack, facts.SCHEDULER_HAMI)
@@ -273,6 +281,7 @@ def expected(stack: Stack, pool: Pool) -> Expected:
         cloud_labels=cloud,
         optional_labels=optional,
         hami_split=pf.hami_split if hami else None,
+        mig_profiles=mig_profiles,
         hami_memory_mib=hami_memory,
         gpus=n,
         vgpu=vgpu,
@@ -479,6 +488,17 @@ def _mig_extra(want: Expected, pool: Pool, node: ObservedNode, item: _Emit) -> N
 
 def _node(stack: Stack, pool: Pool, want: Expected, node: ObservedNode) -> list[DriftItem]:
     item = _Emit(f"pool.{pool.name}/node/{node.name}")
+    labels, renames = legacy_gfd.relabel(want.mig_profiles, node.labels)
+    if renames:
+        node = replace(node, labels=MappingProxyType(labels))
+        for old, new in sorted(renames.items()):
+            item.items.append(DriftItem(
+                "cluster", item.addr, new, old,
+                f"labels nvidia.com/mig-{old}.* come from a GPU Feature Discovery of 2020, "
+                f"which named MIG profiles by rounded memory: read as {new} "
+                f"(the device plugin advertises nvidia.com/mig-{new})",
+                kind="note",
+            ))
 
     got_type = node.labels.get(INSTANCE_TYPE_LABEL)
     if (

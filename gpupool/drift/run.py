@@ -1,7 +1,8 @@
 """Run every drift source that can run, and say why the others were skipped.
 
 The engine source renders the stack's program and asks Pulumi for a refresh preview (never a
-state-writing refresh); the cluster source reads nodes through the Kubernetes API; the node source
+state-writing refresh); the cluster source reads nodes, and the GPU scheduler's Deployments, through
+the Kubernetes API; the node source
 reads ``gpupool node inspect`` reports from a directory. A fault that a GPU health condition and a
 node report both show on one node is one item (``gpupool.drift.conditions.fold``). Missing
 access (no Pulumi CLI, no kubeconfig, no reports: a report folder that is missing, unreadable or
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gpupool import cluster
-from gpupool.drift import conditions, node_reports
+from gpupool.drift import conditions, node_reports, scheduler
 from gpupool.drift import nodes as node_state
 from gpupool.drift.items import DriftItem, DriftReport, SourceStatus
 from gpupool.errors import GpupoolError
@@ -39,6 +40,8 @@ class DriftInputs:
 
     engine: Callable[[], Any] | None = None  # returns an EngineResult of a refresh preview
     cluster: Callable[[], Sequence[Any]] | None = None  # returns ObservedNodes
+    # reads the named (namespace, name) Deployments, returning ObservedDeployments
+    deployments: Callable[[Sequence[tuple[str, str]]], Sequence[Any]] | None = None
     node_reports_dir: Path | None = None
 
 
@@ -106,6 +109,15 @@ def run(
         else:
             observed = cluster.read_gpu_nodes(stack.provider.settings.context)
         items += node_state.compare(stack, observed)
+        # the GPU scheduler's Deployments: ready replicas against those declared
+        # (read from the real cluster when the nodes are; a stand-in for nodes brings its own)
+        wanted = scheduler.wanted(stack)
+        read = inputs.deployments
+        if read is None and inputs.cluster is None:
+            def read(names: Sequence[tuple[str, str]]) -> Sequence[Any]:
+                return cluster.read_deployments(names, stack.provider.settings.context)
+        if wanted and read is not None:
+            items += scheduler.compare(stack, read(wanted))
         statuses.append(SourceStatus(CLUSTER_SOURCE, True))
     except GpupoolError as exc:
         skip(CLUSTER_SOURCE, str(exc))
@@ -128,8 +140,9 @@ def run(
             items += node_reports.compare(stack, reps, pool_by_node)
             statuses.append(SourceStatus(NODE_SOURCE, True))
 
-    items = conditions.fold(items)
+    notes = [i for i in items if i.kind == "note"]
+    items = conditions.fold([i for i in items if i.kind != "note"])
     order = {s: i for i, s in enumerate(ALL_SOURCES)}
     items.sort(key=lambda i: (order.get(i.source, 9), i.address, i.summary))
     statuses.sort(key=lambda s: order[s.name])
-    return DriftReport(stack.name, tuple(items), tuple(statuses))
+    return DriftReport(stack.name, tuple(items), tuple(statuses), tuple(notes))

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from gpupool.catalog import GpuModel
 from gpupool.clouds import DRIVER_PREINSTALLED
@@ -171,10 +172,13 @@ class StackFacts:
         """Return the facts of a pool (by object or name)."""
         return self.pools[pool if isinstance(pool, str) else pool.name]
 
-    @property
-    def exposed_resources(self) -> set[str]:
-        """Every GPU resource any pool of the stack advertises."""
-        return {u.resource for f in self.pools.values() for u in f.units}
+    @cached_property
+    def exposed_resources(self) -> frozenset[str]:
+        """Every GPU resource any pool of the stack advertises.
+
+        Computed once: every tenant's quota and admission policy asks, and the facts are frozen.
+        """
+        return frozenset(u.resource for f in self.pools.values() for u in f.units)
 
 
 def of(stack: Stack) -> StackFacts:
@@ -205,6 +209,19 @@ def node_labels(stack: Stack, pool: Pool) -> dict[str, str]:
 def uses_scheduler(stack: Stack, name: str) -> bool:
     """Return True when the stack's GPU scheduler is ``name`` (``hami``, ``kai``, ``default``)."""
     return stack.cluster.scheduler == name
+
+
+def open_spot_pools(stack: Stack) -> list[Pool]:
+    """Return the spot pools whose nodes take a pod that tolerates nothing.
+
+    A spot pool whose nodes carry a ``NoSchedule`` or ``NoExecute`` taint (declared, or the
+    cloud's own spot taint) keeps such pods off; one without lets the scheduler place them there.
+    """
+    return [
+        p for p in stack.pools
+        if p.capacity.spot
+        and not any(t.effect in ("NoSchedule", "NoExecute") for t in of(stack).pool(p).taints)
+    ]
 
 
 def kai_fractional_pools(stack: Stack) -> list[Pool]:

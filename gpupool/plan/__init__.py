@@ -70,6 +70,8 @@ from gpupool.plan.tenant_cost import (
     slot_prices,
     tenant_costs,
 )
+from gpupool.sharing import scheduler_ha
+from gpupool.sharing.scheduler_ha import Placement
 from gpupool.spec.checks.advice import Advice, advice
 
 if TYPE_CHECKING:
@@ -159,6 +161,8 @@ class PlanResult:
         Only the JSON document and ``up --expect`` need them; text and markdown plans skip them.
         """
         return None if self.desired is None else pin_graph(self.desired)
+    # where KAI or HAMi runs and what a node loss does to it (None: kube-scheduler alone)
+    scheduler: Placement | None = None
 
     @property
     def summary(self) -> Summary:
@@ -204,4 +208,5 @@ def make_plan(base: Base, desired: ResourceGraph, stack: Stack) -> PlanResult:
         tenant_cost=tenant_costs(base_graph, desired),
         advice=tuple(advice(stack)),
         desired=desired,
+        scheduler=scheduler_ha.placement(stack),
     )

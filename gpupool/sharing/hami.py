@@ -35,6 +35,7 @@ from typing import Any
 from gpupool import facts
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack
+from gpupool.sharing import scheduler_ha
 from gpupool.sharing.objects import chart, helm_release
 from gpupool.sharing.pools import daemon_tolerations
 
@@ -95,6 +96,10 @@ def values(stack: Stack) -> dict[str, Any]:
     out: dict[str, Any] = {"schedulerName": SCHEDULER_NAME, "devicePlugin": plugin}
     if any(p.policy == "strict" for p in stack.pools):
         out["devices"] = {"nvidia": {"gpuCorePolicy": "force"}}
+    ha = scheduler_ha.hami_values(stack)
+    if ha:
+        # two leader-elected replicas (``sharing.scheduler_ha``)
+        out["scheduler"] = ha["scheduler"]
     prom = stack.cluster.monitoring.prometheus
     if prom is not None and prom.service_monitor:
         out["prometheus"] = {"enabled": True}
@@ -118,7 +123,7 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
     for pool in stack.pools:
         deps.extend(cloud.node_pools.get(pool.name, ()))
     known = facts.of(stack)
-    return [
+    release = [
         helm_release(
             chart("hami"),
             values(stack),
@@ -140,3 +145,4 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
             },
         )
     ]
+    return release + scheduler_ha.build(stack, cloud, release[0].address)

@@ -35,6 +35,7 @@ from gpupool.facts.names import OPERATOR_RUNTIME_CLASS
 from gpupool.facts.tenancy import PRIORITY_VALUES, parent_queue_name
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack, Tenant
+from gpupool.sharing import scheduler_ha
 from gpupool.sharing.objects import chart, helm_release, k8s_object
 
 SCHEDULER_NAME = "kai-scheduler"
@@ -138,7 +139,9 @@ def values(stack: Stack) -> dict[str, Any]:
       ``docs/gpu-sharing/autoscaling/README.md``; values.yaml ``global.clusterAutoscaling``);
     * ``admission.gpuFractionRuntimeClassName`` when GPU pods must run with another runtime
       than the operator's ``nvidia`` (AKS's preinstalled driver): KAI's webhook stamps it on
-      every fractional pod (KAI v0.17.0 values.yaml; ``runtime_enforcement.go``).
+      every fractional pod (KAI v0.17.0 values.yaml; ``runtime_enforcement.go``);
+    * under ``cluster.schedulerHighAvailability``, two leader-elected replicas spread over nodes
+      and off spot nodes, at gpupool's scheduler PriorityClass (``sharing.scheduler_ha``).
     """
     fractional = [p for p in stack.pools if p.sharing.kind.scheduler_slots]
     glob: dict[str, Any] = {"gpuSharing": bool(fractional)}
@@ -148,6 +151,8 @@ def values(stack: Stack) -> dict[str, Any]:
     runtime = facts.of(stack).gpu_runtime_class
     if fractional and runtime != OPERATOR_RUNTIME_CLASS:
         out["admission"] = {"gpuFractionRuntimeClassName": runtime}
+    for key, value in scheduler_ha.kai_values(stack).items():
+        out[key] = {**out.get(key, {}), **value}
     return out
 
 
@@ -165,11 +170,14 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
     all_pools: list[str] = list(after)
     for pool in stack.pools:
         all_pools.extend(cloud.node_pools.get(pool.name, ()))
+    ha = scheduler_ha.build(stack, cloud, RELEASE_ADDRESS)
+    # the PriorityClass the release's pods name exists before them
+    classes = tuple(r.address for r in ha if r.manifest and r.manifest["kind"] == "PriorityClass")
     release = helm_release(
         chart("kai-scheduler"),
         values(stack),
         provider=cloud.k8s_provider,
-        depends_on=tuple(all_pools),
+        depends_on=(*all_pools, *classes),
         create_namespace=True,
     )
     parent = k8s_object(
@@ -184,7 +192,7 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
         depends_on=(RELEASE_ADDRESS,),
         facts={"tenants": [t.name for t in stack.tenants]},
     )
-    out = [release, parent]
+    out = [release, parent, *ha]
     for tenant in stack.tenants:
         deps = [RELEASE_ADDRESS, parent.address]
         for name in tenant.pools:

@@ -41,6 +41,7 @@ _NAMESPACED = {
     "ConfigMap": True,
     "Namespace": False,
     "ResourceQuota": True,
+    "PodDisruptionBudget": True,
     "PriorityClass": False,
     "Queue": False,
     "PrometheusRule": True,
@@ -90,7 +91,15 @@ def chart(key: str, version: str | None = None) -> Chart:
 
 def common_labels(stack: Stack) -> dict[str, str]:
     """Return the labels every object carries: the stack's labels plus gpupool's own."""
-    return {**dict(stack.labels), MANAGED_BY_LABEL: MANAGED_BY, STACK_LABEL: stack.name}
+    return dict(_common_labels(stack))
+
+
+def _common_labels(stack: Stack) -> Mapping[str, str]:
+    """Return the common labels, computed once per stack (read-only: callers copy)."""
+    return stack.memo(
+        "gpupool.common_labels",
+        lambda: {**dict(stack.labels), MANAGED_BY_LABEL: MANAGED_BY, STACK_LABEL: stack.name},
+    )
 
 
 def type_token(api_version: str, kind: str) -> str:
@@ -131,7 +140,7 @@ def k8s_object(
     if kind not in _NAMESPACED:
         raise RenderError(f"gpupool does not render Kubernetes kind {kind}")
     meta = dict(manifest["metadata"])
-    meta["labels"] = {**common_labels(stack), **dict(meta.get("labels", {}))}
+    meta["labels"] = {**_common_labels(stack), **meta.get("labels", {})}
     name = str(meta["name"])
     namespace = meta.get("namespace")
     if _NAMESPACED[kind] != (namespace is not None):

@@ -46,6 +46,8 @@ def to_json(report: DriftReport) -> dict[str, Any]:
         "sources": [
             {"name": s.name, "checked": s.checked, "reason": s.reason} for s in report.sources
         ],
+        # how something was read (a 2020 GFD's MIG labels), never drift
+        "notes": [{"address": n.address, "summary": n.summary} for n in report.notes],
     }
 
 
@@ -73,9 +75,11 @@ def format_text(report: DriftReport) -> str:
     if report.status == "unknown":
         lines.append(f"Unknown: no source could be checked for stack {report.stack}.")
         return "\n".join(lines) + "\n"
+    notes = [f"  note: {escape.one_line(n.address)}: {escape.one_line(n.summary)}"
+             for n in report.notes]
     if not report.items:
         lines.append(f"No drift: stack {report.stack} matches what runs (in the sources checked).")
-        return "\n".join(lines) + "\n"
+        return "\n".join([*lines, *notes]) + "\n"
     for source in SOURCES:
         items = [i for i in report.items if i.source == source]
         if not items:
@@ -87,6 +91,7 @@ def format_text(report: DriftReport) -> str:
             lines.append(f"      declared: {escape.one_line(_value(i.declared))}")
             lines.append(f"      observed: {escape.one_line(_value(i.observed))}")
     faults = sum(1 for i in report.items if i.kind == "fault")
+    lines += notes
     lines.append("")
     lines.append(
         f"Drift: {len(report.items) - faults} difference(s), {faults} fault(s) in stack "
@@ -138,15 +143,20 @@ def format_markdown(report: DriftReport, limit: int = MARKDOWN_LIMIT) -> str:
             for s in report.sources
         )
     )
+    notes = (
+        ["", *(f"- Note: {_code_cell(n.address)}: {_cell(n.summary)}" for n in report.notes)]
+        if report.notes else []
+    )
     if not report.items:
-        return "\n".join(out) + "\n"
+        return "\n".join([*out, *notes]) + "\n"
     out += ["", "| source | what | finding | declared | observed |", "|---|---|---|---|---|"]
     rows = [_row(i) for i in report.items]
-    if sum(len(r) + 1 for r in rows) + sum(len(line) + 1 for line in out) <= limit:
-        return "\n".join([*out, *rows]) + "\n"
+    fixed = sum(len(line) + 1 for line in out) + sum(len(line) + 1 for line in notes)
+    if sum(len(r) + 1 for r in rows) + fixed <= limit:
+        return "\n".join([*out, *rows, *notes]) + "\n"
     # faults first (a GPU that fails matters more than a label), each group in report order
     ordered = sorted(report.items, key=lambda i: i.kind != "fault")
-    budget = limit - sum(len(line) + 1 for line in out) - 600
+    budget = limit - fixed - 600
     kept = 0
     for item in ordered:
         row = _row(item)
@@ -163,6 +173,7 @@ def format_markdown(report: DriftReport, limit: int = MARKDOWN_LIMIT) -> str:
         "(GitHub's limit for an issue body is 65,536). Run `gpupool drift --format json` for "
         "all of them."
     )]
+    out += notes
     return "\n".join(out) + "\n"
 
 

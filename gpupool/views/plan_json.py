@@ -143,6 +143,28 @@ def to_json(result: PlanResult) -> dict[str, Any]:
             for a in result.advice
         ],
         "pins": None if result.pins is None else plan_pins.to_json(result.pins),
+        "scheduler": _scheduler(result),
+    }
+
+
+def _scheduler(result: PlanResult) -> dict[str, Any] | None:
+    """Where KAI or HAMi runs (``sharing.scheduler_ha.Placement``); None under kube-scheduler."""
+    p = result.scheduler
+    if p is None:
+        return None
+    return {
+        "scheduler": p.scheduler,
+        "highAvailability": p.ha,
+        "replicas": p.replicas,
+        "deployments": [
+            {"namespace": d.namespace, "name": d.name, "replicas": d.replicas}
+            for d in p.deployments
+        ],
+        "spreadOverZones": p.spread_zones,
+        "avoidsSpotLabels": [{"key": k, "value": v} for k, v in p.spot_labels],
+        "priorityClassName": p.priority_class,
+        "podDisruptionBudgets": [{"deployment": d, "by": who} for d, who in p.pdbs],
+        "summary": p.lines(),
     }
 
 

@@ -191,6 +191,10 @@ def _md_blocks(result: PlanResult) -> list[_Block]:
         costs = _md_table(TENANT_COST_HEAD, tenant_cost_rows(result))
         blocks.append(([f"#### Cost per tenant ({cur} a month)", "", *pie(result), *costs[:2]],
                        costs[2:], ["", f"<sub>{TENANT_COST_NOTE}</sub>", ""], "tenant rows"))
+    if result.scheduler is not None:
+        items = [f"- {note(line)}" for line in result.scheduler.lines()]
+        blocks.append(([f"#### Scheduler ({result.scheduler.scheduler})", ""], items, [""],
+                       "scheduler lines"))
     if result.advice:
         items = [f"- {note(line)}" for line in advice_lines(result)]
         blocks.append((["#### Advice (USD a month at nodes.min to nodes.max)", ""], items, [""],

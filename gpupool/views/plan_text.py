@@ -408,6 +408,9 @@ def format_text(result: PlanResult) -> str:
                   "ceiling = limit.gpus):"]
         lines += [*table(TENANT_COST_HEAD, tenant_cost_rows(result))]
         lines += [f"  {TENANT_COST_NOTE}"]
+    if result.scheduler is not None:
+        lines += ["", f"Scheduler ({result.scheduler.scheduler}):"]
+        lines += [f"  {line}" for line in result.scheduler.lines()]
     if result.advice:
         lines += ["", "Advice (what would save money, USD a month at nodes.min to nodes.max):"]
         lines += [f"  {line}" for line in advice_lines(result)]

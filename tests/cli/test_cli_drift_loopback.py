@@ -50,18 +50,36 @@ H100_POOL = (
 
 
 class NodesApi(BaseHTTPRequestHandler):
-    """Answers ``GET /api/v1/nodes`` with the server's node list; 404 for anything else."""
+    """Answers ``GET /api/v1/nodes`` with the server's node list and
+    ``GET /apis/apps/v1/namespaces/<ns>/deployments/<name>`` with a Deployment of the server's
+    ``deployments`` ((spec.replicas, status.readyReplicas) by (namespace, name)); 404 for
+    anything else."""
 
     server: Any
 
     def do_GET(self) -> None:
         self.server.paths.append(self.path)
-        if urlsplit(self.path).path != "/api/v1/nodes":
+        path = urlsplit(self.path).path
+        parts = path.strip("/").split("/")
+        if parts[:4] == ["apis", "apps", "v1", "namespaces"] and len(parts) == 7:
+            found = self.server.deployments.get((parts[4], parts[6]))
+            if found is None:
+                self.send_error(404)
+                return
+            self._send({"apiVersion": "apps/v1", "kind": "Deployment",
+                        "metadata": {"name": parts[6], "namespace": parts[4]},
+                        "spec": {"replicas": found[0], "selector": {}, "template": {}},
+                        "status": {"readyReplicas": found[1]} if found[1] else {}})
+            return
+        if path != "/api/v1/nodes":
             self.send_error(404)
             return
-        kind, body = "application/json", json.dumps(node_list(*self.server.nodes)).encode()
-        if self.server.answer is not None:  # what a proxy or a login page answers instead
-            kind, body = self.server.answer
+        self._send(node_list(*self.server.nodes), self.server.answer)
+
+    def _send(self, doc: Any, answer: tuple[str, bytes] | None = None) -> None:
+        kind, body = "application/json", json.dumps(doc).encode()
+        if answer is not None:  # what a proxy or a login page answers instead
+            kind, body = answer
         self.send_response(200)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
@@ -79,6 +97,8 @@ def api_server() -> Iterator[Any]:
     server.nodes = []
     server.paths = []
     server.answer = None
+    # the HAMi scheduler a stack under HAMi declares (one replica outside production), ready
+    server.deployments = {("kube-system", "hami-scheduler"): (1, 1)}
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -176,7 +196,25 @@ def test_hami_lab_node_through_the_api(
     assert "source cluster: checked" in out
     for line in lines:
         assert line in out
-    assert [urlsplit(p).path for p in api_server.paths] == ["/api/v1/nodes"]
+    assert [urlsplit(p).path for p in api_server.paths] == [
+        "/api/v1/nodes", "/apis/apps/v1/namespaces/kube-system/deployments/hami-scheduler"]
+
+
+def test_a_scheduler_without_ready_replicas_is_drift_through_the_api(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    api_server: Any,
+) -> None:
+    """The stack's HAMi scheduler Deployment is read with the client's AppsV1Api over HTTP: none
+    of its replicas ready is drift (exit 2), named at scheduler/<namespace>/<name>."""
+    api_server.deployments = {("kube-system", "hami-scheduler"): (1, 0)}
+    pool = ("rtx", HAMI_POOL.format(slots=10))
+    got = _drift(tmp_path, monkeypatch, api_server, pool, "hami-rtx-pro-6000-lab", scheduler="hami")
+    out = capsys.readouterr().out
+    assert got == 2, out
+    assert ("scheduler/kube-system/hami-scheduler: hami Deployment kube-system/hami-scheduler "
+            "has 0 of 1 declared replicas ready; none is ready") in out
 
 
 def test_resource_the_node_lacks_prints_missing(

@@ -19,6 +19,7 @@ from gpupool.spec.checks import (
     monitoring,
     regions,
     rendering,
+    scheduler,
     sharing,
     spot,
     state,
@@ -29,7 +30,7 @@ from gpupool.spec.diagnostics import Diagnostic
 
 _FAMILIES = (
     regions, gpus, sharing, spot, capacity, tenancy, rendering, monitoring, faultisolation, clouds,
-    advice, state,
+    scheduler, advice, state,
 )
 
 
