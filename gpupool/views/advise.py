@@ -136,6 +136,8 @@ def format_text(result: AdviseResult) -> str:
                           for t, w in result.observed_waits.items())
         lines += ["", f"Wrote the workload of {result.workload_pods} pods to "
                       f"{result.workload_file} (observed p95 waits: {waits or 'none'})."]
+    elif result.replayed is not None or result.fidelity is not None:
+        lines.append("")
     if result.fidelity is not None:
         lines.append(escape.one_line(fidelity_line(result.fidelity)))
     if result.replayed is not None:
