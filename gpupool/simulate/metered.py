@@ -80,10 +80,16 @@ class MeteredSimulation(Simulation):
         out: dict[str, tuple[float, float]] = {}
         for pm in self.cluster.pools:
             frag = cap = 0.0
+            empty: float | None = None  # every empty node of a pool offers the same
             for node in self.nodes[pm.name]:
                 if not node.schedulable or not pm.gpus_per_node:
                     continue
-                frag += self.meter.node(node_free(node)).fragmented
+                if node.allocs:
+                    frag += self.meter.node(node_free(node)).fragmented
+                else:
+                    if empty is None:
+                        empty = self.meter.node(node_free(node)).fragmented
+                    frag += empty
                 cap += pm.gpus_per_node * MILLI
             out[pm.name] = (frag, cap)
         return out
