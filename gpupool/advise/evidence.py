@@ -7,7 +7,7 @@ exporter's ``gpu`` index, so each query loads the samples of one GPU per node: a
 interval, 14 days of 1,200 nodes stay under Prometheus's default ``--query.max-samples`` of 50
 million.
 
-Which series mean what (dcgm-exporter's field list; ``../shared/reference/wave3-anchors.md`` B):
+Which series mean what (dcgm-exporter's field list; NVIDIA/DCGM issue #80 for MIG):
 
 * memory: ``DCGM_FI_DEV_FB_USED`` (MiB), per GPU or, on MIG, per GPU instance (its
   ``GPU_I_PROFILE`` label names the profile); with ``DCGM_FI_DEV_FB_FREE`` their sum is the

@@ -235,7 +235,7 @@ def test_gpu_util_on_mig_and_low_coverage_are_not_judged(
     server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # dcgm-exporter: DCGM_FI_DEV_GPU_UTIL is the whole GPU's and is not reported per MIG
-    # instance; the profiling metrics are (../shared/reference/wave3-anchors.md, B)
+    # instance; the profiling metrics are (NVIDIA/DCGM issue #80)
     monkeypatch.setattr(time, "time", lambda: END)
     doc = _advise(tmp_path, server, capsys=capsys, text=MIG_STACK)
     assert [r for r in doc["recommendations"] if r["pool"] == "mig"] == []
