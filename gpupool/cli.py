@@ -551,10 +551,12 @@ def _cmd_advise(args: argparse.Namespace) -> int:
         ca_file=Path(args.ca_file) if args.ca_file else None,
     )
     target = Path(args.file) if args.in_place else Path(args.write) if args.write else None
+    replay = _read_workload(args, stack) if args.workload else None
     result = advise.advise(
         Path(args.file), stack, url=args.prometheus, since_seconds=since, auth=auth,
         write=target, end=_until(args.until),
         export_workload=Path(args.export_workload) if args.export_workload else None,
+        replay=replay,
         progress=lambda line: console.err(f"{line}...\n"),
     )
     _out(view.render(result, args.format))
@@ -688,7 +690,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="end the window at TIME (unix seconds or RFC 3339) instead of now")
     p.add_argument("--export-workload", metavar="FILE",
                    help="write the GPU pods seen in the window as a `gpupool simulate` "
-                   "workload CSV")
+                   "workload CSV; without --workload, the edits are replayed with it")
+    p.add_argument("--workload", metavar="FILE", default=None,
+                   help="replay this workload (gpupool simulate) before and after each edit; "
+                   "an edit that lengthens a tenant's queue wait is dropped")
+    p.add_argument("--workload-format", choices=("csv", "jsonl", "openb"), default=None,
+                   help="the workload file's format (default: from its extension)")
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_advise)
 

@@ -13,7 +13,6 @@ are checked on the data.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -22,10 +21,9 @@ from typing import Any
 import yaml
 
 from gpupool.model import Stack
+from tests import bench_scripts
 from tests.paths import ROOT, shared_upstream
 from tests.stacks import load_stack_text
-
-BENCH = ROOT / "bench" / "openb_stack.py"
 
 NODES = """sn,cpu_milli,memory_mib,gpu,model
 node-a1,96000,393216,8,G2
@@ -37,11 +35,7 @@ node-c2,64000,262144,2,P100
 
 
 def _converter() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_openb_stack", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_scripts.load("openb_stack")
 
 
 def _schema_has_vcpus() -> bool:

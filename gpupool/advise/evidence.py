@@ -7,8 +7,7 @@ exporter's ``gpu`` index, so each query loads the samples of one GPU per node: a
 interval, 14 days of 1,200 nodes stay under Prometheus's default ``--query.max-samples`` of 50
 million.
 
-Which series mean what (dcgm-exporter's field list; DCGM#80 on GPU_UTIL and MIG, dcgm-exporter
-#395 on the profiling fields' Volta floor, #587 on per-pod copies under time-slicing):
+Which series mean what (dcgm-exporter's field list; NVIDIA/DCGM issue #80 for MIG):
 
 * memory: ``DCGM_FI_DEV_FB_USED`` (MiB), per GPU or, on MIG, per GPU instance (its
   ``GPU_I_PROFILE`` label names the profile); with ``DCGM_FI_DEV_FB_FREE`` their sum is the

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from gpupool.advise.coverage import Coverage
 from gpupool.advise.evidence import Evidence
 from gpupool.advise.recommendation import Dropped, Recommendation
+from gpupool.advise.workload import Fidelity
 
 
 @dataclass(frozen=True)
@@ -26,3 +27,5 @@ class AdviseResult:
     workload_file: str | None = None  # the workload CSV written, None when none was
     workload_pods: int = 0  # the pods it holds
     observed_waits: Mapping[str, float] = field(default_factory=dict)  # tenant -> p95 seconds
+    fidelity: Fidelity | None = None  # today's stack replayed against the window
+    replayed: str | None = None  # the workload the edits were replayed with, None: not replayed

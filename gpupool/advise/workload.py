@@ -12,10 +12,11 @@ query aggregated in the server, so the answer is one series a pod whatever the w
 * ``kube_pod_container_resource_requests``: GPUs (``nvidia_com_gpu``), a MIG instance
   (``nvidia_com_mig_<profile>``), HAMi's ``nvidia_com_gpumem`` (MiB), CPU cores and memory bytes.
 
-The CSV is the workload format of ``docs/workload.md`` (branch h/sim-workload): a header, then one
+The CSV is the workload format of ``docs/workload.md``: a header, then one
 row a pod (``pods`` 1), ``submit`` in seconds from the window's start (a pod created before it
-is submitted at 0), ``duration`` in seconds from its start to its end. Observed waits stay beside
-the rows, for ``simulate``'s fidelity score.
+is submitted at 0), ``duration`` in seconds from its start to its end. Where nodes carry the
+pool label, a pod on a node of no pool of the stack ran outside its pools and is left out.
+Observed waits and GPU-hours stay beside the rows, for the fidelity score (``Fidelity``).
 """
 
 from __future__ import annotations
@@ -113,6 +114,8 @@ def read(
             continue
         asked = requests[key]
         node, priority_class = info.get(key, ("", ""))
+        if node and node_pools and node_pools.get(node) not in pools:
+            continue  # it ran on a node of no pool of this stack
         migs = [k[len(_MIG_PREFIX):] for k, v in asked.items() if k.startswith(_MIG_PREFIX) and v]
         finished = done.get(key)
         if finished is None and key in running and running[key] + STEP_SECONDS < end:
@@ -120,7 +123,7 @@ def read(
         gpumem = asked.get("nvidia_com_gpumem")
         out.append(ObservedPod(
             namespace=key[0], pod=key[1], tenant=tenants.get(key[0]),
-            pool=node_pools[node] if node_pools.get(node) in pools else None,
+            pool=node_pools.get(node) or None,
             created=created[key], started=started.get(key), finished=finished,
             gpus=round(asked.get("nvidia_com_gpu", 0)),
             mig=_profile(migs[0]) if migs else None,
@@ -162,20 +165,69 @@ def to_csv(pods: Sequence[ObservedPod], start: float, end: float) -> str:
     return out.getvalue()
 
 
+#: Allocation counts as reproduced when a pool's simulated GPU-hours are within this share of the
+#: observed ones (or within one GPU-hour).
+ALLOCATION_TOLERANCE = 0.10
+
+
+def reproduced(observed: float, simulated: float) -> bool:
+    """Whether a simulated p95 wait is within the tolerance of the observed one (seconds)."""
+    return abs(simulated - observed) <= max(WAIT_TOLERANCE_SECONDS, 0.25 * observed)
+
+
+def allocation_reproduced(observed: float, simulated: float) -> bool:
+    """Whether a pool's simulated GPU-hours are within the tolerance of the observed ones."""
+    return abs(simulated - observed) <= max(1.0, ALLOCATION_TOLERANCE * observed)
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """What advise reads from one simulation of a workload on a stack.
+
+    ``waits``: each tenant's p95 queue wait in seconds (``""``: pods of no tenant);
+    ``gpu_hours``: each pool's allocated GPU-hours.
+    """
+
+    waits: Mapping[str, float]
+    gpu_hours: Mapping[str, float]
+
+
+#: ``simulate`` as advise calls it: a stack file's text in (the workload is bound by the
+#: caller), what the replay gave out.
+Simulate = Callable[[str], Replayed]
+
+
 @dataclass(frozen=True)
 class Fidelity:
-    """How far simulated waits are from the observed ones, per tenant (seconds)."""
+    """How far the simulation of today's stack is from what the window showed.
 
-    observed_p95: Mapping[str, float]
-    simulated_p95: Mapping[str, float]
+    ``waits`` maps each tenant to (observed, simulated) p95 waits in seconds; ``gpu_hours`` each
+    pool to (observed, simulated) allocated GPU-hours. The score is the share of those figures
+    the simulation reproduces within the tolerances (``reproduced``, ``allocation_reproduced``).
+    """
+
+    waits: Mapping[str, tuple[float, float]]
+    gpu_hours: Mapping[str, tuple[float, float]]
+
+    @property
+    def off(self) -> list[str]:
+        """The figures outside their tolerance, named ``wait <tenant>`` or ``GPU-h <pool>``."""
+        out = [f"wait {t or '(no tenant)'}" for t, (o, s) in self.waits.items()
+               if not reproduced(o, s)]
+        out += [f"GPU-h {p}" for p, (o, s) in self.gpu_hours.items()
+                if not allocation_reproduced(o, s)]
+        return out
+
+    @property
+    def score(self) -> float | None:
+        """The share of the figures within tolerance, 0..1 (None: no figure to compare)."""
+        total = len(self.waits) + len(self.gpu_hours)
+        return None if not total else (total - len(self.off)) / total
 
     @property
     def within_tolerance(self) -> bool:
-        """Whether every tenant's simulated p95 wait is within the stated tolerance."""
-        return all(
-            abs(self.simulated_p95.get(t, 0.0) - w) <= max(WAIT_TOLERANCE_SECONDS, 0.25 * w)
-            for t, w in self.observed_p95.items()
-        )
+        """Whether every figure is within its tolerance."""
+        return not self.off
 
 
 def observed_waits(pods: Sequence[ObservedPod]) -> dict[str, float]:
@@ -184,28 +236,46 @@ def observed_waits(pods: Sequence[ObservedPod]) -> dict[str, float]:
     for p in pods:
         if p.wait is not None:
             waits.setdefault(p.tenant or "", []).append(p.wait)
-    return {t: _p95(w) for t, w in sorted(waits.items())}
+    return {t: p95(w) for t, w in sorted(waits.items())}
 
 
-def _p95(values: list[float]) -> float:
+def observed_gpu_hours(pods: Sequence[ObservedPod], start: float, end: float) -> dict[str, float]:
+    """Return each pool's GPU-hours of whole-GPU pods in the window, as the export replays them.
+
+    A pool with a MIG or GPU-memory pod is left out: the simulation counts those as shares of a
+    GPU, the requests as a count of devices.
+    """
+    hours: dict[str, float] = {}
+    shared: set[str] = set()
+    for p in pods:
+        if p.pool is None or p.started is None:
+            continue
+        if p.mig or p.gpu_memory_gib is not None:
+            shared.add(p.pool)
+            continue
+        begin = max(p.started, start)
+        duration = max(1.0, (p.finished if p.finished is not None else end) - begin)
+        hours[p.pool] = hours.get(p.pool, 0.0) + p.gpus * duration / 3600
+    return {pool: h for pool, h in sorted(hours.items()) if pool not in shared}
+
+
+def p95(values: Sequence[float]) -> float:
+    """Return the 95th percentile (inclusive method; the value itself for one value)."""
     if len(values) == 1:
         return values[0]
     return statistics.quantiles(values, n=20, method="inclusive")[-1]
 
 
-#: ``simulate`` as advise calls it: the stack file's text and the workload CSV in, each tenant's
-#: p95 queue wait (seconds) out. ``gpupool simulate`` is built on another branch; until it lands
-#: no callable is passed and the report says the queue-wait check did not run.
-Simulate = Callable[[str, str], Mapping[str, float]]
-
-
-def fidelity(pods: Sequence[ObservedPod], stack_text: str, csv_text: str,
-             simulate: Simulate) -> Fidelity:
-    """Return simulate's waits on today's stack against the observed ones."""
-    return Fidelity(observed_waits(pods), dict(simulate(stack_text, csv_text)))
+def fidelity(pods: Sequence[ObservedPod], start: float, end: float,
+             today: Replayed) -> Fidelity:
+    """Return the replay of today's stack against what the window showed."""
+    waits = {t: (w, today.waits.get(t, 0.0)) for t, w in observed_waits(pods).items()}
+    hours = {p: (h, today.gpu_hours.get(p, 0.0))
+             for p, h in observed_gpu_hours(pods, start, end).items()}
+    return Fidelity(waits, hours)
 
 
 def regressions(before: Mapping[str, float], after: Mapping[str, float]) -> list[str]:
     """Return the tenants whose simulated p95 wait grows beyond the tolerance after an edit."""
-    return [t for t, w in after.items()
+    return [t or "(no tenant)" for t, w in after.items()
             if w - before.get(t, 0.0) > max(WAIT_TOLERANCE_SECONDS, 0.25 * before.get(t, 0.0))]

@@ -9,8 +9,9 @@ This module owns what ``gpupool simulate`` reports from an ``engine.Outcome``:
   node each pod ran on (the plan's node price over its GPUs);
 * per pool: the time-weighted GPU allocation ratio (allocated over ready GPUs), idle GPU-hours,
   node-hours (from the node's request to its removal), peak nodes, and cost (each node at its
-  group's price: spot nodes at spot, on-demand at on-demand), None where a price is unknown;
-  fragmentation is ``None`` until the FGD measure is merged.
+  group's price: spot nodes at spot, on-demand at on-demand), None where a price is unknown,
+  and its fragmentation: the FGD measure's fragmented share of its ready GPU capacity, as
+  ``simulate.metered`` samples it (None where the run was not metered or nothing was measured).
 
 ``document`` is the JSON form (``format_version``), and ``compare`` puts a base run beside it.
 """
@@ -150,8 +151,8 @@ def _timeline(points: Sequence[tuple[float, int, float]], end: float) -> tuple[
     return tuple(out)
 
 
-def report(outcome: Outcome) -> Report:
-    """Return the figures of a run."""
+def report(outcome: Outcome, fragmentation: Mapping[str, float | None] | None = None) -> Report:
+    """Return the figures of a run (``fragmentation``: per pool, from ``simulate.metered``)."""
     by_tenant: dict[str, list[Gang]] = {}
     stack = outcome.stack
     names = [t.name for t in stack.tenants]
@@ -167,7 +168,7 @@ def report(outcome: Outcome) -> Report:
         pools.append(PoolFigures(
             pool=pm.name,
             allocation_ratio=ratio,
-            fragmentation=None,
+            fragmentation=(fragmentation or {}).get(pm.name),
             idle_gpu_hours=(s.capacity_gpu_seconds - s.allocated_gpu_seconds) / 3600,
             gpu_hours=s.allocated_gpu_seconds / 3600,
             node_hours=s.node_seconds / 3600,

@@ -1,13 +1,19 @@
 """``gpupool advise``: read what the stack's GPUs did, propose checked edits, optionally write them.
 
 Each recommendation is checked before it is offered: the stack file with that one edit must
-validate (``gpupool validate``'s rules); one that does not is dropped and the result says why.
+validate (``gpupool validate``'s rules), and where a workload is known (``--workload``, or the
+window's pods ``--export-workload`` writes) the simulator replays it on the stack before and
+after the edit (``usecases.advise_replay``) and no tenant's p95 queue wait may grow beyond the
+tolerance (``advise.workload.regressions``); one that fails either is dropped and the result
+says why. With ``--export-workload`` the replay of today's stack is also set against what the
+window showed (``advise.workload.fidelity``).
 ``--write FILE`` / ``--in-place`` writes the file with every kept edit (checked together again),
 atomically, and only after every step succeeded.
 """
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +30,10 @@ from gpupool.graph import ResourceGraph
 from gpupool.model import Stack
 from gpupool.plan.cost import price_currency
 from gpupool.plan.tenant_cost import tenant_costs
+from gpupool.simulate.jobs import Workload
+from gpupool.simulate.workload import read_workload
 from gpupool.spec.validate import validate_text
+from gpupool.usecases.advise_replay import replayer
 
 STACK_LIMIT = 4 * 1024 * 1024  # the same bound stack files are read with
 
@@ -57,13 +66,15 @@ def advise(
     end: float | None = None,
     write: Path | None = None,
     export_workload: Path | None = None,
+    replay: Workload | None = None,
     simulate: workload.Simulate | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> AdviseResult:
     """Read the window before ``end`` (now) from ``url`` and return checked recommendations.
 
-    ``export_workload`` writes the pods seen in the window as a workload CSV; ``simulate`` (the
-    hook ``gpupool simulate`` fills) checks that no edit makes a tenant's queue wait regress.
+    ``export_workload`` writes the pods seen in the window as a workload CSV; the edits are
+    replayed with ``replay`` (``--workload``), else with that exported workload. ``simulate``
+    replaces the simulator (tests at its boundary); None: ``advise_replay.replayer``.
 
     Raises:
         PrometheusError: the server cannot be read.
@@ -81,19 +92,29 @@ def advise(
     found, rule_gaps = recommend(stack, ev, gpu_hourly)
     pods: list[workload.ObservedPod] = []
     csv_text = ""
-    if export_workload is not None or simulate is not None:
+    start = until - since_seconds
+    if export_workload is not None:
         if progress:
             progress("reading the pods of the window for the workload")
         pods = workload.read(server, stack, until, since_seconds, ev.node_pools)
-        csv_text = workload.to_csv(pods, until - since_seconds, until)
+        csv_text = workload.to_csv(pods, start, until)
+        if replay is None and any(p.started is not None for p in pods):
+            replay = _read_csv(csv_text, str(export_workload))
+    if simulate is None and replay is not None:
+        simulate = replayer(replay, str(stack_file))
+    baseline = simulate(text) if simulate is not None and found else None
+    if simulate is not None and export_workload is not None and pods:
+        today = baseline if baseline is not None else simulate(text)
+        fidelity: workload.Fidelity | None = workload.fidelity(pods, start, until, today)
+    else:
+        fidelity = None
     kept: list[Recommendation] = []
     dropped: list[Dropped] = []
-    baseline = simulate(text, csv_text) if simulate is not None and pods else None
     for rec in found:
         why = _check(text, str(stack_file), [(rec.path, rec.value)])
         if why is None and simulate is not None and baseline is not None:
-            after = simulate(edit.apply(text, [(rec.path, rec.value)]), csv_text)
-            worse = workload.regressions(baseline, after)
+            after = simulate(edit.apply(text, [(rec.path, rec.value)]))
+            worse = workload.regressions(baseline.waits, after.waits)
             if worse:
                 why = f"simulate shows longer queue waits for {', '.join(worse)}"
         if why is None:
@@ -103,8 +124,9 @@ def advise(
     check_gaps: list[str] = []
     if simulate is None and found:
         check_gaps.append(
-            "queue waits were not checked: gpupool simulate is not part of this version, so "
-            "each recommendation was checked by validating the edited stack only"
+            "queue waits were not checked: no workload to replay (give --workload FILE, or "
+            "--export-workload FILE to replay the window's pods), so each recommendation was "
+            "checked by validating the edited stack only"
         )
     written: str | None = None
     if write is not None and kept:
@@ -139,4 +161,15 @@ def advise(
         workload_file=exported,
         workload_pods=sum(1 for p in pods if p.started is not None),
         observed_waits=workload.observed_waits(pods),
+        fidelity=fidelity,
+        replayed=None if simulate is None else (replay.source if replay else "the caller's"),
     )
+
+
+def _read_csv(csv_text: str, source: str) -> Workload:
+    """Return the exported workload CSV read by ``gpupool simulate``'s reader."""
+    with tempfile.TemporaryDirectory(prefix="gpupool-advise-") as folder:
+        path = Path(folder) / "workload.csv"
+        path.write_text(csv_text, encoding="utf-8")
+        jobs = read_workload(path, "csv").jobs
+    return Workload(source, jobs)

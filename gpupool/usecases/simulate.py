@@ -14,8 +14,8 @@ from pathlib import Path
 
 from gpupool.model import Stack
 from gpupool.simulate.engine import Settings
-from gpupool.simulate.engine import simulate as run
 from gpupool.simulate.jobs import Workload
+from gpupool.simulate.metered import simulate_metered
 from gpupool.simulate.report import Report, report
 from gpupool.simulate.saturate import Saturation, saturate
 from gpupool.usecases.base import base_stack
@@ -54,8 +54,9 @@ def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | 
             return None
         return lambda done, total: progress(name, done, total)
 
-    head = report(run(stack, workload, settings, tell(stack.name)))
-    before = report(run(other, workload, settings, tell(other.name))) if other else None
+    head = report(*simulate_metered(stack, workload, settings, tell(stack.name)))
+    before = (report(*simulate_metered(other, workload, settings, tell(other.name)))
+              if other else None)
     return SimulationResult(head, before)
 
 

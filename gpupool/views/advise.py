@@ -7,7 +7,46 @@ from typing import Any
 
 from gpupool import escape
 from gpupool.advise.report import AdviseResult
+from gpupool.advise.workload import (
+    ALLOCATION_TOLERANCE,
+    WAIT_TOLERANCE_SECONDS,
+    Fidelity,
+)
 from gpupool.formats import FORMAT_VERSION
+
+
+def _who(tenant: str) -> str:
+    return tenant or "(no tenant)"
+
+
+def fidelity_json(f: Fidelity | None) -> dict[str, Any] | None:
+    """Return the fidelity of the replay of today's stack as JSON (None: not measured)."""
+    if f is None:
+        return None
+    return {
+        "score": None if f.score is None else round(f.score, 4),
+        "within_tolerance": f.within_tolerance,
+        "off": f.off,
+        "wait_p95_seconds": {_who(t): {"observed": round(o, 1), "simulated": round(v, 1)}
+                             for t, (o, v) in f.waits.items()},
+        "gpu_hours": {p: {"observed": round(o, 2), "simulated": round(v, 2)}
+                      for p, (o, v) in f.gpu_hours.items()},
+        "tolerance": {"wait_seconds": WAIT_TOLERANCE_SECONDS, "wait_share": 0.25,
+                      "gpu_hours_share": ALLOCATION_TOLERANCE},
+    }
+
+
+def fidelity_line(f: Fidelity) -> str:
+    """Return the fidelity in one line of text."""
+    total = len(f.waits) + len(f.gpu_hours)
+    within = total - len(f.off)
+    score = "-" if f.score is None else f"{f.score:.2f}"
+    figures = [f"wait p95 {_who(t)} {o / 60:.0f} min observed, {v / 60:.0f} min simulated"
+               for t, (o, v) in f.waits.items()]
+    figures += [f"{p} {o:,.0f} GPU-h observed, {v:,.0f} simulated"
+                for p, (o, v) in f.gpu_hours.items()]
+    return (f"Fidelity of today's stack replayed: {within} of {total} figures within tolerance "
+            f"(score {score}): " + "; ".join(figures) + ".")
 
 
 def _money(amount: float | None, currency: str) -> str:
@@ -46,6 +85,8 @@ def to_json(result: AdviseResult) -> dict[str, Any]:
         ],
         "gaps": list(result.gaps),
         "written": result.written,
+        "replayed_workload": result.replayed,
+        "fidelity": fidelity_json(result.fidelity),
         "workload": None if result.workload_file is None else {
             "file": result.workload_file, "pods": result.workload_pods,
             "observed_wait_p95_seconds": {t or "(no tenant)": round(w, 1)
@@ -95,6 +136,13 @@ def format_text(result: AdviseResult) -> str:
                           for t, w in result.observed_waits.items())
         lines += ["", f"Wrote the workload of {result.workload_pods} pods to "
                       f"{result.workload_file} (observed p95 waits: {waits or 'none'})."]
+    elif result.replayed is not None or result.fidelity is not None:
+        lines.append("")
+    if result.fidelity is not None:
+        lines.append(escape.one_line(fidelity_line(result.fidelity)))
+    if result.replayed is not None:
+        lines.append(f"Queue waits checked by replaying {escape.one_line(result.replayed)} "
+                     "before and after each edit.")
     if result.written:
         lines += ["", f"Wrote {result.written}: review it with "
                       f"`gpupool plan {result.written} --base {result.file}`."]
@@ -125,6 +173,16 @@ def format_markdown(result: AdviseResult) -> str:
                        f"{_money(r.saving_per_month, result.currency)} | {_cell(r.summary)} |")
     else:
         out.append("No recommendation.")
+    if result.dropped:
+        out += ["", "**Dropped** (failed their check):", ""]
+        for d in result.dropped:
+            r = d.recommendation
+            out.append(f"- {r.kind} {_cell(r.pool or r.tenant or '')}: {_cell(d.reason)}")
+    if result.replayed is not None:
+        out += ["", f"Queue waits checked by replaying {_code(result.replayed)} before and "
+                    "after each edit."]
+    if result.fidelity is not None:
+        out += ["", _cell(fidelity_line(result.fidelity))]
     if result.gaps:
         out += ["", "<details><summary>Not judged</summary>", ""]
         out += [f"- {_cell(g)}" for g in result.gaps]

@@ -3,8 +3,9 @@
 Capacity mode (``--saturate``) reads as the allocation curve, with ``render_capacity``.
 
 This module owns how a ``simulate.report.Report`` reads: per tenant (pods, waits, preemptions,
-GPU-hours, cost) and per pool (allocation, idle GPU-hours, node-hours, peak nodes, cost), the
-reasons pods did not run, and, with a base run, every figure beside its change from the base.
+GPU-hours, cost) and per pool (allocation, fragmentation, idle GPU-hours, node-hours, peak
+nodes, cost), the reasons pods did not run, and, with a base run, every figure beside its
+change from the base.
 The markdown form adds a Mermaid chart of queued pods and allocated GPUs over time (base and
 head). JSON is ``simulate.report.document``.
 """

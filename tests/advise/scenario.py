@@ -6,6 +6,12 @@ cap). Series are written every 20 minutes as the DCGM exporter (``Hostname``, ``
 ``modelName``), kube-state-metrics (``kube_node_labels`` with the pool label,
 ``kube_pod_container_resource_requests``, ``kube_pod_status_phase``) write them, with a scrape
 gap and an exporter restart (a series that stops and starts again) on the way.
+
+The training Job's 20-minute wait has a cause the simulator can replay: every night from 00:00
+to 06:00 a batch Job of four 8-GPU pods (namespace ``batch``, no tenant) fills the h100 pool to
+its ``nodes.max`` of 4 (the autoscaler brings nodes h100-c and h100-d for it; their
+``kube_node_labels`` exist only then, and no DCGM exporter is scraped on them), so the trainer
+submitted at 05:40 starts when the batch ends at 06:00.
 """
 
 from __future__ import annotations
@@ -153,6 +159,15 @@ def series(end: float, days: int = 14, *, dcgm: bool = True) -> list[Family]:
         pods.add("eval", f"eval-{d}", "h100-b", "Job", midnight + 10 * 3600,
                  midnight + 10 * 3600, midnight + 12 * 3600, gpus=8, cpu=8, memory_gib=32,
                  start=start, end=end, times=times)
+    for node in ("h100-c", "h100-d"):  # nodes the autoscaler adds for the night's batch
+        night = [t for t in times if _hour(t) < 6]
+        labels_family.add({"node": node, "label_gpupool_io_pool": "h100"}, [(t, 1) for t in night])
+    for d in range(days + 1):
+        midnight = day0 + d * DAY
+        for k in "abcd":  # the night's batch fills the pool's four nodes, 00:00-06:00
+            pods.add("batch", f"night-{d}-{k}", f"h100-{k}", "Job", midnight, midnight,
+                     midnight + 6 * 3600, gpus=8, cpu=8, memory_gib=32, start=start, end=end,
+                     times=times)
     # a bare pod (no owner recreates it) serving on the L4 node all the time
     pods.add("web", "server", "l4-a", "<none>", start - DAY, start - DAY, end + DAY, gpus=1,
              cpu=2, memory_gib=6, start=start, end=end, times=times)

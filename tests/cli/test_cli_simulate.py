@@ -11,7 +11,6 @@ import pytest
 
 from gpupool.cli import run
 from tests.paths import EXAMPLES
-from tests.simulate.csv_stand_in import install
 
 Capture = pytest.CaptureFixture[str]
 
@@ -29,8 +28,7 @@ STACK = str(EXAMPLES / "azure-kai-fair.yaml")
 
 
 @pytest.fixture
-def workload(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    install(monkeypatch)
+def workload(tmp_path: Path) -> Path:
     path = tmp_path / "w.csv"
     path.write_text(HEADER + "\n".join(ROWS) + "\n", encoding="utf-8")
     return path

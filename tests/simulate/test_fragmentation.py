@@ -23,9 +23,14 @@ from gpupool.simulate.fragmentation import (
     typical_shapes,
 )
 from gpupool.simulate.jobs import Job
+from gpupool.simulate.metered import MeteredSimulation, node_free, simulate_metered
 from gpupool.simulate.openb import GPU_MODELS
+from gpupool.simulate.placement import Node
+from gpupool.simulate.report import document, report
 from gpupool.simulate.workload import read_workload
+from gpupool.views.simulate import format_markdown, format_text
 from tests.paths import shared_upstream
+from tests.simulate.simstacks import job, lab, workload
 
 
 def test_a_node_some_shapes_fit_worked_by_hand() -> None:
@@ -147,3 +152,50 @@ def test_the_empty_openb_cluster_matches_the_papers_published_fragmentation(trac
         ]  # fmt: skip
     assert len(published) == 60
     assert min(published) <= round(measured, 2) <= max(published)
+
+
+# -- the report's figure: a run metered at evenly spaced instants (simulate.metered) ----------
+
+SLIVERS = (
+    "  - {name: a, nodeNames: [n1], gpu: {model: L4, count: 2},"
+    " sharing: {mode: fractional, fractional: {slotsPerGpu: 4}}}\n"
+    "  - {name: b, nodeNames: [n2], gpu: {model: L4, count: 2}}\n"
+)
+
+
+def test_report_fragmentation_of_slivers_too_small_for_the_shapes() -> None:
+    """Worked by hand. Pool a (KAI fractions, 2 L4): f1 and f2 ask 0.75 of a GPU each; gpupack
+    cannot put f2 on f1's GPU (0.25 left), so each takes a GPU. The only typical shape is
+    (0 CPU, 750 milli, 1 GPU). From 0 to 500 s both run: free (250, 250), the shape fits on
+    neither GPU, so all 500 milli are fragment, 500/2000. From 500 to 1000 s only f1 runs: free
+    (250, 1000), the shape fits and only the 250 sliver is fragment, 250/2000. The 120 instants
+    split 60/60: (60 x 500 + 60 x 250) / (120 x 2000) = 18.75%. Pool b (whole GPUs, idle): a
+    whole free GPU holds the shape, so nothing is fragment."""
+    stack = lab(SLIVERS, scheduler="kai")
+    wl = workload(
+        job("f1", 0, 1000, fraction=0.75, pool="a"),
+        job("f2", 0, 500, fraction=0.75, pool="a"),
+    )
+    outcome, frag = simulate_metered(stack, wl)
+    assert frag == {"a": pytest.approx(0.1875), "b": 0.0}
+    figures = {p.pool: p for p in report(outcome, frag).pools}
+    assert figures["a"].fragmentation == pytest.approx(0.1875)
+    assert document(report(outcome, frag))["pools"][0]["fragmentation"] == 0.1875
+    pool_a = next(ln for ln in format_text(report(outcome, frag)).splitlines()
+                  if ln.startswith("a "))
+    assert pool_a.split()[2] == "18.8%"  # pool, allocation, fragmentation
+    assert "| 18.8% |" in format_markdown(report(outcome, frag))
+
+
+def test_node_free_of_counted_units_and_shapes_that_never_fit() -> None:
+    """A whole-GPU node with 1 of 2 GPUs taken offers one whole free GPU; a workload with no GPU
+    shape the measure knows (MIG only) gives no figure."""
+    stack = lab(SLIVERS, scheduler="kai")
+    sim = MeteredSimulation(stack, workload(job("w", 0, 100, gpus=1, pool="b")))
+    sim.run()
+    pm = sim.cluster.pool("b")
+    assert pm is not None
+    node = Node(99, pm, pm.groups[0], 0, 0.0)
+    node.gpus_used = 1.0
+    assert node_free(node).gpu_milli == (1000, 0)
+    assert MeteredSimulation(stack, workload(job("m", 0, 10, mig="1g.10gb"))).meter is None

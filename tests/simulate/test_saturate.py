@@ -7,8 +7,9 @@ import csv
 import pytest
 
 from gpupool.simulate.saturate import saturate, tune
+from gpupool.simulate.workload import read_workload
+from tests.bench_scripts import openb_stack
 from tests.paths import shared_upstream
-from tests.simulate.openb import cluster_stack, pod_jobs
 from tests.simulate.simstacks import job, lab, workload
 
 TWO_NODES = "  - {name: a, nodeNames: [n1, n2], gpu: {model: L4, count: 4}}\n"
@@ -76,8 +77,8 @@ def test_openb_default_at_130_percent_is_within_the_published_band() -> None:
     so KAI's curve may sit below GpuPacking's, and the test holds it within the band of all six
     published policies (Random the floor, FGD the ceiling).
     """
-    stack = cluster_stack(shared_upstream("fgd/openb_node_list_gpu_node.csv"))
-    wl = pod_jobs(shared_upstream("fgd/openb_pod_list_default.csv"))
+    stack = openb_stack(shared_upstream("fgd/openb_node_list_gpu_node.csv"))
+    wl = read_workload(shared_upstream("fgd/openb_pod_list_default.csv"), "openb")
     out = saturate(stack, wl, 130, seed=42)
     assert out.capacity_gpus == 6212
     for pct, (low, high) in BAND.items():

@@ -1,0 +1,119 @@
+"""A simulation run that also measures each pool's GPU fragmentation (the FGD measure).
+
+This module owns when and on what the report's fragmentation is measured. The run is the
+engine's own (``engine.Simulation``); this subclass only looks at the nodes as the clock
+advances, at ``SAMPLES`` instants evenly spaced over the workload's span (the latest submit
+plus duration; instants keep the same step past it while pods still wait), and keeps those
+before the run's end. At each instant every ready, schedulable node of a pool is measured with
+``fragmentation.Meter`` for the workload's typical pod shapes; a pool's figure is the
+fragmented GPU capacity summed over the instants over its ready GPU capacity summed over the
+same instants (so an instant with more nodes weighs more, as allocation's time weighting does).
+
+A node's free GPU capacity, per GPU, in milli-GPU: under KAI fractions each GPU's free share;
+under HAMi each GPU's free slots over its slots; on counted-unit pools (whole GPUs,
+time-slicing, MPS, MIG), where the device plugin keeps no per-GPU state, the free GPU
+equivalents as whole free GPUs and one partly free GPU for the remainder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from gpupool.model import Stack
+from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI
+from gpupool.simulate.engine import Outcome, Settings, Simulation
+from gpupool.simulate.fragmentation import MILLI, Meter, NodeFree, typical_shapes
+from gpupool.simulate.jobs import Workload
+from gpupool.simulate.placement import Node
+
+SAMPLES = 120
+"""Instants the workload's span is measured at (the report's timeline keeps as many)."""
+
+_NO_CPU_LIMIT = 10**12  # milli-CPU standing for a node whose CPU the stack does not give
+
+
+def node_free(node: Node) -> NodeFree:
+    """Return the node's free capacity as the FGD measure reads it."""
+    pm = node.pm
+    n = pm.gpus_per_node
+    if pm.device_kind == DEVICE_KAI:
+        gpus = tuple(max(0, round(f * MILLI)) for f in node.dev_free)
+    elif pm.device_kind == DEVICE_HAMI:
+        slots = pm.slots_per_gpu or 1
+        gpus = tuple(max(0, round(f / slots * MILLI)) for f in node.dev_free)
+    else:
+        free = max(0.0, node.non_allocated_gpus()) * n / (pm.gpu_equivalents_per_node or n or 1)
+        whole = min(n, int(free + 1e-9))
+        rest = round((free - whole) * MILLI) if whole < n else 0
+        gpus = (MILLI,) * whole + ((rest,) if whole < n else ()) + (0,) * max(0, n - whole - 1)
+    cpu = _NO_CPU_LIMIT if node.cpu_free == float("inf") else max(0, round(node.cpu_free * MILLI))
+    return NodeFree(gpus, cpu, pm.gpu_name if n else None)
+
+
+class MeteredSimulation(Simulation):
+    """``engine.Simulation`` measuring each pool's fragmentation at evenly spaced instants."""
+
+    def __init__(self, stack: Stack, workload: Workload, settings: Settings | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> None:
+        super().__init__(stack, workload, settings, progress)
+        shapes = typical_shapes(workload.jobs)
+        self.meter = Meter(shapes) if shapes else None
+        span = max((j.submit + j.duration for j in workload.jobs), default=0.0)
+        self.step = span / SAMPLES if span > 0 else 0.0
+        self.next_sample = 0  # index k of the next instant, k x step
+        # (instant, pool) -> (fragmented milli-GPU, ready milli-GPU)
+        self.samples: list[tuple[float, dict[str, tuple[float, float]]]] = []
+
+    def _advance(self, t: float) -> None:
+        if self.meter is not None and self.step > 0:
+            due = []
+            while self.next_sample * self.step < t:
+                due.append(self.next_sample * self.step)
+                self.next_sample += 1
+            if due:
+                now = self._measure()
+                self.samples.extend((at, now) for at in due)
+        super()._advance(t)
+
+    def _measure(self) -> dict[str, tuple[float, float]]:
+        assert self.meter is not None
+        out: dict[str, tuple[float, float]] = {}
+        for pm in self.cluster.pools:
+            frag = cap = 0.0
+            empty: float | None = None  # every empty node of a pool offers the same
+            for node in self.nodes[pm.name]:
+                if not node.schedulable or not pm.gpus_per_node:
+                    continue
+                if node.allocs:
+                    frag += self.meter.node(node_free(node)).fragmented
+                else:
+                    if empty is None:
+                        empty = self.meter.node(node_free(node)).fragmented
+                    frag += empty
+                cap += pm.gpus_per_node * MILLI
+            out[pm.name] = (frag, cap)
+        return out
+
+    def fragmentation(self, end: float) -> dict[str, float | None]:
+        """Return each pool's fragmented share of its ready GPU capacity, instants before ``end``.
+
+        None for a pool where the workload has no typical shape or no GPU was ever ready.
+        """
+        frag: dict[str, float] = {pm.name: 0.0 for pm in self.cluster.pools}
+        cap: dict[str, float] = dict(frag)
+        for at, pools in self.samples:
+            if at >= end and at > 0:
+                break
+            for name, (f, c) in pools.items():
+                frag[name] += f
+                cap[name] += c
+        return {name: frag[name] / cap[name] if cap[name] else None for name in frag}
+
+
+def simulate_metered(stack: Stack, workload: Workload, settings: Settings | None = None,
+                     progress: Callable[[int, int], None] | None = None,
+                     ) -> tuple[Outcome, Mapping[str, float | None]]:
+    """Replay ``workload`` on ``stack``; return what happened and each pool's fragmentation."""
+    sim = MeteredSimulation(stack, workload, settings, progress)
+    outcome = sim.run()
+    return outcome, sim.fragmentation(outcome.end)
