@@ -377,8 +377,7 @@ def test_delete_of_a_protected_resource_keeps_the_whole_reason(
     urn = f"urn:pulumi:prod::inference-prod::{NODE_GROUP}::train-h100"
     assert str(error) == (
         f"Update failed at {NODE_GROUP} 'train-h100': resource \"{urn}\" cannot be deleted "
-        "because it is protected. To unprotect the resource, either remove the `protect` flag "
-        "from the resource in your Pulumi program and run `pulumi up`, or use the command: "
+        "because it is protected. Drop its protect option from the program and update, or run: "
         f"`pulumi state unprotect '{urn}'`; 0 changes applied before it — fix the cause and run "
         "it again.")
     lines = run.progress().splitlines()

@@ -14,6 +14,7 @@ import pytest
 from gpupool import assemble
 from gpupool.graph import ResourceGraph
 from gpupool.model import Stack
+from gpupool.sharing import scheduler_ha
 from tests.paths import EXAMPLES
 from tests.stacks import load_stack
 
@@ -111,6 +112,11 @@ def test_priority_classes_mention_kai_only_under_kai(name: str) -> None:
     # KAI v0.17.0 docs/priority/README.md: priority >= 100 is non-preemptible and stays within
     # quota, below 100 preemptible; that holds only where KAI schedules the pods, so a stack
     # without KAI must not describe its PriorityClasses in KAI's terms.
+    # The scheduler's own class (sharing.scheduler_ha) keeps its pods from preemption whatever
+    # the scheduler, and speaks of no tenant priority.
     stack, graph = _build(name)
     for pc in _manifests(graph, "PriorityClass"):
+        if pc["metadata"]["name"] == scheduler_ha.PRIORITY_CLASS:
+            assert "KAI" not in pc["description"]
+            continue
         assert ("KAI" in pc["description"]) == (stack.cluster.scheduler == "kai")

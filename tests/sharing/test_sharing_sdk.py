@@ -43,6 +43,7 @@ def _sdk_class(type_token: str) -> Any:
         "kubernetes:core/v1:Namespace": k8s.core.v1.Namespace,
         "kubernetes:core/v1:ResourceQuota": k8s.core.v1.ResourceQuota,
         "kubernetes:scheduling.k8s.io/v1:PriorityClass": k8s.scheduling.v1.PriorityClass,
+        "kubernetes:policy/v1:PodDisruptionBudget": k8s.policy.v1.PodDisruptionBudget,
         "kubernetes:helm.sh/v3:Release": k8s.helm.v3.Release,
         "kubernetes:scheduling.run.ai/v2:Queue": k8s.apiextensions.CustomResource,
         "kubernetes:monitoring.coreos.com/v1:PrometheusRule": k8s.apiextensions.CustomResource,
