@@ -36,6 +36,7 @@ from gpupool.advise import pods as pod_series
 from gpupool.advise.prometheus import Prometheus, PrometheusError, Sample
 from gpupool.model import Stack
 from gpupool.sharing.promql import GPU_RESOURCES, KSM_POOL_LABEL
+from gpupool.sharing.showback import TENANT_COST
 
 FB_USED = "DCGM_FI_DEV_FB_USED"
 FB_FREE = "DCGM_FI_DEV_FB_FREE"
@@ -109,6 +110,10 @@ class Evidence:
     node_pools: Mapping[str, str] = field(default_factory=dict)
     pods: Mapping[str, pod_series.PoolPods] = field(default_factory=dict)
     slots: Mapping[str, tuple[hami.SlotUse, ...]] = field(default_factory=dict)
+    # USD an hour each tenant's running GPU pods cost on average over the window, as gpupool's
+    # own showback recording rule (``gpupool:tenant_cost_usd_per_hour``) recorded it; empty when
+    # the rule recorded nothing in the window
+    showback: Mapping[str, float] = field(default_factory=dict)
 
 
 def _duration(seconds: float) -> str:
@@ -341,6 +346,28 @@ class Reader:
         }
 
 
+    def showback(self) -> dict[str, float]:
+        """Return each tenant's mean cost an hour as gpupool's showback rule recorded it."""
+        if not self.stack.tenants:
+            return {}
+        self.progress("reading gpupool's showback recordings")
+        # the rule (gpupool.sharing.showback) sums each tenant's pools by (stack, tenant)
+        selector = f'{TENANT_COST}{{stack="{self.stack.name}"}}'
+        found = self.server.query(
+            f"max by (tenant) (avg_over_time({selector}[{self.range}]))", self.end
+        )
+        costs = {
+            s.labels.get("tenant", ""): s.value for s in found if not math.isnan(s.value)
+        }
+        if not costs:
+            self.gaps.append(
+                f"gpupool's showback rule recorded nothing in the window ({TENANT_COST}): "
+                "observed cost per tenant is not shown (cluster.monitoring.prometheus renders "
+                "the rule; kube-state-metrics needs the pool label allowlisted)"
+            )
+        return costs
+
+
 def read(
     server: Prometheus,
     stack: Stack,
@@ -359,6 +386,7 @@ def read(
     gpus = reader.gpu_use(node_pools) if node_pools else {}
     hourly = reader.hourly_nodes(node_pools) if gpus else {}
     tenants = reader.tenant_use()
+    showback = reader.showback()
     pool_pods: dict[str, pod_series.PoolPods] = {}
     slots: dict[str, list[hami.SlotUse]] = {}
     if node_pools:
@@ -386,6 +414,7 @@ def read(
         node_pools=dict(node_pools),
         pods=pool_pods,
         slots={pool: tuple(found) for pool, found in slots.items()},
+        showback=showback,
     )
 
 

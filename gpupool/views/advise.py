@@ -12,6 +12,7 @@ from gpupool.advise.workload import (
     WAIT_TOLERANCE_SECONDS,
     Fidelity,
 )
+from gpupool.catalog import HOURS_PER_MONTH
 from gpupool.formats import FORMAT_VERSION
 
 
@@ -92,6 +93,11 @@ def to_json(result: AdviseResult) -> dict[str, Any]:
             "observed_wait_p95_seconds": {t or "(no tenant)": round(w, 1)
                                           for t, w in result.observed_waits.items()},
         },
+        "showback": {
+            tenant: {"usd_per_hour": round(hourly, 4),
+                     "usd_per_month": round(hourly * HOURS_PER_MONTH, 2)}
+            for tenant, hourly in sorted(result.evidence.showback.items())
+        },
         "coverage": {
             pool: {"gpus_seen": c.gpus_seen, "gpus_expected": c.gpus_expected,
                    "instances_seen": c.instances_seen, "samples": c.samples,
@@ -126,6 +132,10 @@ def format_text(result: AdviseResult) -> str:
     if result.gaps:
         lines += ["", "Not judged:"]
         lines += [f"  {escape.one_line(g)}" for g in result.gaps]
+    if result.evidence.showback:
+        lines += ["", "Observed cost (gpupool's showback rule, mean over the window):"]
+        lines += [f"  {escape.one_line(t)}: ${h:,.2f}/h, ${h * HOURS_PER_MONTH:,.0f}/month"
+                  for t, h in sorted(result.evidence.showback.items())]
     lines += ["", "Coverage:"]
     for pool, c in result.coverage.items():
         expected = "?" if c.gpus_expected is None else c.gpus_expected

@@ -112,6 +112,9 @@ SLOT_GIB = 6.0
 SLOT_USED_GIB = (5.0, 5.3, 5.6)  # the three pods' steady use: the last two near the cap
 
 
+LLM_COST_PER_HOUR = 8 * 6.88  # what the showback rule records while llm's trainer runs
+
+
 def _hour(t: float) -> float:
     return (t % DAY) / 3600
 
@@ -199,7 +202,14 @@ def series(end: float, days: int = 14, *, dcgm: bool = True) -> list[Family]:
                "GPU_I_PROFILE": "3g.20gb", "GPU_I_ID": instance, "UUID": "GPU-mig-a-0"}
         fb.add(mig, [(t, 4096.0) for t in times])
         util.add(mig, [(t, 40.0) for t in times])
-    families = [labels_family, requests, phase, *pods.families()]
+    # gpupool's showback rule as Prometheus records it (gpupool.sharing.showback: the tenant's
+    # running GPU pods at the pool's price, summed by stack and tenant): llm's trainer holds 8
+    # H100s of a p5.48xlarge at $6.88 a GPU-hour from 06:00 to 22:00
+    showback = Family("gpupool:tenant_cost_usd_per_hour")
+    trainer = h100_busy("h100-a")
+    showback.add({"stack": "advise-scenario", "tenant": "llm"},
+                 [(t, LLM_COST_PER_HOUR if trainer(t) else 0.0) for t in times])
+    families = [labels_family, requests, phase, showback, *pods.families()]
     # dcgm=False: no device exporter is scraped (neither the DCGM exporter nor HAMi's monitor)
     return ([fb, free, active, util, used, limit] if dcgm else []) + families
 

@@ -13,7 +13,7 @@ from gpupool.cli import run
 from gpupool.simulate.workload import read_workload
 from gpupool.spec.validate import validate_file
 from tests.advise.promserver import serving
-from tests.advise.scenario import DAY, HAMI_STACK, MIG_STACK, STACK, series
+from tests.advise.scenario import DAY, HAMI_STACK, LLM_COST_PER_HOUR, MIG_STACK, STACK, series
 
 END = float((int(time.time()) // 86400 - 1) * 86400)  # midnight yesterday
 
@@ -86,6 +86,20 @@ def test_a_tenant_using_a_third_of_its_quota(
     [quota] = [r for r in doc["recommendations"] if r["kind"] == "tenant-quota"]
     assert quota["tenant"] == "llm"
     assert quota["edit"] == {"path": "tenants[0].quota.gpus", "value": 10}  # ceil(8 * 1.25)
+
+
+def test_observed_cost_comes_from_gpupool_s_showback_rule(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # gpupool.sharing.showback records gpupool:tenant_cost_usd_per_hour by (stack, tenant); the
+    # trainer runs 16 hours of 24, so the window's mean is two thirds of its running cost
+    monkeypatch.setattr(time, "time", lambda: END)
+    doc = _advise(tmp_path, server, capsys=capsys)
+    llm = doc["showback"]["llm"]
+    assert llm["usd_per_hour"] == pytest.approx(LLM_COST_PER_HOUR * 16 / 24, rel=0.02)
+    assert llm["usd_per_month"] == pytest.approx(llm["usd_per_hour"] * 730, abs=0.05)
+    assert set(doc["showback"]) == {"llm"}
+    assert not [g for g in doc["gaps"] if "showback" in g]
 
 
 def test_write_keeps_comments_and_validates(
