@@ -109,6 +109,15 @@ class Node:
             if self.units.get(res, 0) < count:
                 return False
         if d.devices:
+            if self.pm.device_kind == DEVICE_KAI:
+                # what _kai_devices would find, without building it: enough whole free GPUs,
+                # or one GPU with the fraction free
+                free = self.dev_free
+                if not free:
+                    return False
+                if d.share >= 1.0 - _EPS and d.devices > 1:
+                    return len([f for f in free if f >= 1.0 - _EPS]) >= d.devices
+                return max(free) >= min(d.share, 1.0) - _EPS
             return len(self._devices(d)) == d.devices
         return True
 
