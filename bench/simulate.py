@@ -6,7 +6,7 @@ in ``../shared/reference/upstream/fgd``). It prints a markdown table and the top
 - the reference: reading ``openb_pod_list_default.csv`` with the csv module (a fixed cost of the
   same size as the trace, measured in the same process, so load on the machine cancels out);
 - the openb default trace (8,152 pods) on the openb cluster (1,213 GPU nodes written as a stack
-  by ``tests/simulate/openb.py``), simulation and report, and its time over the reference;
+  by ``bench/openb_stack.py``), simulation and report, and its time over the reference;
 - the trace ten times over, each copy shifted past the end of the one before, and its time over
   the single trace (target: at most 12x);
 - a synthetic workload (``bench/synthetic.py``, ``--synthetic N`` jobs) on the same stack;
@@ -34,7 +34,9 @@ from bench import synthetic  # noqa: E402
 from gpupool.simulate.engine import simulate  # noqa: E402
 from gpupool.simulate.jobs import Workload  # noqa: E402
 from gpupool.simulate.report import report  # noqa: E402
-from tests.simulate import openb  # noqa: E402
+from bench import openb_stack  # noqa: E402
+from gpupool.simulate.workload import read_workload  # noqa: E402
+from tests.stacks import load_stack_text  # noqa: E402
 
 FGD = ROOT.parent / "shared" / "reference" / "upstream" / "fgd"
 
@@ -73,8 +75,8 @@ def main() -> int:
     parser.add_argument("--times", type=int, default=10, help="copies of the trace")
     args = parser.parse_args()
     nodes, pods = FGD / "openb_node_list_gpu_node.csv", FGD / "openb_pod_list_default.csv"
-    stack = openb.cluster_stack(nodes)
-    wl = openb.pod_jobs(pods)
+    stack = load_stack_text(openb_stack.stack_text(openb_stack.read_nodes(nodes)))
+    wl = read_workload(pods, "openb")
     ref = min(_timed(lambda: _read_csv(pods)) for _ in range(5))
     rows = [("reference: csv.DictReader over the pod list", len(wl.jobs), ref, _peak_mib())]
     one = _timed(lambda: report(simulate(stack, wl)))
