@@ -162,6 +162,7 @@ def test_replicas_spread_over_zones_when_the_stack_names_several() -> None:
     assert plan is not None and plan.spread_zones
 
 
+@pytest.mark.cloud_sdks  # kubernetes-validate is a dev-only validator
 def test_kai_binder_budget_and_priority_class_are_rendered() -> None:
     """KAI's operator makes budgets for the scheduler, pod grouper and admission only
     (PodDisruptionBudgetForKAIConfig's callers); gpupool renders the binder's."""
@@ -222,6 +223,7 @@ def test_clouds_name_the_labels_they_put_on_spot_nodes() -> None:
 # --------------------------------------------------------------------------- HAMi
 
 
+@pytest.mark.cloud_sdks  # kubernetes-validate is a dev-only validator
 def test_production_hami_runs_two_leader_elected_replicas_with_a_budget() -> None:
     """HAMi 2.10.0 reads scheduler.replicas only with scheduler.leaderElect; its pods carry
     app.kubernetes.io/component: hami-scheduler and the chart's selector labels (name: hami,
