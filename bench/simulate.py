@@ -1,7 +1,8 @@
 """Benchmark of ``gpupool simulate`` (issue 28's speed targets), as ratios in one process.
 
 Run ``python bench/simulate.py`` from the repository root (it needs the published openb files,
-Alibaba's ``cluster-trace-gpu-v2023``, in the folder ``FGD`` names beside the repository). It prints a markdown table and the top of a cProfile:
+Alibaba's ``cluster-trace-gpu-v2023``, in the folder ``FGD`` names beside the repository).
+It prints a markdown table and the top of a cProfile:
 
 - the reference: reading ``openb_pod_list_default.csv`` with the csv module (a fixed cost of the
   same size as the trace, measured in the same process, so load on the machine cancels out);
