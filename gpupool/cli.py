@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from gpupool.model import Stack
     from gpupool.plan import PlanResult
     from gpupool.simulate.jobs import Workload
+    from gpupool.usecases.simulate import NamedWorkload
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -245,15 +246,27 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     except InvalidBaseError as exc:
         _console(args).err(validate_view.render([exc.result], "text").notes)
         raise
-    if args.workload is None:
+    named = None if args.no_simulation else _named_workload(args, stack)
+    if named is None:
         _show_plan(args, result)
     else:
-        _show_plan_with_simulation(args, stack, result)
+        _show_plan_with_simulation(args, stack, result, named)
     return EXIT_CHANGES if args.detailed_exitcode and result.has_changes else EXIT_OK
 
 
-def _read_workload(args: argparse.Namespace, stack: Stack) -> Workload:
-    """Read ``--workload`` and check it against the stack; its problems go to stderr.
+def _named_workload(args: argparse.Namespace, stack: Stack) -> NamedWorkload | None:
+    """Return where the workload is: ``--workload``, else the stack's ``simulation`` block."""
+    from gpupool.usecases.simulate import named_workload
+
+    return named_workload(Path(args.file), stack, path=args.workload,
+                          fmt=args.workload_format, seed=getattr(args, "seed", None))
+
+
+def _read_workload(args: argparse.Namespace, stack: Stack,
+                   named: NamedWorkload | None = None) -> Workload:
+    """Read the workload and check it against the stack; its problems go to stderr.
+
+    ``named`` is where it is (``_named_workload``); None: ``--workload`` as given.
 
     Raises:
         _InvalidWorkloadError: the workload has rows the stack cannot run.
@@ -262,13 +275,15 @@ def _read_workload(args: argparse.Namespace, stack: Stack) -> Workload:
     from gpupool.simulate import workload as reader
     from gpupool.spec import diagnostics
 
-    workload = reader.read_workload(Path(args.workload), args.workload_format)
+    path, fmt = ((named.path, named.format) if named is not None
+                 else (Path(args.workload), args.workload_format))
+    workload = reader.read_workload(path, fmt)
     problems = diagnostics.sort(reader.check_workload(stack, workload))
     _console(args).err("".join(diagnostics.format_text(d) + "\n" for d in problems))
     errors = sum(1 for d in problems if d.is_error)
     if errors:
         raise _InvalidWorkloadError(
-            f"{args.workload} does not fit the stack ({errors} error{'s' * (errors != 1)}); "
+            f"{path} does not fit the stack ({errors} error{'s' * (errors != 1)}); "
             "nothing was simulated",
             [d.to_json() for d in problems],
         )
@@ -276,20 +291,21 @@ def _read_workload(args: argparse.Namespace, stack: Stack) -> Workload:
 
 
 def _show_plan_with_simulation(args: argparse.Namespace, stack: Stack,
-                               result: PlanResult) -> None:
-    """Write the plan, then the simulated section (``plan --workload``).
+                               result: PlanResult, named: NamedWorkload) -> None:
+    """Write the plan, then the simulated section (``plan --workload`` or ``simulation``).
 
     Base and head where the plan's base is a stack file or a git ref; the head alone against
-    the applied record.
+    the applied record. The base replays the head's workload (its own ``simulation`` block is
+    not read), so the two columns differ only by the stacks.
     """
     from gpupool.simulate.engine import Settings
     from gpupool.usecases import simulate as usecase
     from gpupool.views import plan as plan_view
     from gpupool.views import simulate as view
 
-    workload = _read_workload(args, stack)
+    workload = _read_workload(args, stack, named)
     sim = usecase.simulate(Path(args.file), stack, workload, base=args.base,
-                           settings=Settings())
+                           settings=Settings(seed=named.seed))
     planned = plan_view.render(result, args.format)
     out = view.with_plan(planned.result, args.format, sim.head, sim.base)
     console = _console(args)
@@ -322,9 +338,13 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     stack = _stack(args)
     console = _console(args)
-    workload = _read_workload(args, stack)
+    named = _named_workload(args, stack)
+    if named is None:
+        raise _UsageError(f"gpupool simulate: {args.file} names no workload; give --workload FILE "
+                          "or a simulation block in the stack (docs/stack-file.md, simulation)")
+    workload = _read_workload(args, stack, named)
     settings = Settings(
-        seed=args.seed,
+        seed=named.seed,
         spot_interruptions_per_hour=args.spot_interruptions_per_hour,
         scale_up_seconds=args.scale_up_seconds,
     )
@@ -335,7 +355,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     try:
         if args.saturate is not None:
             cap = usecase.capacity(Path(args.file), stack, workload, base=args.base,
-                                   percent=args.saturate, seed=args.seed)
+                                   percent=args.saturate, seed=named.seed)
             out = view.render_capacity(cap.stack, cap.workload, cap.seed, cap.head, args.format,
                                        cap.base, cap.base_stack)
         else:
@@ -635,22 +655,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--workload", metavar="FILE", default=None,
                    help="also replay this workload on the stack (and on a --base file or git "
-                   "ref) and add the simulated section (gpupool simulate)")
+                   "ref) and add the simulated section (gpupool simulate); default: the "
+                   "stack's simulation.workload")
     p.add_argument("--workload-format", choices=("csv", "jsonl", "openb"), default=None,
                    help="the workload file's format (default: from its extension)")
+    p.add_argument("--no-simulation", action="store_true",
+                   help="leave out the simulated section the stack's simulation block asks for")
     _detailed_exitcode(p)
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_plan)
 
     p = command("simulate", "replay a workload on the stack's pools: waits, allocation, cost")
     _stack_file(p)
-    p.add_argument("--workload", metavar="FILE", required=True,
-                   help="the jobs to replay: CSV or JSON Lines (docs/workload.md)")
+    p.add_argument("--workload", metavar="FILE", default=None,
+                   help="the jobs to replay: CSV or JSON Lines (docs/workload.md); default: the "
+                   "stack's simulation.workload")
     p.add_argument("--workload-format", choices=("csv", "jsonl", "openb"), default=None,
                    help="the workload file's format (default: from its extension)")
-    p.add_argument("--seed", type=int, default=0,
-                   help="seed of the spot interruptions (default 0); the same seed gives the "
-                   "same output")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the spot interruptions (default: the stack's simulation.seed, "
+                   "else 0); the same seed gives the same output")
     p.add_argument(
         "--base",
         metavar="FILE|GIT-REF",

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from gpupool.catalog import GpuModel, InstanceType
 
 __all__ = [
-    "PRIORITIES", "DeclaredPrice", "Fractional", "GpuNetwork", "Pool", "Sharing", "Stack",
-    "Tenant", "build",
+    "PRIORITIES", "DeclaredPrice", "Fractional", "GpuNetwork", "Pool", "Sharing", "Simulation",
+    "Stack", "Tenant", "build",
 ]
 
 JsonPath = tuple[str | int, ...]
@@ -292,6 +292,19 @@ class Tenant:
 
 
 @dataclass(frozen=True)
+class Simulation:
+    """The workload a stack names for ``gpupool plan`` and ``gpupool simulate`` (``simulation``).
+
+    ``workload`` is the path as written, relative to the stack file's folder; the commands
+    resolve it (``gpupool.usecases.simulate.named_workload``) and a ``--workload`` flag wins.
+    """
+
+    workload: str
+    format: str | None  # csv | jsonl | openb; None: by the file's suffix
+    seed: int
+
+
+@dataclass(frozen=True)
 class Stack:
     """One stack file, fully defaulted."""
 
@@ -304,6 +317,7 @@ class Stack:
     pools: tuple[Pool, ...]
     tenants: tuple[Tenant, ...]
     source: str = ""
+    simulation: Simulation | None = None
 
     @property
     def cloud(self) -> clouds.Cloud:
@@ -535,4 +549,12 @@ def build(data: Mapping[str, Any], source: str = "") -> Stack:
         pools=tuple(_pool(p, i, cloud) for i, p in enumerate(data["pools"])),
         tenants=tuple(_tenant(t, i) for i, t in enumerate(data.get("tenants", ()))),
         source=source,
+        simulation=_simulation(data.get("simulation")),
     )
+
+
+def _simulation(raw: Mapping[str, Any] | None) -> Simulation | None:
+    if raw is None:
+        return None
+    return Simulation(workload=raw["workload"], format=raw.get("format"),
+                      seed=int(raw.get("seed", 0)))

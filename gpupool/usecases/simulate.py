@@ -1,9 +1,11 @@
 """``gpupool simulate``: replay a workload on the stack (and on a base stack) and report it.
 
-The workload is read by the command line (``gpupool.simulate.workload``); this use case runs it
-on the stack and, with ``--base``, on the base stack (``usecases.base.base_stack``: another
-stack file or this file at a git ref) under the same settings, and returns both reports; with
-``--saturate`` it runs capacity mode instead (``simulate.saturate``) on both.
+The workload is read by the command line (``gpupool.simulate.workload``) from ``--workload`` or
+from the file the stack's ``simulation`` block names (``named_workload`` finds it, and refuses
+one outside the stack file's folder); this use case runs it on the stack and, with ``--base``,
+on the base stack (``usecases.base.base_stack``: another stack file or this file at a git ref)
+under the same settings, and returns both reports; with ``--saturate`` it runs capacity mode
+instead (``simulate.saturate``) on both.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpupool.errors import InputError
 from gpupool.model import Stack
 from gpupool.simulate.engine import Settings
 from gpupool.simulate.jobs import Workload
@@ -19,6 +22,48 @@ from gpupool.simulate.metered import simulate_metered
 from gpupool.simulate.report import Report, report
 from gpupool.simulate.saturate import Saturation, saturate
 from gpupool.usecases.base import base_stack
+
+
+@dataclass(frozen=True)
+class NamedWorkload:
+    """The workload file to replay, its format (None: by its suffix) and the seed."""
+
+    path: Path
+    format: str | None
+    seed: int
+
+
+def named_workload(stack_file: Path, stack: Stack, *, path: str | None, fmt: str | None,
+                   seed: int | None) -> NamedWorkload | None:
+    """Return the workload to replay: the flags' where given, else the stack's ``simulation``.
+
+    A file the stack names is relative to the stack file's folder and must stay inside it once
+    links are followed: a stack file can come from a pull request, and a workload's problems are
+    printed with the cells they found, so a link to a file elsewhere on the CI machine is refused
+    (the schema and ``simulation.workload-outside`` refuse the path as written).
+
+    Returns:
+        None when neither the flags nor the stack name a workload.
+
+    Raises:
+        InputError: the stack's workload leads outside the stack file's folder.
+
+    """
+    sim = stack.simulation
+    if path is not None:
+        return NamedWorkload(Path(path), fmt, seed if seed is not None else
+                             (sim.seed if sim is not None else 0))
+    if sim is None:
+        return None
+    folder = stack_file.parent
+    where = folder / sim.workload
+    inside = folder.resolve()
+    if not where.resolve().is_relative_to(inside):
+        raise InputError(
+            f"{stack_file}: simulation.workload {sim.workload!r} leads outside the stack file's "
+            "folder (through a link); put the workload beside the stack file"
+        )
+    return NamedWorkload(where, fmt or sim.format, seed if seed is not None else sim.seed)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from gpupool.spec.checks import (
     rendering,
     scheduler,
     sharing,
+    simulation,
     spot,
     state,
     structure,
@@ -30,7 +31,7 @@ from gpupool.spec.diagnostics import Diagnostic
 
 _FAMILIES = (
     regions, gpus, sharing, spot, capacity, tenancy, rendering, monitoring, faultisolation, clouds,
-    scheduler, advice, state,
+    scheduler, advice, state, simulation,
 )
 
 

@@ -20,7 +20,7 @@ _FILE = "file://"
 _PATH = ("state", "backend")
 
 
-def _leaves_folder(path: str) -> bool:
+def leaves_folder(path: str) -> bool:
     """Return whether ``path`` (relative to the stack file's folder) ends up outside it."""
     if path.startswith("~") or PurePosixPath(path).is_absolute():
         return True
@@ -34,7 +34,7 @@ def _leaves_folder(path: str) -> bool:
 
 def run(stack: Stack) -> list[Diagnostic]:
     """Warn when a ``file://`` backend lies outside the stack file's folder."""
-    if not stack.backend.startswith(_FILE) or not _leaves_folder(stack.backend[len(_FILE):]):
+    if not stack.backend.startswith(_FILE) or not leaves_folder(stack.backend[len(_FILE):]):
         return []
     where = stack.backend[len(_FILE):]
     return [
