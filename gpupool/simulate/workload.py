@@ -403,50 +403,34 @@ def check_workload(stack: Stack, workload: Workload) -> list[Diagnostic]:
     """
     problems = Problems(workload.source)
     tenants = [t.name for t in stack.tenants]
-    pools = {p.name: p for p in stack.pools}
+    pools = [p.name for p in stack.pools]
     layouts = {p.name: {name for name, _ in p.sharing.mig_layout} for p in stack.pools}
     every_profile = set().union(*layouts.values()) if layouts else set()
+    known_tenants, known_pools = set(tenants), set(pools)
     for job in workload.jobs:
-        if job.tenant is not None and job.tenant not in tenants:
-            problems.add(
-                error(
-                    "workload.unknown-tenant",
-                    f"tenant {job.tenant!r} is not in stack {stack.name!r}",
-                    _listing("tenants", tenants, job.tenant),
-                ),
-                job.line,
-            )
+        unknown = []
+        if job.tenant is not None and job.tenant not in known_tenants:
+            unknown.append(("workload.unknown-tenant",
+                            f"tenant {job.tenant!r} is not in stack {stack.name!r}",
+                            "tenants", tenants, job.tenant))
         if job.priority is not None and job.priority not in PRIORITIES:
-            problems.add(
-                error(
-                    "workload.unknown-priority",
-                    f"priority {job.priority!r} is not a gpupool priority",
-                    _listing("priorities", PRIORITIES, job.priority),
-                ),
-                job.line,
-            )
-        if job.pool is not None and job.pool not in pools:
-            problems.add(
-                error(
-                    "workload.unknown-pool",
-                    f"pool {job.pool!r} is not in stack {stack.name!r}",
-                    _listing("pools", list(pools), job.pool),
-                ),
-                job.line,
-            )
+            unknown.append(("workload.unknown-priority",
+                            f"priority {job.priority!r} is not a gpupool priority",
+                            "priorities", PRIORITIES, job.priority))
+        if job.pool is not None and job.pool not in known_pools:
+            unknown.append(("workload.unknown-pool",
+                            f"pool {job.pool!r} is not in stack {stack.name!r}",
+                            "pools", pools, job.pool))
         if job.mig is not None:
             pinned = job.pool if job.pool in layouts else None
             have = every_profile if pinned is None else layouts[pinned]
             if job.mig not in have:
                 where = f"stack {stack.name!r}" if pinned is None else f"pool {pinned!r}"
-                problems.add(
-                    error(
-                        "workload.unknown-mig-profile",
-                        f"MIG profile {job.mig!r} is in no MIG layout of {where}",
-                        _listing("MIG profiles", sorted(have), job.mig),
-                    ),
-                    job.line,
-                )
+                unknown.append(("workload.unknown-mig-profile",
+                                f"MIG profile {job.mig!r} is in no MIG layout of {where}",
+                                "MIG profiles", sorted(have), job.mig))
+        for code, summary, what, names, name in unknown:
+            problems.add(error(code, summary, _listing(what, names, name)), job.line)
     out = list(problems.found)
     if problems.left_out:
         at = Pos(out[-1].range.start.line if out[-1].range else 1, 1)
