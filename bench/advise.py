@@ -33,6 +33,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.advise.promserver import serving_file  # noqa: E402  (the repository's own helper)
+from tests.advise.scenario import stack_head  # noqa: E402
 
 DAY = 86400.0
 GPUS_PER_NODE = 8
@@ -40,28 +41,7 @@ POOLS = 5
 TARGET_SECONDS = 60.0
 TARGET_MIB = 300.0
 
-STACK_HEAD = """\
-apiVersion: gpupool.io/v1
-kind: GpuPoolStack
-metadata:
-  name: advise-bench
-provider:
-  cloud: aws
-  region: us-east-1
-  cluster: ml
-  settings:
-    subnets:
-      - {id: subnet-0a1b2c3d4e5f60718, zone: us-east-1a}
-    nodeRoleArn: arn:aws:iam::123456789012:role/gpu-nodes
-state:
-  backend: s3://ml-state
-cluster:
-  gpuOperator: {install: true, driver: preinstalled}
-  monitoring:
-    dcgmExporter: true
-    prometheus: {labels: {release: kps}, kubeStateMetricsPoolLabel: true}
-pools:
-"""
+STACK_HEAD = stack_head("advise-bench")  # the scenario's cluster, default scheduler
 
 
 def stack(nodes_per_pool: int) -> str:

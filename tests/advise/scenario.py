@@ -24,14 +24,18 @@ STEP = 1200.0
 H100_MIB = 81559.0
 DAY = 86400.0
 
-STACK = """\
-# The advise scenario's stack (comments must survive --write).
-apiVersion: gpupool.io/v1
-kind: GpuPoolStack
-metadata:
-  name: advise-scenario
-  environment: production
-provider:
+
+def stack_head(name: str, *, scheduler: str = "default", environment: str | None = None,
+               comment: str = "") -> str:
+    """A stack file up to ``pools:`` on the scenario's AWS cluster (Prometheus stated).
+
+    The scenario's stacks and ``bench/advise.py`` differ only in their name, scheduler,
+    environment and pools.
+    """
+    env = f"  environment: {environment}\n" if environment else ""
+    return (
+        f"{comment}apiVersion: gpupool.io/v1\nkind: GpuPoolStack\nmetadata:\n  name: {name}\n{env}"
+        """provider:
   cloud: aws
   region: us-east-1
   cluster: ml
@@ -43,11 +47,18 @@ state:
   backend: s3://ml-state
 cluster:
   gpuOperator: {install: true, driver: preinstalled}
-  scheduler: default
-  monitoring:
+"""
+        f"  scheduler: {scheduler}\n"
+        """  monitoring:
     dcgmExporter: true
     prometheus: {labels: {release: kps}, kubeStateMetricsPoolLabel: true}
 pools:
+"""
+    )
+
+
+_COMMENT = "# The advise scenario's stack (comments must survive --write).\n"
+STACK = stack_head("advise-scenario", environment="production", comment=_COMMENT) + """\
   # H100 training nodes; the floor keeps two warm
   - name: h100
     instanceType: p5.48xlarge
@@ -65,29 +76,8 @@ tenants:
 
 # A second stack over the same cluster: HAMi slices the L4 of node vgpu-a into four 6 GiB slots,
 # and its three inference pods use up to 5.6 GiB of theirs.
-HAMI_STACK = """\
-# The HAMi stack of the advise scenario.
-apiVersion: gpupool.io/v1
-kind: GpuPoolStack
-metadata:
-  name: advise-hami
-provider:
-  cloud: aws
-  region: us-east-1
-  cluster: ml
-  settings:
-    subnets:
-      - {id: subnet-0a1b2c3d4e5f60718, zone: us-east-1a}
-    nodeRoleArn: arn:aws:iam::123456789012:role/gpu-nodes
-state:
-  backend: s3://ml-state
-cluster:
-  gpuOperator: {install: true, driver: preinstalled}
-  scheduler: hami
-  monitoring:
-    dcgmExporter: true
-    prometheus: {labels: {release: kps}, kubeStateMetricsPoolLabel: true}
-pools:
+HAMI_STACK = stack_head("advise-hami", scheduler="hami",
+                        comment="# The HAMi stack of the advise scenario.\n") + """\
   - name: vgpu
     instanceType: g6.2xlarge
     workload: inference
