@@ -17,8 +17,9 @@ backlog costs a pass no more than its distinct shapes. Preemption follows the sc
 kube-scheduler evicts pods of lower priority from one node; KAI preempts preemptible pods
 (PriorityClass below 100) of the same queue that ran past its ``preemptMinRuntime``, and
 reclaims preemptible pods of queues above their fair share that ran past their
-``reclaimMinRuntime``, for a queue within its fair share.
-Preemption is tried for single-pod jobs; a gang waits.
+``reclaimMinRuntime``, for a queue within its fair share. A single pod preempts on one node
+(``_preempt``); a gang gathers such victims on its pools, lowest first, until the whole gang
+fits, and evicts them only then (``_preempt_gang``, as KAI commits a scenario).
 
 Evicted jobs (preempted, or on an interrupted spot node) go back to the queue with their whole
 duration. The run ends when no event is left; what is still queued then never started.
@@ -543,7 +544,8 @@ class Simulation:
             _, key = heapq.heappop(heap)
             gang = self.queues[key][0]
             why = self._ceiling(gang)
-            if why is None and (self._place(gang) or (gang.pods == 1 and self._preempt(gang))):
+            preempt = self._preempt if gang.pods == 1 else self._preempt_gang
+            if why is None and (self._place(gang) or preempt(gang)):
                 if key in self.queues:
                     self.queue_failed.pop(key, None)
                     heapq.heappush(heap, (self._order(self.queues[key][0]), key))
@@ -568,8 +570,11 @@ class Simulation:
             return None
         return QUOTA if QUOTA in reasons else LIMIT
 
-    def _place(self, gang: Gang) -> bool:
-        """Place every pod of the gang, or none; start it on success."""
+    def _place(self, gang: Gang, *, trial: bool = False) -> bool:
+        """Place every pod of the gang, or none; start it on success.
+
+        ``trial``: only say whether it would be placed, leaving every node and tenant as it was.
+        """
         taken: list[tuple[Node, int, Demand]] = []
         st = gang.tenant
         for _ in range(gang.pods):
@@ -595,6 +600,13 @@ class Simulation:
             if st is not None:
                 self.tenancy.hold(st, d, 1)
             taken.append((node, self.pod_key, d))
+        if trial:
+            for node, key, d in reversed(taken):
+                self._give_back(node, key)
+                if st is not None:
+                    self.tenancy.hold(st, d, -1)
+            self.pod_key -= len(taken)
+            return True
         self._start(gang, [(n, k) for n, k, _ in taken])
         return True
 
@@ -758,6 +770,71 @@ class Simulation:
             self.tenancy.hold(st, d, 1)
         self._start(gang, [(node, self.pod_key)])
         return True
+
+    def _preempt_gang(self, gang: Gang) -> bool:
+        """Evict victims, lowest first, until every pod of the gang fits; none if it never does.
+
+        KAI decides on a job, not a pod: its reclaim and preempt actions add victims to a
+        scenario one job at a time, place the whole pending job on the cluster as it would be
+        without them, and commit the evictions only if that succeeds, else roll them back (KAI
+        v0.17.0 ``docs/developer/action-framework.md``: scenarios, simulation, statement). The
+        candidates are every job ``_victims`` allows on the gang's pools (min runtimes, fair
+        share), in its order; victims found not needed once the gang fits are spared.
+        """
+        share = self._fair_share() if self.kai else {}
+        found: dict[int, tuple[Gang, float, bool]] = {}
+        needs_gpus = all(d.gpus > 0 for d in gang.options)
+        for d in gang.options:
+            for node in list(self.busy[d.pool.name].values()):
+                if node.schedulable:
+                    for victim in self._victims(gang, node, share):
+                        found.setdefault(victim[0].id, victim)
+        candidates = sorted(
+            (v for v in found.values()
+             if not needs_gpus or any(n.allocs[k][0].gpus > 0 for n, k in v[0].placed)),
+            key=lambda x: (x[0].priority, -self._since(x[0]), x[0].id),
+        )
+        chosen: list[tuple[Gang, float, bool]] = []
+        fits = False
+        for victim in candidates:
+            chosen.append(victim)
+            if self._fits_without(gang, [v for v, _, _ in chosen]):
+                fits = True
+                break
+        if not fits:
+            return False
+        for victim in reversed(chosen[:-1]):  # spare the ones the gang turns out not to need
+            rest = [v for v, _, _ in chosen if v is not victim[0]]
+            if self._fits_without(gang, rest):
+                chosen.remove(victim)
+        for v, min_seconds, reclaim in chosen:
+            self.preemptions.append(Preemption(
+                self.now, v.id, v.tenant.name if v.tenant else "-", self.now - self._since(v),
+                min_seconds, reclaim,
+            ))
+            v.preemptions += 1
+            self._stop(v, requeue=True)
+        return self._place(gang)
+
+    def _fits_without(self, gang: Gang, victims: list[Gang]) -> bool:
+        """Return whether the whole gang would be placed were ``victims`` gone (nothing moves)."""
+        released: list[tuple[Node, int, Demand, tuple[int, ...], TenantState | None]] = []
+        for v in victims:
+            for node, key in v.placed:
+                dem, devices = node.allocs[key]
+                self._give_back(node, key)
+                if v.tenant is not None:
+                    self.tenancy.hold(v.tenant, dem, -1)
+                released.append((node, key, dem, devices, v.tenant))
+        fits = self._place(gang, trial=True)
+        for node, key, dem, devices, st in reversed(released):
+            if not node.allocs:
+                self._unindex(node)
+                self.busy[node.pm.name][node.id] = node
+            _retake(node, key, dem, devices)
+            if st is not None:
+                self.tenancy.hold(st, dem, 1)
+        return fits
 
     def _enough(self, node: Node, d: Demand,
                 victims: list[tuple[Gang, float, bool]]) -> list[tuple[Gang, float, bool]] | None:

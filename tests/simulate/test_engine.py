@@ -135,6 +135,49 @@ def test_kube_scheduler_preempts_lower_priority_at_once() -> None:
     assert all(p.min_seconds == 0 for p in out.preemptions)
 
 
+def test_a_gang_preempts_across_nodes_or_not_at_all() -> None:
+    """A gang decides as one job: victims on both nodes go at once when the whole gang then fits
+    (KAI v0.17.0 docs/developer/action-framework.md: a scenario's evictions are committed only if
+    the pending job is then allocated, else rolled back); a gang that cannot fit evicts no one."""
+    stack = lab("  - {name: a, nodeNames: [n1, n2], gpu: {model: L4, count: 4}}\n",
+                admission="off")
+    out = simulate(stack, workload(
+        *(job(f"low{i}", 0, 9000, gpus=1, priority="low") for i in range(8)),
+        job("crit", 60, 100, gpus=2, priority="critical", pods=2),
+        job("huge", 120, 100, gpus=4, priority="critical", pods=3),
+    ))
+    crit = _gang(out, "crit")
+    assert crit.first_start == 60
+    # four one-GPU victims make room for 2 x 2 GPUs, and no more than that
+    at_60 = [p for p in out.preemptions if p.time == 60]
+    assert len(at_60) == 4 and all(p.min_seconds == 0 for p in at_60)
+    huge = _gang(out, "huge")
+    assert huge.first_start is None and huge.reason == DOES_NOT_FIT
+    assert not [p for p in out.preemptions if p.time == 120]
+
+
+def test_gang_reclaim_waits_for_reclaim_min_runtime() -> None:
+    """KAI reclaim for a gang honours reclaimMinRuntime (docs/plugins/minruntime.md)."""
+    stack = lab(
+        "  - {name: a, nodeNames: [n1, n2], gpu: {model: L4, count: 4},"
+        " host: {memoryGiB: 256, vcpus: 32}}\n",
+        scheduler="kai",
+        tenants=(
+            "  - {name: batch, pools: [a], priority: low, minRuntime: {reclaim: 30m}}\n"
+            "  - {name: prod, pools: [a], priority: normal, quota: {gpus: 8}}\n"
+        ),
+    )
+    out = simulate(stack, workload(
+        *(job(f"b{i}", 0, 36000, tenant="batch", gpus=1) for i in range(8)),
+        job("p1", 60, 600, tenant="prod", gpus=2, pods=2),
+    ))
+    p1 = _gang(out, "p1")
+    assert p1.first_start == 1800
+    assert len(out.preemptions) == 4
+    assert all(p.reclaim and p.tenant == "batch" and p.ran_seconds >= p.min_seconds == 1800
+               for p in out.preemptions)
+
+
 AWS = (
     "apiVersion: gpupool.io/v1\nkind: GpuPoolStack\nmetadata: {name: cloud}\n"
     "provider: {cloud: aws, region: us-east-1, cluster: ml, settings: {subnetIds: "
