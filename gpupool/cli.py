@@ -346,6 +346,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     settings = Settings(
         seed=named.seed,
         spot_interruptions_per_hour=args.spot_interruptions_per_hour,
+        spot_shortage=args.spot_shortage,
         scale_up_seconds=args.scale_up_seconds,
     )
 
@@ -368,6 +369,13 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     console.err(out.notes)
     console.out(out.result)
     return EXIT_OK
+
+
+def _chance(text: str) -> float:
+    value = _non_negative(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be a chance from 0 to 1, not {text}")
+    return value
 
 
 def _non_negative(text: str) -> float:
@@ -683,6 +691,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--spot-interruptions-per-hour", type=_non_negative, default=0.0,
                    metavar="RATE", help="interruptions per spot node and hour (default 0)")
+    p.add_argument("--spot-shortage", type=_chance, default=0.0, metavar="CHANCE",
+                   help="the chance, 0 to 1, that a spot node asked for is one the cloud cannot "
+                   "fill (default 0); the autoscaler gives up after 15 minutes and backs the "
+                   "group off")
     p.add_argument("--saturate", type=_percent, default=None, metavar="PERCENT",
                    help="capacity mode: draw pods from the workload until their GPU requests "
                    "reach PERCENT of the pools' GPUs, none leaving, and show the allocated "

@@ -45,7 +45,7 @@ from gpupool.simulate.placement import Node, choose
 from gpupool.simulate.tenancy import LIMIT, QUOTA, Tenancy, TenantState
 
 # event kinds, in the order they are handled at one instant
-_FINISH, _EVICT, _GONE, _READY, _INTERRUPT, _WAKE, _SUBMIT, _IDLE = range(8)
+_FINISH, _EVICT, _GONE, _READY, _INTERRUPT, _WAKE, _SUBMIT, _IDLE, _UNFILLED = range(9)
 
 PENDING, RUNNING, DONE, REJECTED, NEVER = "pending", "running", "done", "rejected", "never"
 FRAGMENTATION = "fragmentation"
@@ -61,6 +61,8 @@ class Settings:
         spot_interruptions_per_hour: interruptions per spot node and hour.
         scale_up_seconds: from a scale-up request to a ready node (None: ``SCALE_UP_SECONDS``).
         scale_down_seconds: how long a node stays empty before it goes.
+        spot_shortage: the chance that a spot node asked for is one the cloud cannot fill
+            (0 to 1; drawn from its own seeded stream, so the interruptions stay the same).
 
     """
 
@@ -68,6 +70,7 @@ class Settings:
     spot_interruptions_per_hour: float = 0.0
     scale_up_seconds: float | None = None
     scale_down_seconds: float = autoscaler.SCALE_DOWN_UNNEEDED_SECONDS
+    spot_shortage: float = 0.0
 
 
 @dataclass(slots=True)
@@ -115,6 +118,7 @@ class PoolStats:
     ready_gpus: float = 0.0
     allocated_gpus: float = 0.0
     cost_rate: float = 0.0  # per hour
+    spot_unfilled: int = 0  # spot nodes asked for that the cloud could not fill
 
 
 @dataclass
@@ -206,6 +210,9 @@ class Simulation:
         self.last_activity = 0.0
         self.queued = 0
         self.rate = self.settings.spot_interruptions_per_hour / 3600.0
+        self.shortage_rng = random.Random(f"spot-shortage:{self.settings.seed}")
+        self.unfilled: dict[str, int] = {}  # per group: requests that will fail
+        self.backoff: dict[str, tuple[float, float, float]] = {}  # group -> (until, length, at)
 
     # -- events ---------------------------------------------------------------------------
     def _push(self, t: float, kind: int, obj: object) -> None:
@@ -226,7 +233,7 @@ class Simulation:
         handlers = {
             _FINISH: self._finish, _EVICT: self._evict_node_pods, _GONE: self._gone,
             _READY: self._ready, _INTERRUPT: self._interrupt, _IDLE: self._idle,
-            _WAKE: self._wake,
+            _WAKE: self._wake, _UNFILLED: self._unfilled,
         }
         end = 0.0
         while self.heap:
@@ -893,11 +900,39 @@ class Simulation:
             for g in autoscaler.growth_order(pm):
                 if need <= 0:
                     break
+                held = self.backoff.get(g.name)
+                if held is not None and held[0] > self.now:
+                    continue  # backed off after a scale-up the cloud could not fill
                 live = len([n for n in self.group_nodes.get(g.name, []) if not n.removed])
-                room = g.max - live
+                room = g.max - live - self.unfilled.get(g.name, 0)
                 for _ in range(min(room, need)):
-                    self._add_node(pm, g, ready_at=self.now + self.scale_up)
                     need -= 1
+                    if g.spot and self.settings.spot_shortage > 0 and (
+                            self.shortage_rng.random() < self.settings.spot_shortage):
+                        self._ask_unfilled(pm, g)
+                    else:
+                        self._add_node(pm, g, ready_at=self.now + self.scale_up)
+
+    def _ask_unfilled(self, pm: PoolModel, g: GroupModel) -> None:
+        """Ask for a spot node that never comes; the autoscaler gives up on it later."""
+        self.unfilled[g.name] = self.unfilled.get(g.name, 0) + 1
+        self.inflight[pm.name] = self.inflight.get(pm.name, 0) + 1
+        self.pool_stats[pm.name].spot_unfilled += 1
+        self._push(self.now + autoscaler.MAX_NODE_PROVISION_SECONDS, _UNFILLED, (pm.name, g.name))
+
+    def _unfilled(self, obj: object) -> None:
+        """Give up on a node not come in the provision time: back its group off."""
+        pool, group = obj  # type: ignore[misc]
+        self.unfilled[group] -= 1
+        self.inflight[pool] -= 1
+        held = self.backoff.get(group)
+        length = autoscaler.backoff_seconds(
+            None if held is None else held[1], None if held is None else self.now - held[2])
+        self.backoff[group] = (self.now + length, length, self.now)
+        if self.settings.spot_shortage < 1:
+            # the group may grow again then; at a shortage of 1 no spot request is ever filled,
+            # so retries ride on other events and the run still ends
+            self._push(self.now + length, _WAKE, None)
 
 
 def _retake(node: Node, key: int, d: Demand, devices: tuple[int, ...]) -> None:

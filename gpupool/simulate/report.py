@@ -69,6 +69,7 @@ class PoolFigures:
     node_hours: float
     peak_nodes: int
     cost: float | None
+    spot_unfilled: int = 0  # spot nodes asked for that the cloud could not fill
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,7 @@ def report(outcome: Outcome, fragmentation: Mapping[str, float | None] | None = 
             node_hours=s.node_seconds / 3600,
             peak_nodes=s.peak_nodes,
             cost=s.cost if s.cost_known else None,
+            spot_unfilled=s.spot_unfilled,
         ))
     currencies = sorted({pm.currency for pm in outcome.cluster.pools if pm.currency})
     totals = {
@@ -228,6 +230,7 @@ def _pool_json(p: PoolFigures) -> dict[str, Any]:
         "node_hours": _round(p.node_hours),
         "peak_nodes": p.peak_nodes,
         "cost": _round(p.cost, 2),
+        "spot_unfilled": p.spot_unfilled,
     }
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 from gpupool.escape import markdown as md
 from gpupool.formats import FORMAT_VERSION
+from gpupool.simulate import autoscaler
 from gpupool.simulate.report import PoolFigures, Report, TenantFigures, document
 from gpupool.simulate.saturate import Saturation
 from gpupool.views import Output
@@ -168,12 +169,32 @@ def _headline(r: Report, base: Report | None) -> list[str]:
     return lines
 
 
+def _shortages(r: Report, base: Report | None) -> list[str]:
+    """One line per pool whose spot nodes the cloud could not always fill (head, and base)."""
+    out = []
+    for label, rep in (("", r), ("base: ", base)):
+        if rep is None:
+            continue
+        for p in rep.pools:
+            if p.spot_unfilled:
+                out.append(
+                    f"{label}{p.pool}: {p.spot_unfilled} spot node{'s' * (p.spot_unfilled != 1)} "
+                    f"asked for could not be had; the autoscaler waited "
+                    f"{autoscaler.MAX_NODE_PROVISION_SECONDS / 60:.0f}m for each, then backed "
+                    "the spot group off (on-demand fallback grows meanwhile)"
+                )
+    return out
+
+
 def format_text(r: Report, base: Report | None = None) -> str:
     """Render a run (and its base) as text tables."""
     lines = [*_headline(r, base), "", "Tenants"]
     lines += _table(*_tenant_rows(r, base))
     lines += ["", "Pools"]
     lines += _table(*_pool_rows(r, base))
+    short = _shortages(r, base)
+    if short:
+        lines += ["", "Spot capacity short", *(f"  {line}" for line in short)]
     reasons = _reasons(r)
     if reasons:
         lines += ["", "Pods that did not run"]
@@ -245,6 +266,9 @@ def format_markdown(r: Report, base: Report | None = None) -> str:
     lines += _md_table(*_tenant_rows(r, base))
     lines += ["", "**Pools**", ""]
     lines += _md_table(*_pool_rows(r, base))
+    short = _shortages(r, base)
+    if short:
+        lines += ["", "**Spot capacity short**", "", *(f"- {md(line, 300)}" for line in short)]
     reasons = _reasons(r)
     if reasons:
         lines += ["", "<details><summary>Pods that did not run</summary>", ""]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from gpupool.simulate import autoscaler
 from gpupool.simulate.demand import DOES_NOT_FIT, NO_POOL
 from gpupool.simulate.engine import DONE, NEVER, REJECTED, Gang, Outcome, Settings, simulate
 from gpupool.simulate.tenancy import LIMIT, QUOTA
@@ -218,6 +219,58 @@ def test_spot_interruption_drains_and_resubmits() -> None:
     g = _gang(out, "j0")
     assert g.interruptions >= 1 and g.state == DONE
     assert g.gpu_seconds_lost > 0
+
+
+def test_spot_shortage_falls_back_after_the_provision_time() -> None:
+    """cluster-autoscaler (main.go defaults): a node not come after --max-node-provision-time
+    (15m) fails, its group backs off --initial-node-group-backoff-duration (5m), and the
+    priority expander's next group, the on-demand fallback, grows meanwhile."""
+    stack = load_stack_text(
+        AWS + "  - {name: s, instanceType: g6.xlarge, workload: inference,"
+        " nodes: {min: 0, max: 1}, capacity: {type: spot, fallbackToOnDemand: true}}\n"
+    )
+    wl = workload(job("j", 0, 1000, gpus=1, cpu=1, memory_gib=4))
+    plain = simulate(stack, wl)
+    short = simulate(stack, wl, Settings(spot_shortage=1.0))
+    assert _gang(plain, "j").first_start == 300 and plain.pools["s"].spot_unfilled == 0
+    g = _gang(short, "j")
+    assert g.first_start == 900 + 300 and g.state == DONE
+    stats = short.pools["s"]
+    assert stats.spot_unfilled == 1
+    # the request that was never filled is not billed: one on-demand node, asked for at 900 s,
+    # ready at 1200, its pod done at 2200, removed 600 s later
+    on_demand = stack.pools[0].instance.price.on_demand_hourly  # type: ignore[union-attr]
+    assert stats.node_seconds == pytest.approx(2200 + 600 - 900)
+    assert stats.cost == pytest.approx(stats.node_seconds / 3600 * on_demand)
+
+
+def test_spot_shortage_retries_with_a_growing_backoff() -> None:
+    """Without a fallback the pod waits through failed requests; each backoff doubles
+    (5m, 10m, ... up to --max-node-group-backoff-duration's 30m), and a shortage of 1 never
+    fills: the pod never starts and the run ends."""
+    assert [autoscaler.backoff_seconds(None, None)] + [
+        autoscaler.backoff_seconds(b, 60.0) for b in (300.0, 600.0, 1200.0, 1800.0)
+    ] == [300.0, 600.0, 1200.0, 1800.0, 1800.0]
+    assert autoscaler.backoff_seconds(1800.0, autoscaler.BACKOFF_RESET_SECONDS) == 300.0
+    stack = load_stack_text(
+        AWS + "  - {name: s, instanceType: g6.xlarge, workload: inference,"
+        " nodes: {min: 0, max: 1}, capacity: {type: spot}}\n"
+    )
+    wl = workload(job("j", 0, 1000, gpus=1, cpu=1, memory_gib=4))
+    never = simulate(stack, wl, Settings(spot_shortage=1.0))
+    assert _gang(never, "j").state == NEVER and never.pools["s"].spot_unfilled >= 1
+    assert never.pools["s"].cost == 0
+    starts = set()
+    for seed in range(12):
+        out = simulate(stack, wl, Settings(seed=seed, spot_shortage=0.5))
+        g = _gang(out, "j")
+        assert g.state == DONE
+        fails = out.pools["s"].spot_unfilled
+        # each failure costs the provision time and a backoff of 5m, then 10m, 20m, ...
+        waited = sum(900 + min(1800, 300 * 2 ** k) for k in range(fails))
+        assert g.first_start == waited + 300
+        starts.add(fails)
+    assert len(starts) > 1  # the seed decides how many requests fail
 
 
 def test_same_seed_same_run() -> None:
