@@ -59,7 +59,7 @@ def workloads(draw: st.DrawFn, stack: Stack) -> Workload:
 @pytest.mark.parametrize("name", sorted(STACKS))
 def test_run_properties(name: str) -> None:
     stack = STACKS[name]
-    run_settings = Settings(seed=11, spot_interruptions_per_hour=0.5)
+    run_settings = Settings(seed=11, spot_interruptions_per_hour=0.5, spot_shortage=0.3)
 
     @settings(max_examples=12, deadline=None, derandomize=True,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
