@@ -258,8 +258,12 @@ def _named_workload(args: argparse.Namespace, stack: Stack) -> NamedWorkload | N
     """Return where the workload is: ``--workload``, else the stack's ``simulation`` block."""
     from gpupool.usecases.simulate import named_workload
 
-    return named_workload(Path(args.file), stack, path=args.workload,
-                          fmt=args.workload_format, seed=getattr(args, "seed", None))
+    return named_workload(
+        Path(args.file), stack, path=args.workload, fmt=args.workload_format,
+        seed=getattr(args, "seed", None),
+        spot_interruptions_per_hour=getattr(args, "spot_interruptions_per_hour", None),
+        spot_shortage=getattr(args, "spot_shortage", None),
+    )
 
 
 def _read_workload(args: argparse.Namespace, stack: Stack,
@@ -305,7 +309,10 @@ def _show_plan_with_simulation(args: argparse.Namespace, stack: Stack,
 
     workload = _read_workload(args, stack, named)
     sim = usecase.simulate(Path(args.file), stack, workload, base=args.base,
-                           settings=Settings(seed=named.seed))
+                           settings=Settings(
+                               seed=named.seed,
+                               spot_interruptions_per_hour=named.spot_interruptions_per_hour,
+                               spot_shortage=named.spot_shortage))
     planned = plan_view.render(result, args.format)
     out = view.with_plan(planned.result, args.format, sim.head, sim.base)
     console = _console(args)
@@ -345,8 +352,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     workload = _read_workload(args, stack, named)
     settings = Settings(
         seed=named.seed,
-        spot_interruptions_per_hour=args.spot_interruptions_per_hour,
-        spot_shortage=args.spot_shortage,
+        spot_interruptions_per_hour=named.spot_interruptions_per_hour,
+        spot_shortage=named.spot_shortage,
         scale_up_seconds=args.scale_up_seconds,
     )
 
@@ -689,12 +696,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="replay the workload on another stack file, or this file at a git ref, too, "
         "and show each figure's change",
     )
-    p.add_argument("--spot-interruptions-per-hour", type=_non_negative, default=0.0,
-                   metavar="RATE", help="interruptions per spot node and hour (default 0)")
-    p.add_argument("--spot-shortage", type=_chance, default=0.0, metavar="CHANCE",
+    p.add_argument("--spot-interruptions-per-hour", type=_non_negative, default=None,
+                   metavar="RATE", help="interruptions per spot node and hour (default: the "
+                   "stack's simulation.spotInterruptionsPerHour, else 0)")
+    p.add_argument("--spot-shortage", type=_chance, default=None, metavar="CHANCE",
                    help="the chance, 0 to 1, that a spot node asked for is one the cloud cannot "
-                   "fill (default 0); the autoscaler gives up after 15 minutes and backs the "
-                   "group off")
+                   "fill (default: the stack's simulation.spotShortage, else 0); the autoscaler "
+                   "gives up after 15 minutes and backs the group off")
     p.add_argument("--saturate", type=_percent, default=None, metavar="PERCENT",
                    help="capacity mode: draw pods from the workload until their GPU requests "
                    "reach PERCENT of the pools' GPUs, none leaving, and show the allocated "

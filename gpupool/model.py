@@ -302,6 +302,8 @@ class Simulation:
     workload: str
     format: str | None  # csv | jsonl | openb; None: by the file's suffix
     seed: int
+    spot_interruptions_per_hour: float = 0.0
+    spot_shortage: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -557,4 +559,6 @@ def _simulation(raw: Mapping[str, Any] | None) -> Simulation | None:
     if raw is None:
         return None
     return Simulation(workload=raw["workload"], format=raw.get("format"),
-                      seed=int(raw.get("seed", 0)))
+                      seed=int(raw.get("seed", 0)),
+                      spot_interruptions_per_hour=float(raw.get("spotInterruptionsPerHour", 0)),
+                      spot_shortage=float(raw.get("spotShortage", 0)))

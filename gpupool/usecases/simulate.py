@@ -26,16 +26,22 @@ from gpupool.usecases.base import base_stack
 
 @dataclass(frozen=True)
 class NamedWorkload:
-    """The workload file to replay, its format (None: by its suffix) and the seed."""
+    """The workload file to replay, its format (None: by its suffix), and the run's figures."""
 
     path: Path
     format: str | None
     seed: int
+    spot_interruptions_per_hour: float = 0.0
+    spot_shortage: float = 0.0
 
 
 def named_workload(stack_file: Path, stack: Stack, *, path: str | None, fmt: str | None,
-                   seed: int | None) -> NamedWorkload | None:
+                   seed: int | None, spot_interruptions_per_hour: float | None = None,
+                   spot_shortage: float | None = None) -> NamedWorkload | None:
     """Return the workload to replay: the flags' where given, else the stack's ``simulation``.
+
+    Each figure a flag gives wins; the others come from the stack's ``simulation`` block, else
+    their defaults (seed 0, no spot interruptions, no spot shortage).
 
     A file the stack names is relative to the stack file's folder and must stay inside it once
     links are followed: a stack file can come from a pull request, and a workload's problems are
@@ -50,9 +56,13 @@ def named_workload(stack_file: Path, stack: Stack, *, path: str | None, fmt: str
 
     """
     sim = stack.simulation
+    run_seed = seed if seed is not None else sim.seed if sim is not None else 0
+    rate = (spot_interruptions_per_hour if spot_interruptions_per_hour is not None
+            else sim.spot_interruptions_per_hour if sim is not None else 0.0)
+    shortage = (spot_shortage if spot_shortage is not None
+                else sim.spot_shortage if sim is not None else 0.0)
     if path is not None:
-        return NamedWorkload(Path(path), fmt, seed if seed is not None else
-                             (sim.seed if sim is not None else 0))
+        return NamedWorkload(Path(path), fmt, run_seed, rate, shortage)
     if sim is None:
         return None
     folder = stack_file.parent
@@ -63,7 +73,7 @@ def named_workload(stack_file: Path, stack: Stack, *, path: str | None, fmt: str
             f"{stack_file}: simulation.workload {sim.workload!r} leads outside the stack file's "
             "folder (through a link); put the workload beside the stack file"
         )
-    return NamedWorkload(where, fmt or sim.format, seed if seed is not None else sim.seed)
+    return NamedWorkload(where, fmt or sim.format, run_seed, rate, shortage)
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,24 @@ def test_simulate_reads_the_named_workload_and_seed(folder: Path, capsys: Captur
     assert json.loads(capsys.readouterr().out)["seed"] == 8  # a flag wins over the block
 
 
+def test_the_block_states_the_spot_risk(folder: Path, capsys: Capture) -> None:
+    """The plan's section runs under the spot figures the block states; a flag wins."""
+    risky = _stack(folder, "simulation: {workload: jobs.csv, spotShortage: 1}\n")
+    plain = folder / "plain.yaml"
+    plain.write_text(risky.read_text(encoding="utf-8").replace(", spotShortage: 1", ""),
+                     encoding="utf-8")
+    docs = []
+    for argv in (["plan", str(risky)], ["plan", str(plain)]):
+        assert run([*argv, "--format", "json"]) == 0
+        docs.append(json.loads(capsys.readouterr().out)["simulation"])
+    unfilled = [{p["pool"]: p["spot_unfilled"] for p in d["pools"]} for d in docs]
+    assert unfilled[0]["t4-spot"] > 0 and unfilled[1]["t4-spot"] == 0
+    assert run(["simulate", str(risky), "--spot-shortage", "0", "--format", "json"]) == 0
+    flag = json.loads(capsys.readouterr().out)
+    assert all(p["spot_unfilled"] == 0 for p in flag["pools"])
+    assert flag["pools"] == docs[1]["pools"]
+
+
 def test_workload_flag_wins_over_the_block(folder: Path, capsys: Capture) -> None:
     other = folder / "other.csv"
     other.write_text(HEADER + ROWS[0] + "\n", encoding="utf-8")
