@@ -276,11 +276,18 @@ def _read_workload(args: argparse.Namespace, stack: Stack,
         _InvalidWorkloadError: the workload has rows the stack cannot run.
 
     """
+    from gpupool.errors import InputError
     from gpupool.simulate import workload as reader
     from gpupool.spec import diagnostics
 
     path, fmt = ((named.path, named.format) if named is not None
                  else (Path(args.workload), args.workload_format))
+    if args.workload is None and not path.exists():
+        raise InputError(
+            f"{args.file}: simulation.workload names {path}, which does not exist; fix the path"
+            + (", or leave the section out with --no-simulation" if args.command == "plan"
+               else ", or give --workload FILE")
+        )
     workload = reader.read_workload(path, fmt)
     problems = diagnostics.sort(reader.check_workload(stack, workload))
     _console(args).err("".join(diagnostics.format_text(d) + "\n" for d in problems))

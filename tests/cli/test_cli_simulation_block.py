@@ -124,10 +124,15 @@ def test_a_link_out_of_the_folder_is_refused(folder: Path, tmp_path_factory: pyt
 
 
 def test_missing_named_workload_is_one_line(folder: Path, capsys: Capture) -> None:
+    """A stack copied without its workload: one line naming the file and the way out."""
     stack = _stack(folder, "simulation: {workload: gone.csv}\n")
     assert run(["simulate", str(stack)]) == 1
     err = capsys.readouterr().err
-    assert "gone.csv" in err and "cannot be read" in err and "Traceback" not in err
+    assert "gone.csv, which does not exist" in err and "--workload FILE" in err
+    assert "Traceback" not in err
+    assert run(["plan", str(stack)]) == 1
+    assert "--no-simulation" in capsys.readouterr().err
+    assert run(["plan", str(stack), "--no-simulation"]) == 0
 
 
 def test_simulate_without_any_workload_is_a_usage_error(folder: Path, capsys: Capture) -> None:

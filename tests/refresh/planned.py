@@ -19,10 +19,15 @@ from tests.paths import ROOT
 
 
 def plan(stack: Path, overlay: Path) -> dict[str, Any]:
-    """Return the JSON plan of ``stack`` with ``overlay`` as the catalog's price overlay."""
+    """Return the JSON plan of ``stack`` with ``overlay`` as the catalog's price overlay.
+
+    The prices are what is compared, so a workload the stack names is not replayed (a stack
+    copied to a test's folder leaves its workload behind).
+    """
     env = {**os.environ, catalog.OVERLAY_ENV: str(overlay), "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-m", "gpupool", "plan", str(stack), "--format", "json"],
+        [sys.executable, "-m", "gpupool", "plan", str(stack), "--format", "json",
+         "--no-simulation"],
         capture_output=True, text=True, env=env, cwd=ROOT, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode in (0, 2), done.stderr
