@@ -408,29 +408,29 @@ def check_workload(stack: Stack, workload: Workload) -> list[Diagnostic]:
     every_profile = set().union(*layouts.values()) if layouts else set()
     known_tenants, known_pools = set(tenants), set(pools)
     for job in workload.jobs:
-        unknown = []
+        found = []
         if job.tenant is not None and job.tenant not in known_tenants:
-            unknown.append(("workload.unknown-tenant",
-                            f"tenant {job.tenant!r} is not in stack {stack.name!r}",
-                            "tenants", tenants, job.tenant))
+            found.append(error("workload.unknown-tenant",
+                               f"tenant {job.tenant!r} is not in stack {stack.name!r}",
+                               _listing("tenants", tenants, job.tenant)))
         if job.priority is not None and job.priority not in PRIORITIES:
-            unknown.append(("workload.unknown-priority",
-                            f"priority {job.priority!r} is not a gpupool priority",
-                            "priorities", PRIORITIES, job.priority))
+            found.append(error("workload.unknown-priority",
+                               f"priority {job.priority!r} is not a gpupool priority",
+                               _listing("priorities", PRIORITIES, job.priority)))
         if job.pool is not None and job.pool not in known_pools:
-            unknown.append(("workload.unknown-pool",
-                            f"pool {job.pool!r} is not in stack {stack.name!r}",
-                            "pools", pools, job.pool))
+            found.append(error("workload.unknown-pool",
+                               f"pool {job.pool!r} is not in stack {stack.name!r}",
+                               _listing("pools", pools, job.pool)))
         if job.mig is not None:
             pinned = job.pool if job.pool in layouts else None
             have = every_profile if pinned is None else layouts[pinned]
             if job.mig not in have:
                 where = f"stack {stack.name!r}" if pinned is None else f"pool {pinned!r}"
-                unknown.append(("workload.unknown-mig-profile",
-                                f"MIG profile {job.mig!r} is in no MIG layout of {where}",
-                                "MIG profiles", sorted(have), job.mig))
-        for code, summary, what, names, name in unknown:
-            problems.add(error(code, summary, _listing(what, names, name)), job.line)
+                found.append(error("workload.unknown-mig-profile",
+                                   f"MIG profile {job.mig!r} is in no MIG layout of {where}",
+                                   _listing("MIG profiles", sorted(have), job.mig)))
+        for problem in found:
+            problems.add(problem, job.line)
     out = list(problems.found)
     if problems.left_out:
         at = Pos(out[-1].range.start.line if out[-1].range else 1, 1)
