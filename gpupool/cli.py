@@ -17,11 +17,13 @@ Exit codes: 0 ok / no changes, 1 error, 2 changes or drift, 64 usage, 130 interr
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import gc
 import os
 import re
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -996,9 +998,23 @@ GC_THRESHOLD = 100_000
 
 
 def main() -> None:
-    """Console-script entry point (the process is one command: see ``GC_THRESHOLD``)."""
+    """Console-script entry point (the process is one command: see ``GC_THRESHOLD``).
+
+    Once the command has finished, its output is flushed and, when no other thread is left, the
+    exit handlers run and the process ends without the interpreter's shutdown, which would free
+    every object the command built one by one (a 1,000-pool plan: about a million, 0.45 CPU s)
+    for a process that is about to go anyway.
+    """
     gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
     code = run()
-    with contextlib.suppress(BrokenPipeError):
-        sys.stdout.flush()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BrokenPipeError, ValueError):
+            stream.flush()
+    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
+    if threading.active_count() == 1 and run_exit_handlers is not None:
+        run_exit_handlers()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(BrokenPipeError, ValueError):
+                stream.flush()
+        os._exit(code)
     sys.exit(code)

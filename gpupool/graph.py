@@ -300,6 +300,12 @@ def order(resources: list[Resource]) -> tuple[Resource, ...]:
     for root in resources:
         if root.address in done:
             continue
+        # the common case, nearly every resource of a built graph: everything it depends on is
+        # already placed, so it goes next (what the walk below would do, without the walk)
+        if all(dep in done for dep in _dependencies(root)):
+            done.add(root.address)
+            out.append(root)
+            continue
         # iterative depth-first walk; "visiting" marks catch cycles
         visiting: set[str] = set()
         work: list[tuple[Resource, bool]] = [(root, False)]
@@ -316,13 +322,7 @@ def order(resources: list[Resource]) -> tuple[Resource, ...]:
                 raise ValueError(f"dependency cycle through {res.address}")
             visiting.add(res.address)
             work.append((res, True))
-            # a Kubernetes object's inputs are its manifest, plain data the API server reads, so
-            # they hold no Ref: skip the walk (20,000 of them in a 1,000-pool stack)
-            refs = () if res.manifest is not None else res.refs()
-            deps = [*res.depends_on, *(x.address for x in refs)]
-            if res.provider:
-                deps.append(res.provider)
-            for dep in reversed(deps):
+            for dep in reversed(_dependencies(res)):
                 if dep not in by_addr:
                     raise ValueError(f"{res.address} depends on unknown {dep}")
                 if dep not in done:
@@ -330,3 +330,14 @@ def order(resources: list[Resource]) -> tuple[Resource, ...]:
                         raise ValueError(f"dependency cycle through {dep}")
                     work.append((by_addr[dep], False))
     return tuple(out)
+
+
+def _dependencies(res: Resource) -> list[str]:
+    """Return the addresses ``res`` depends on: ``depends_on``, its inputs' refs, its provider."""
+    # a Kubernetes object's inputs are its manifest, plain data the API server reads, so they
+    # hold no Ref: skip the walk (20,000 of them in a 1,000-pool stack)
+    refs = () if res.manifest is not None else res.refs()
+    deps = [*res.depends_on, *(x.address for x in refs)]
+    if res.provider:
+        deps.append(res.provider)
+    return deps

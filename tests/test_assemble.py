@@ -78,3 +78,26 @@ def test_kubernetes_objects_hold_no_reference_in_their_inputs() -> None:
     assert checked > 100
     # and a resource that does refer to another is still ordered after it
     assert any(list(r.refs()) for g in graphs for r in g.resources if r.manifest is None)
+
+
+def test_order_puts_dependencies_first_and_keeps_the_rest_in_place() -> None:
+    """``graph.order``: a resource whose dependencies are placed goes next; one listed before what
+    it depends on (by ``depends_on``, a ``Ref`` in its inputs or its provider) waits for it; a
+    cycle or an unknown address is an error."""
+    import pytest
+
+    from gpupool.graph import Ref, Resource, order
+
+    def res(address: str, *deps: str, ref: str = "", provider: str | None = None) -> Resource:
+        inputs = {"x": [{"y": Ref(ref)}]} if ref else {}
+        return Resource(address, "t", address, inputs, depends_on=deps, provider=provider)
+
+    given = [res("a"), res("b", "d"), res("c", ref="e"), res("d", provider="p"), res("p"),
+             res("e"), res("f", "a")]
+    assert [r.address for r in order(given)] == ["a", "p", "d", "b", "e", "c", "f"]
+    with pytest.raises(ValueError, match="dependency cycle through"):
+        order([res("a", "b"), res("b", "a")])
+    with pytest.raises(ValueError, match="dependency cycle through a"):
+        order([res("a", "a")])
+    with pytest.raises(ValueError, match="a depends on unknown z"):
+        order([res("a", "z")])

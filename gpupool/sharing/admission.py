@@ -69,7 +69,11 @@ def _list(items: list[str] | tuple[str, ...]) -> str:
 
 
 def uses_gpu(stack: Stack) -> str:
-    """Return the CEL that tells a pod uses a GPU the stack's pools offer."""
+    """Return the CEL that tells a pod uses a GPU the stack's pools offer (once per stack)."""
+    return stack.memo("gpupool.admission.uses_gpu", lambda: _uses_gpu(stack))
+
+
+def _uses_gpu(stack: Stack) -> str:
     resources = _list(sorted(facts.of(stack).exposed_resources))
     requested = (
         f"object.spec.containers.exists(c, has(c.resources) && {resources}.exists(r, "

@@ -102,6 +102,7 @@ def _common_labels(stack: Stack) -> Mapping[str, str]:
     )
 
 
+@cache
 def type_token(api_version: str, kind: str) -> str:
     """Return the Pulumi type token of a Kubernetes kind, e.g. ``kubernetes:core/v1:ConfigMap``."""
     group, _, version = api_version.rpartition("/")
@@ -146,11 +147,11 @@ def k8s_object(
     if _NAMESPACED[kind] != (namespace is not None):
         raise RenderError(f"{kind} {name}: namespace {namespace!r} is wrong for its scope")
     full = {**manifest, "metadata": meta}
-    inputs: dict[str, Any] = {}
-    for key, value in full.items():
-        if key not in _TOP_LEVEL_KWARGS:
-            raise RenderError(f"{kind} {name}: unexpected top-level field {key}")
-        inputs[_TOP_LEVEL_KWARGS[key]] = value
+    try:
+        inputs = {_TOP_LEVEL_KWARGS[key]: value for key, value in full.items()}
+    except KeyError:
+        key = next(k for k in full if k not in _TOP_LEVEL_KWARGS)
+        raise RenderError(f"{kind} {name}: unexpected top-level field {key}") from None
     if namespace is None:
         address, logical = f"k8s.{kind.lower()}.{name}", name
     else:

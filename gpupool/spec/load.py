@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import os
 import stat
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
@@ -39,14 +40,50 @@ _MERGE = "tag:yaml.org,2002:merge"
 _COLLECTION_TAGS = {None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
 
 
+#: Where a value or key is in the file, as the composer keeps it: the 0-based line and column of
+#: its start and of its end (a ``Range`` is made only for a place something asks for).
+Span = tuple[int, int, int, int]
+
+
+def _to_range(filename: str, span: Span) -> Range:
+    sl, sc, el, ec = span
+    return Range(filename, Pos(sl + 1, sc + 1), Pos(el + 1, ec + 1))
+
+
+class SourceMap(Mapping[Path, Range]):
+    """Document paths to their source ranges, made from the composer's spans when asked for.
+
+    A 1,000-pool stack has about 100,000 values; building a ``Range`` for each of them cost more
+    than composing the data, and only the few that a diagnostic points at are ever read.
+    """
+
+    __slots__ = ("_filename", "_spans")
+
+    def __init__(self, filename: str, spans: dict[Path, Span] | None = None) -> None:
+        self._filename = filename
+        self._spans: dict[Path, Span] = {} if spans is None else spans
+
+    def __getitem__(self, path: Path) -> Range:
+        return _to_range(self._filename, self._spans[path])
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._spans
+
+    def __iter__(self) -> Iterator[Path]:
+        return iter(self._spans)
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+
 @dataclass
 class Document:
     """A loaded stack file: its data and where each part of it came from."""
 
     filename: str
     data: Any
-    values: dict[Path, Range] = field(default_factory=dict)
-    keys: dict[Path, Range] = field(default_factory=dict)
+    values: Mapping[Path, Range] = field(default_factory=dict)
+    keys: Mapping[Path, Range] = field(default_factory=dict)
 
     def locate(self, path: Path, anchor: str = "value") -> Range | None:
         """Return the source range for ``path``: its value, its key, or its nearest ancestor."""
@@ -65,29 +102,47 @@ class _Abort(Exception):
     """Stop composing: the diagnostic already says why."""
 
 
-@dataclass
 class _Frame:
-    path: Path
-    container: Any  # dict or list
-    start: yaml.Mark
-    anchor: str | None
-    count_at_start: int
-    key: Any = None
-    key_range: Range | None = None
-    has_key: bool = False
-    bad_key: bool = False
-    merges: list[tuple[Any, Range]] = field(default_factory=list)
-    chars_at_start: int = 0
+    """One open mapping or sequence: where it is, what it holds so far, a pending key."""
+
+    __slots__ = ("anchor", "bad_key", "chars_at_start", "container", "count_at_start", "has_key",
+                 "is_list", "key", "key_span", "merges", "path", "start")
+
+    def __init__(self, path: Path, container: Any, start: tuple[int, int], anchor: str | None,
+                 count_at_start: int, chars_at_start: int) -> None:
+        self.path = path
+        self.container = container
+        self.is_list = isinstance(container, list)
+        self.start = start
+        self.anchor = anchor
+        self.count_at_start = count_at_start
+        self.chars_at_start = chars_at_start
+        self.key: Any = None
+        self.key_span: Span | None = None
+        self.has_key = False
+        self.bad_key = False
+        self.merges: list[tuple[Any, Span]] = []
+
+
+#: tags whose constructed values are immutable and depend on the scalar's text alone, so that a
+#: value read once is reused for the same text
+_CACHED_TAGS = frozenset({"tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
+                          "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"})
 
 
 class _Composer:
-    """Builds Python data and the source map from a stream of YAML events."""
+    """Builds Python data and the source map from a stream of YAML events.
+
+    Positions are kept as spans (``Span``) and turned into ranges only where a diagnostic or a
+    reader asks; the tag of a plain scalar and the value of an int, float, bool or null are
+    remembered per distinct text (a stack file repeats the same few thousand scalars).
+    """
 
     def __init__(self, filename: str) -> None:
         self.filename = filename
         self.diags: list[Diagnostic] = []
-        self.values: dict[Path, Range] = {}
-        self.keys: dict[Path, Range] = {}
+        self.values: dict[Path, Span] = {}
+        self.keys: dict[Path, Span] = {}
         self.anchors: dict[str, tuple[Any, int, int]] = {}  # value, nodes, characters
         self.stack: list[_Frame] = []
         self.nodes = 0
@@ -96,21 +151,32 @@ class _Composer:
         self.documents = 0
         self.aborted = False
         self.syntax_error: yaml.YAMLError | None = None
+        self.tags: dict[tuple[str, Any], str] = {}
+        self.constructed: dict[tuple[str, str], Any] = {}
+        self.handlers: dict[type, Any] = {
+            yaml.ScalarEvent: self.scalar,
+            yaml.MappingStartEvent: self.start,
+            yaml.SequenceStartEvent: self.start,
+            yaml.MappingEndEvent: self.end,
+            yaml.SequenceEndEvent: self.end,
+            yaml.AliasEvent: self.alias,
+        }
 
-    def range(self, start: yaml.Mark, end: yaml.Mark) -> Range:
-        return Range(
-            self.filename,
-            Pos(start.line + 1, start.column + 1),
-            Pos(end.line + 1, end.column + 1),
-        )
+    def range(self, span: Span) -> Range:
+        return _to_range(self.filename, span)
 
-    def fail(self, code: str, summary: str, detail: str, where: Range | None) -> None:
-        self.diags.append(error(code, summary, detail, range=where))
+    def fail(self, code: str, summary: str, detail: str, where: Span | None) -> None:
+        self.diags.append(error(code, summary, detail,
+                                range=None if where is None else self.range(where)))
         raise _Abort
 
-    def count(self, n: int, where: Range, chars: int = 0) -> None:
+    def count(self, n: int, where: Span, chars: int = 0) -> None:
         self.nodes += n
         self.chars += chars
+        if self.nodes > MAX_NODES or self.chars > MAX_CHARS:
+            self.too_large(where)
+
+    def too_large(self, where: Span) -> None:
         if self.nodes > MAX_NODES:
             self.fail(
                 "yaml.too-large",
@@ -133,14 +199,17 @@ class _Composer:
         if not self.stack:
             return ()
         top = self.stack[-1]
-        if isinstance(top.container, list):
+        if top.is_list:
             return (*top.path, len(top.container))
         if top.has_key:
             return (*top.path, top.key)
         return (*top.path, "<key>")
 
     def feed(self, event: yaml.Event) -> None:
-        if isinstance(event, yaml.ScalarEvent):
+        handler = self.handlers.get(type(event))
+        if handler is not None:
+            handler(event)
+        elif isinstance(event, yaml.ScalarEvent):
             self.scalar(event)
         elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             self.start(event)
@@ -155,20 +224,32 @@ class _Composer:
                     "yaml.multiple-documents",
                     "More than one YAML document",
                     "A stack file holds exactly one stack; split the documents into files.",
-                    self.range(event.start_mark, event.end_mark),
+                    _span(event.start_mark, event.end_mark),
                 )
 
     def scalar(self, ev: yaml.ScalarEvent) -> None:
-        where = self.range(ev.start_mark, ev.end_mark)
-        self.count(1, where, len(ev.value))
+        sm, em = ev.start_mark, ev.end_mark
+        where = (sm.line, sm.column, em.line, em.column)
+        text = ev.value
+        self.nodes += 1
+        self.chars += len(text)
+        if self.nodes > MAX_NODES or self.chars > MAX_CHARS:
+            self.too_large(where)
         tag = ev.tag
-        if tag is None or tag == "!":
-            tag = _STR if tag == "!" else _RESOLVER.resolve(yaml.ScalarNode, ev.value, ev.implicit)
+        if tag is None:
+            key = (text, ev.implicit)
+            tag = self.tags.get(key)
+            if tag is None:
+                tag = self.tags[key] = _RESOLVER.resolve(yaml.ScalarNode, text, ev.implicit)
+        elif tag == "!":
+            tag = _STR
         value: Any
         if tag == _STR:
-            value = ev.value
+            value = text
         elif tag == _MERGE and self.stack and not self.stack[-1].has_key:
             value = _MergeKey()
+        elif (tag, text) in self.constructed:
+            value = self.constructed[tag, text]
         else:
             ctor = _CONSTRUCTOR.yaml_constructors.get(tag)
             if ctor is None or tag == _MERGE:
@@ -177,17 +258,20 @@ class _Composer:
                         "yaml.unsupported-tag",
                         "Unsupported YAML tag",
                         f"The tag {tag!r} is not allowed in a stack file; remove it.",
-                        range=where,
+                        range=self.range(where),
                     )
                 )
-                value = ev.value
+                value = text
             else:
+                problems = len(self.diags)
                 value = self.construct(ctor, tag, ev, where)
+                if tag in _CACHED_TAGS and len(self.diags) == problems:
+                    self.constructed[tag, text] = value
         if ev.anchor:
-            self.anchors[ev.anchor] = (value, 1, len(ev.value))
+            self.anchors[ev.anchor] = (value, 1, len(text))
         self.add(value, where)
 
-    def construct(self, ctor: Any, tag: str, ev: yaml.ScalarEvent, where: Range) -> Any:
+    def construct(self, ctor: Any, tag: str, ev: yaml.ScalarEvent, where: Span) -> Any:
         """Build one tagged scalar; a value its tag cannot read is a diagnostic, never a crash.
 
         PyYAML's constructors fail in their own ways on a bad explicit tag (``!!bool perhaps``
@@ -208,7 +292,7 @@ class _Composer:
                     "Value cannot be read",
                     f"{ev.value!r} is not a valid {short} value{reason}; write the value "
                     "without the tag, or one the tag accepts.",
-                    range=where,
+                    range=self.range(where),
                 )
             )
             return ev.value
@@ -219,14 +303,15 @@ class _Composer:
                     "Number is not finite",
                     f"{ev.value!r} is {value!r}: NaN and infinities are YAML floats but not "
                     "numbers a stack file can hold (JSON has neither); write a finite number.",
-                    range=where,
+                    range=self.range(where),
                 )
             )
             return ev.value
         return value
 
     def start(self, ev: yaml.CollectionStartEvent) -> None:
-        where = self.range(ev.start_mark, ev.end_mark)
+        sm, em = ev.start_mark, ev.end_mark
+        where = (sm.line, sm.column, em.line, em.column)
         self.count(1, where)
         if ev.tag not in _COLLECTION_TAGS:
             self.diags.append(
@@ -234,7 +319,7 @@ class _Composer:
                     "yaml.unsupported-tag",
                     "Unsupported YAML tag",
                     f"The tag {ev.tag!r} is not allowed in a stack file; remove it.",
-                    range=where,
+                    range=self.range(where),
                 )
             )
         if len(self.stack) >= MAX_DEPTH:
@@ -246,20 +331,15 @@ class _Composer:
             )
         container: Any = {} if isinstance(ev, yaml.MappingStartEvent) else []
         self.stack.append(
-            _Frame(
-                self.child_path(),
-                container,
-                ev.start_mark,
-                ev.anchor,
-                self.nodes,
-                chars_at_start=self.chars,
-            )
+            _Frame(self.child_path(), container, (sm.line, sm.column), ev.anchor, self.nodes,
+                   self.chars)
         )
 
     def end(self, ev: yaml.CollectionEndEvent) -> None:
         frame = self.stack.pop()
-        where = self.range(frame.start, ev.end_mark)
-        if isinstance(frame.container, dict):
+        em = ev.end_mark
+        where = (*frame.start, em.line, em.column)
+        if frame.merges:
             self.apply_merges(frame)
         if frame.anchor:
             self.anchors[frame.anchor] = (
@@ -270,14 +350,14 @@ class _Composer:
         self.add(frame.container, where)
 
     def alias(self, ev: yaml.AliasEvent) -> None:
-        where = self.range(ev.start_mark, ev.end_mark)
+        where = _span(ev.start_mark, ev.end_mark)
         if ev.anchor not in self.anchors:
             self.diags.append(
                 error(
                     "yaml.unknown-alias",
                     "Unknown alias",
                     f"No anchor named {ev.anchor!r} appears before this alias.",
-                    range=where,
+                    range=self.range(where),
                 )
             )
             self.add(None, where)
@@ -297,7 +377,7 @@ class _Composer:
                             "yaml.bad-merge",
                             "Merge key needs a mapping",
                             "'<<' merges a mapping (or a list of mappings) into this one.",
-                            range=where,
+                            range=self.range(where),
                         )
                     )
                     continue
@@ -306,19 +386,20 @@ class _Composer:
                         mapping[k] = v
                         self.values.setdefault((*frame.path, k), where)
 
-    def add(self, value: Any, where: Range) -> None:
+    def add(self, value: Any, where: Span) -> None:
         if not self.stack:
             self.root = value
             self.values[()] = where
             return
         top = self.stack[-1]
-        if isinstance(top.container, list):
-            self.values.setdefault((*top.path, len(top.container)), where)
-            top.container.append(value)
+        if top.is_list:
+            container = top.container
+            self.values.setdefault((*top.path, len(container)), where)
+            container.append(value)
             return
         if not top.has_key:
-            top.has_key, top.key, top.key_range, top.bad_key = True, value, where, False
-            if not isinstance(value, (str, _MergeKey)):
+            top.has_key, top.key, top.key_span, top.bad_key = True, value, where, False
+            if value.__class__ is not str and not isinstance(value, (str, _MergeKey)):
                 top.bad_key = True
                 top.key = (
                     str(value) if isinstance(value, (int, float, bool)) or value is None else "?"
@@ -328,21 +409,21 @@ class _Composer:
                         "yaml.non-string-key",
                         "Keys must be strings",
                         f"The key {value!r} is not a string; quote it or fix the indentation.",
-                        range=where,
+                        range=self.range(where),
                     )
                 )
             return
-        key, key_range = top.key, top.key_range
+        key, key_span = top.key, top.key_span
         top.has_key, top.key = False, None
-        if isinstance(key, _MergeKey):
-            top.merges.append((value, where))
-            return
         if top.bad_key:
+            return
+        if key.__class__ is _MergeKey:
+            top.merges.append((value, where))
             return
         path = (*top.path, key)
         if key in top.container:
             first = self.keys.get(path)
-            line = f" (first on line {first.start.line})" if first else ""
+            line = f" (first on line {first[0] + 1})" if first else ""
             self.diags.append(
                 error(
                     "yaml.duplicate-key",
@@ -350,14 +431,18 @@ class _Composer:
                     f"'{key}' appears twice in this mapping{line}; YAML readers differ on which "
                     "one wins, so gpupool refuses both. Keep one.",
                     path,
-                    range=key_range,
+                    range=None if key_span is None else self.range(key_span),
                 )
             )
             return
         top.container[key] = value
-        if key_range is not None:
-            self.keys[path] = key_range
+        if key_span is not None:
+            self.keys[path] = key_span
         self.values.setdefault(path, where)
+
+
+def _span(start: yaml.Mark, end: yaml.Mark) -> Span:
+    return (start.line, start.column, end.line, end.column)
 
 
 class _MergeKey:
@@ -441,14 +526,27 @@ def decode(raw: bytes, filename: str) -> tuple[str | None, list[Diagnostic]]:
 def _compose(text: str, filename: str, loader: Any) -> _Composer:
     """Feed ``text``'s events to a fresh composer, which keeps why it stopped, if it did."""
     composer = _Composer(filename)
+    feed, handlers = composer.feed, composer.handlers
+    parser = None
     try:
-        for event in yaml.parse(text, Loader=loader):
-            composer.feed(event)
+        # yaml.parse(text, Loader=loader), without a generator and a check_event per event (the
+        # pure-Python reader can refuse the text as the parser is made)
+        parser = loader(text)
+        get_event = parser.get_event
+        while (event := get_event()) is not None:
+            handler = handlers.get(type(event))
+            if handler is None:
+                feed(event)
+            else:
+                handler(event)
     except _Abort:
         composer.aborted = True
     except yaml.YAMLError as exc:
         composer.aborted = True
         composer.syntax_error = exc
+    finally:
+        if parser is not None:
+            parser.dispose()
     return composer
 
 
@@ -469,7 +567,8 @@ def parse(text: str, filename: str) -> tuple[Document | None, list[Diagnostic]]:
         composer.diags.append(syntax.diagnostic(composer.syntax_error, text, filename))
     if composer.aborted:
         return None, composer.diags
-    doc = Document(filename, composer.root, composer.values, composer.keys)
+    doc = Document(filename, composer.root, SourceMap(filename, composer.values),
+                   SourceMap(filename, composer.keys))
     if doc.data is None and not composer.diags:
         return None, [
             error(

@@ -10,7 +10,6 @@ be added (``base``, ``tenants``, per-pool cost, slot profiles, ``changed_paths``
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from gpupool.formats import FORMAT_VERSION
@@ -22,6 +21,7 @@ from gpupool.plan import (
     slot_prices,
 )
 from gpupool.plan import pins as plan_pins
+from gpupool.views import json_text
 
 
 def _mm(mm: MinMax, digits: int = 4) -> dict[str, float | None]:
@@ -231,4 +231,4 @@ def _tenant_cost(tc: TenantCostReport | None) -> dict[str, Any]:
 
 def format_json(result: PlanResult) -> str:
     """Render a plan as its JSON document (docs/commands.md, plan --format json)."""
-    return json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n"
+    return json_text.dumps(to_json(result), indent=2) + "\n"

@@ -180,3 +180,29 @@ def test_nan_and_infinities_are_refused_where_they_stand(value: str) -> None:
     """JSON, and so the stack schema, has no NaN or infinity; YAML has (``.nan``, ``.inf``)."""
     _doc, diags = load.parse(f"a: 1\nb: [2, {value}]\n", "f.yaml")
     assert [(d.code, d.range.start.line) for d in diags] == [("yaml.not-finite", 2)]
+
+
+def test_the_same_text_is_read_by_its_own_style_and_tag_every_time() -> None:
+    """Scalars' tags and values are remembered per text; quoting and tags still decide each one."""
+    text = ('a: 1\nb: "1"\nc: 1\nd: !!str 1\ne: !!float 1\nf: !!int x\ng: !!int x\nh: yes\n'
+            'i: "yes"\n')
+    doc, diags = load.parse(text, "f.yaml")
+    assert doc is not None
+    assert doc.data == {"a": 1, "b": "1", "c": 1, "d": "1", "e": 1.0, "f": "x", "g": "x",
+                        "h": True, "i": "yes"}
+    assert type(doc.data["e"]) is float
+    # each bad value is reported where it is, the second one too
+    assert [(d.code, d.range.start.line) for d in diags] == [("yaml.bad-scalar", 6),
+                                                             ("yaml.bad-scalar", 7)]
+
+
+def test_the_source_map_is_a_mapping_of_every_value_and_key() -> None:
+    """``Document.values`` and ``keys`` hold every path, each read as a 1-based range."""
+    doc, _ = load.parse("a: [x, y]\nb: {c: 1}\n", "f.yaml")
+    assert doc is not None
+    assert set(doc.values) == {(), ("a",), ("a", 0), ("a", 1), ("b",), ("b", "c")}
+    assert len(doc.keys) == 3 and ("b", "c") in doc.keys and ("a", 0) not in doc.keys
+    where = doc.keys[("b", "c")]
+    assert (where.filename, where.start.line, where.start.column, where.end.column) == (
+        "f.yaml", 2, 5, 6)
+    assert doc.values.get(("z",)) is None
