@@ -40,7 +40,7 @@ from gpupool.simulate import autoscaler
 from gpupool.simulate.cluster import ClusterModel, GroupModel, PoolModel, cluster_of
 from gpupool.simulate.demand import DOES_NOT_FIT, NO_POOL, Demand, demand
 from gpupool.simulate.jobs import Job, Workload
-from gpupool.simulate.placement import Node, choose
+from gpupool.simulate.placement import BINPACK, KAI_PLACEMENT, Node, choose, choose_packed
 from gpupool.simulate.tenancy import LIMIT, QUOTA, Tenancy, TenantState
 
 # event kinds, in the order they are handled at one instant
@@ -78,13 +78,13 @@ class Gang:
     level: str
     priority: int
     tenant: TenantState | None
-    options: list[Demand] = field(default_factory=list)
+    options: list[Demand] = field(default_factory=list)  # shared by the gangs of one shape
     state: str = PENDING
     reason: str = ""
     queued_at: float = 0.0
     started_at: float | None = None
     first_start: float | None = None
-    placed: list[tuple[Node, int]] = field(default_factory=list)
+    placed: list[tuple[Node, int]] | tuple[()] = ()
     preemptions: int = 0
     interruptions: int = 0
     gpu_seconds_lost: float = 0.0
@@ -92,7 +92,7 @@ class Gang:
     queued: bool = False  # waiting in its queue
     last_nodes: tuple[str, ...] = ()  # where its pods last started
     last_devices: tuple[int, ...] = ()  # the GPUs its first pod last started on
-    pools_used: set[str] = field(default_factory=set)  # every pool its pods ever ran on
+    pools_used: frozenset[str] = frozenset()  # every pool its pods ever ran on
 
     @property
     def pods(self) -> int:
@@ -205,6 +205,44 @@ class Simulation:
         self.last_activity = 0.0
         self.queued = 0
         self.rate = self.settings.spot_interruptions_per_hour / 3600.0
+        self.queued_pods = 0  # sum of queue_pods, kept as queues change
+        self.pool_sets: dict[frozenset[str], frozenset[str]] = {}  # one frozenset per value
+        self.option_lists: dict[tuple[int, ...], list[Demand]] = {}  # one list per shape
+        self.option_pools: dict[int, dict[str, Demand]] = {}  # id of an option list -> by pool
+        self.keys: dict[tuple[object, ...], tuple[object, ...]] = {}  # one queue key per value
+        # KAI binpack places a GPU pod by walking its pool's busy nodes from the fullest
+        # (placement.choose_packed): per pool, (non-allocated GPUs, id) of each busy node
+        self.packed = self.kai and KAI_PLACEMENT == BINPACK
+        self.free_index: dict[str, list[tuple[float, int]]] = {
+            p.name: [] for p in self.cluster.pools}
+        # a pool's free GPUs summed over its schedulable nodes, kept until the pool changes
+        self.pool_rev: dict[str, int] = dict.fromkeys(self.nodes, 0)
+        self.free_sums: dict[str, tuple[int, float]] = {}
+        # retrying a queue only when a release could fit its first job (see _gated)
+        self.gated = self._gated()
+        self.touched: dict[int, Node] = {}  # nodes released or made ready since the last pass
+        self.parked: dict[tuple[object, ...], None] = {}  # gated queues whose first job failed
+        self.untried: dict[tuple[object, ...], None] = {}  # queues made since the last pass
+        self.gang_keys: dict[tuple[object, ...], None] = {}  # queues of gangs (original rule)
+        self.tried_pass: dict[tuple[object, ...], int] = {}  # the pass a parked head last ran
+        self.pass_no = 0
+        self.pass_version = 0
+        self.bump_pass = 0  # the last pass that followed a release (the last full retry)
+
+    def _gated(self) -> bool:
+        """Whether a failed queue may wait for a release that could fit its first job.
+
+        In the original rule every release retries every waiting queue's first job. Skipping
+        the retries that must fail changes nothing only where a failed try leaves no trace:
+        nodes no autoscaler adds (no scale-up asks), no tenants (no ceilings, no reclaim) and
+        one priority level over the whole workload (no pod may preempt another). Gangs keep
+        the original rule (a gang's failed try takes and gives back its first pods). What a
+        skipped try would have said (its reason) is worked out at the end (``run``).
+        """
+        if self.cluster.autoscales or self.stack.tenants:
+            return False
+        levels = {j.priority for j in self.workload.jobs if j.tenant is None}
+        return len(levels) <= 1
 
     # -- events ---------------------------------------------------------------------------
     def _push(self, t: float, kind: int, obj: object) -> None:
@@ -218,9 +256,11 @@ class Simulation:
                 start = g.desired if self.cluster.autoscales else g.max
                 for _ in range(start):
                     self._add_node(pm, g, ready_at=0.0)
-        for gang_id, job in enumerate(self.workload.jobs):
-            self._push(job.submit, _SUBMIT, gang_id)
-        total = len(self.workload.jobs)
+        # the jobs are in submit order, so they are taken from the workload as the clock
+        # reaches them rather than pushed as events: the same order as (time, kind, sequence)
+        # with every submit pushed first, since only submits are of kind _SUBMIT
+        jobs = self.workload.jobs
+        total = len(jobs)
         submitted = 0
         handlers = {
             _FINISH: self._finish, _EVICT: self._evict_node_pods, _GONE: self._gone,
@@ -228,21 +268,35 @@ class Simulation:
             _WAKE: self._wake,
         }
         end = 0.0
-        while self.heap:
-            t = self.heap[0][0]
+        heap = self.heap
+        while heap or submitted < total:
+            t = heap[0][0] if heap else jobs[submitted].submit
+            if submitted < total and jobs[submitted].submit < t:
+                t = jobs[submitted].submit
             self._advance(t)
-            while self.heap and self.heap[0][0] == t:
-                _, kind, _, obj = heapq.heappop(self.heap)
-                if kind == _SUBMIT:
-                    self._submit(obj)  # type: ignore[arg-type]
+            while True:
+                due = submitted < total and jobs[submitted].submit == t
+                if heap and heap[0][0] == t and (not due or heap[0][1] < _SUBMIT):
+                    _, kind, _, obj = heapq.heappop(heap)
+                    handlers[kind](obj)
+                elif due:
+                    self._submit(submitted)
                     submitted += 1
                     if self.progress is not None and submitted % 10000 == 0:
                         self.progress(submitted, total)
                 else:
-                    handlers[kind](obj)
+                    break
             self._schedule()
             self._sample()
             end = self.last_activity
+        for key in self.parked:
+            if self.tried_pass.get(key, 0) < self.bump_pass:
+                # its try in the last pass after a release was skipped; nothing has started
+                # since that pass (a start ends later in a release), so the state is that
+                # pass's and its reason is what that try would have said
+                gang = self.queues[key][0]
+                gang.reason = self._capacity_reason(gang)
+                self.queue_failed[key] = (self.version, gang.reason)
         for key, queue in self.queues.items():
             failed = self.queue_failed.get(key)
             for gang in queue:
@@ -342,6 +396,7 @@ class Simulation:
             self._unindex(node)
             self.busy[node.pm.name][node.id] = node
         node.take(key, d)
+        self._reindex(node)
 
     def _give_back(self, node: Node, key: int) -> Demand:
         d = node.give_back(key, self.now)
@@ -349,7 +404,32 @@ class Simulation:
             self.busy[node.pm.name].pop(node.id, None)
             if node.schedulable:
                 bisect.insort(self.empty[node.pm.name], node.id)
+        self._reindex(node)
+        self.touched[node.id] = node
         return d
+
+    def _reindex(self, node: Node) -> None:
+        """Put the node at its place in the free index (only while it holds pods)."""
+        name = node.pm.name
+        self.pool_rev[name] += 1
+        index = self.free_index[name]
+        old = node.indexed
+        if old is not None:
+            del index[bisect.bisect_left(index, old)]
+        if node.allocs and not node.removed:
+            node.indexed = (node.non_allocated_gpus(), node.id)
+            bisect.insort(index, node.indexed)
+        else:
+            node.indexed = None
+
+    def _choose(self, d: Demand) -> tuple[Node | None, tuple[float, float, int]]:
+        """Return the node the scheduler puts one pod of ``d`` on, and its score (``choose``)."""
+        name = d.pool.name
+        if self.packed and d.gpus > 0:
+            empty = self.empty[name]
+            first = self.by_id[empty[0]] if empty else None
+            return choose_packed(self.free_index[name], self.by_id, first, d)
+        return choose(self.scheduler, self._candidates(name), d)
 
     def _ready(self, node: Node) -> None:  # type: ignore[override]
         if node.ready or node.removed:
@@ -359,6 +439,8 @@ class Simulation:
             self.inflight[node.pm.name] -= 1
         node.ready = True
         node.idle_since = self.now
+        self.pool_rev[node.pm.name] += 1
+        self.touched[node.id] = node
         bisect.insort(self.empty[node.pm.name], node.id)
         self.pool_stats[node.pm.name].ready_gpus += node.pm.gpu_equivalents_per_node
         self.version += 1
@@ -380,6 +462,7 @@ class Simulation:
         self.group_nodes[node.group.name].remove(node)
         self._unindex(node)
         self.busy[node.pm.name].pop(node.id, None)
+        self._reindex(node)
 
     def _since(self, gang: Gang) -> float:
         """When the gang last started (now if it is not running)."""
@@ -403,6 +486,7 @@ class Simulation:
         if node.removed or node.draining:
             return
         node.draining = True
+        self.pool_rev[node.pm.name] += 1
         self._unindex(node)
         drain = node.pm.drain_seconds if node.pm.drain_seconds is not None else self.notice
         drain = min(drain, self.notice)
@@ -472,8 +556,10 @@ class Simulation:
         if not fitting:
             gang.state, gang.reason = NEVER, never or DOES_NOT_FIT
             return
-        gang.options = fitting
-        gang.key = (*self._shape(job), job.tenant, level)
+        ids = tuple(id(d) for d in fitting)
+        gang.options = self.option_lists.setdefault(ids, fitting)
+        key = (*self._shape(job), job.tenant, level)
+        gang.key = self.keys.setdefault(key, key)
         self._enqueue(gang)
 
     def _demands(self, job: Job) -> list[Demand | str]:
@@ -508,9 +594,15 @@ class Simulation:
                 job.memory_gib, job.pods, job.gpu_models)
 
     def _enqueue(self, gang: Gang) -> None:
-        queue = self.queues.setdefault(gang.key, [])
+        queue = self.queues.get(gang.key)
+        if queue is None:
+            queue = self.queues[gang.key] = []
+            self.untried[gang.key] = None
+            if gang.pods != 1:
+                self.gang_keys[gang.key] = None
         bisect.insort(queue, gang, key=lambda g: (g.queued_at, g.id))
         self.queue_pods[gang.key] = self.queue_pods.get(gang.key, 0) + gang.pods
+        self.queued_pods += gang.pods
         gang.queued = True
 
     def _dequeue(self, gang: Gang) -> None:
@@ -521,10 +613,15 @@ class Simulation:
             queue.remove(gang)
         gang.queued = False
         self.queue_pods[gang.key] -= gang.pods
+        self.queued_pods -= gang.pods
         if not queue:
             del self.queues[gang.key]
             del self.queue_pods[gang.key]
             self.queue_failed.pop(gang.key, None)
+            self.parked.pop(gang.key, None)
+            self.untried.pop(gang.key, None)
+            self.tried_pass.pop(gang.key, None)
+            self.gang_keys.pop(gang.key, None)
 
     def _schedule(self) -> None:
         """One scheduling pass: the queues' first jobs in order, each queue until one fails.
@@ -533,11 +630,14 @@ class Simulation:
         whose first job fails is done for this pass, and is not tried again until something
         is released or added (``version``), since its other jobs ask the same.
         """
-        heap: list[tuple[tuple[float, ...], tuple[object, ...]]] = []
-        for key, queue in self.queues.items():
-            failed = self.queue_failed.get(key)
-            if failed is None or failed[0] != self.version:
-                heap.append((self._order(queue[0]), key))
+        if self.gated:
+            heap = self._gated_heads()
+        else:
+            heap = []
+            for key, queue in self.queues.items():
+                failed = self.queue_failed.get(key)
+                if failed is None or failed[0] != self.version:
+                    heap.append((self._order(queue[0]), key))
         heapq.heapify(heap)
         while heap:
             _, key = heapq.heappop(heap)
@@ -550,7 +650,12 @@ class Simulation:
                 continue
             gang.reason = why or self._capacity_reason(gang)
             self.queue_failed[key] = (self.version, gang.reason)
-        self.queued = sum(self.queue_pods.values())
+            if self.gated and gang.pods == 1:
+                self.parked[key] = None
+                self.tried_pass[key] = self.pass_no
+        self.queued = self.queued_pods
+        if not self.cluster.autoscales:
+            return  # nothing to ask for (_want adds nothing)
         want: dict[str, float] = {}
         first_option: dict[str, Demand] = {}
         for key, queue in self.queues.items():
@@ -558,6 +663,46 @@ class Simulation:
             if failed is not None and failed[1] not in (LIMIT, QUOTA):
                 self._want(queue[0], self.queue_pods[key], want, first_option)
         self._scale_up(want, first_option)
+
+    def _gated_heads(self) -> list[tuple[tuple[float, ...], tuple[object, ...]]]:
+        """Return the queues a pass tries where failed queues wait for a release (``_gated``).
+
+        A parked queue's first job failed, and every node it did not fit has only lost room
+        since, except those released or made ready since (``touched``); so a try fails again
+        unless one of those fits it. The others are those the original rule tries: new
+        queues, and gangs' queues (still retried after every release).
+        """
+        self.pass_no += 1
+        if self.version != self.pass_version:
+            self.pass_version = self.version
+            self.bump_pass = self.pass_no
+        touched = self.touched
+        self.touched = {}
+        heap: list[tuple[tuple[float, ...], tuple[object, ...]]] = []
+        for key in self.untried:
+            heap.append((self._order(self.queues[key][0]), key))
+        self.untried = {}
+        if touched and self.parked:
+            nodes = [n for n in touched.values() if n.schedulable]
+            for key in list(self.parked):
+                gang = self.queues[key][0]
+                by_pool = self.option_pools.get(id(gang.options))
+                if by_pool is None:
+                    by_pool = self.option_pools[id(gang.options)] = {
+                        d.pool.name: d for d in gang.options}
+                for node in nodes:
+                    d = by_pool.get(node.pm.name)
+                    if d is not None and node.fits(d):
+                        del self.parked[key]
+                        heap.append((self._order(gang), key))
+                        break
+        if self.gang_keys:
+            seen = {k for _, k in heap}
+            for key in self.gang_keys:
+                failed = self.queue_failed.get(key)
+                if key not in seen and (failed is None or failed[0] != self.version):
+                    heap.append((self._order(self.queues[key][0]), key))
+        return heap
 
     def _ceiling(self, gang: Gang) -> str | None:
         st = gang.tenant
@@ -580,7 +725,7 @@ class Simulation:
                     st, d, 1, gang.level
                 ):
                     continue
-                node, key = choose(self.scheduler, self._candidates(d.pool.name), d)
+                node, key = self._choose(d)
                 if node is not None and (best_key is None or key > best_key):
                     best, best_key = (node, d), key
             if best is None:
@@ -609,7 +754,8 @@ class Simulation:
         if gang.first_start is None:
             gang.first_start = self.now
         gang.last_nodes = tuple(node.name for node, _ in placed)
-        gang.pools_used.update(node.pm.name for node, _ in placed)
+        used = gang.pools_used.union(node.pm.name for node, _ in placed)
+        gang.pools_used = self.pool_sets.setdefault(used, used)
         first, first_key = placed[0]
         gang.last_devices = first.allocs[first_key][1]
         for node, key in placed:
@@ -659,7 +805,7 @@ class Simulation:
                     ts.cost += used / 3600.0 * price / equiv
             if not node.allocs and not node.removed and self.cluster.autoscales:
                 self._push(self.now + self.settings.scale_down_seconds, _IDLE, (node, self.now))
-        gang.placed = []
+        gang.placed = ()
         self.running.pop(gang.id, None)
         self.version += 1
         if requeue:
@@ -723,6 +869,8 @@ class Simulation:
         """Evict the fewest, lowest-priority victims from one node so the pod fits there."""
         best: tuple[tuple[float, int, int], Node, Demand, list[tuple[Gang, float, bool]]] | None
         best = None
+        if self.gated:
+            return False  # one priority level and no tenants: no pod may evict another
         share = self._fair_share() if self.kai else {}
         for d in gang.options:
             for node in self.busy[d.pool.name].values():
@@ -782,6 +930,7 @@ class Simulation:
                 break
         for key, dem, devices in reversed(released):
             _retake(node, key, dem, devices)
+        self._reindex(node)  # the same pods, but float sums may differ in the last place
         return chosen if ok else None
 
     # -- the autoscaler -------------------------------------------------------------------
@@ -790,10 +939,18 @@ class Simulation:
         for d in gang.options:
             if d.gpus <= 0:
                 continue
-            free = sum(n.non_allocated_gpus() for n in self.nodes[d.pool.name] if n.schedulable)
-            if free + 1e-9 >= d.gpus * gang.pods:
+            if self._free_gpus(d.pool.name) + 1e-9 >= d.gpus * gang.pods:
                 return FRAGMENTATION
         return CAPACITY
+
+    def _free_gpus(self, pool: str) -> float:
+        """Non-allocated GPUs over the pool's schedulable nodes (kept until the pool changes)."""
+        rev = self.pool_rev[pool]
+        kept = self.free_sums.get(pool)
+        if kept is None or kept[0] != rev:
+            free = sum(n.non_allocated_gpus() for n in self.nodes[pool] if n.schedulable)
+            kept = self.free_sums[pool] = (rev, free)
+        return kept[1]
 
     def _want(self, gang: Gang, pods: int, want: dict[str, float],
               first: dict[str, Demand]) -> None:

@@ -34,7 +34,8 @@ the real schedulers pick at random among equal scores; the simulation stays dete
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping
 
 from gpupool.facts import SCHEDULER_HAMI, SCHEDULER_KAI
 from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI, GroupModel, PoolModel
@@ -54,8 +55,8 @@ class Node:
 
     __slots__ = (
         "allocs", "cpu_free", "dev_cores", "dev_free", "dev_mem", "draining", "gpus_used",
-        "group", "id", "idle_since", "index", "mem_free", "pm", "ready", "removed", "spot",
-        "units", "up_since",
+        "group", "id", "idle_since", "index", "indexed", "mem_free", "name", "pm", "ready",
+        "removed", "spot", "units", "up_since",
     )
 
     def __init__(
@@ -85,11 +86,8 @@ class Node:
         self.draining = False
         self.up_since = now
         self.idle_since = now
-
-    @property
-    def name(self) -> str:
-        """``<group>/<index>``: the node's group and its place in it."""
-        return f"{self.group.name}/{self.index}"
+        self.name = f"{group.name}/{index}"  # the node's group and its place in it
+        self.indexed: tuple[float, int] | None = None  # its entry in the engine's free index
 
     @property
     def schedulable(self) -> bool:
@@ -264,3 +262,49 @@ def _kai_key(node: Node, d: Demand) -> tuple[float, float]:
     if KAI_PLACEMENT == BINPACK:
         return (bonus, -free)
     return (bonus, free / max(node.pm.gpu_equivalents_per_node, _EPS))
+
+
+def choose_packed(
+    index: list[tuple[float, int]], nodes: Mapping[int, Node], empty: Node | None, d: Demand
+) -> tuple[Node | None, tuple[float, float, int]]:
+    """KAI binpack's node for a pod asking GPUs: the same answer as ``choose``, without a scan.
+
+    ``index`` holds the pool's nodes that hold pods as (non-allocated GPUs, id), ascending;
+    ``empty`` is the pool's first empty node (every empty node scores alike). The best score
+    is the fewest non-allocated GPUs, then the lowest id, after the GPU-sharing bonus; so the
+    first fitting node of the walk wins, or, where a fraction could earn the bonus, the first
+    fitting node that earns it. Whole GPUs cannot fit a node with fewer non-allocated GPUs than
+    asked, so the walk starts there (the per-GPU shares and the node's count agree to within
+    float rounding, far below the margin).
+    """
+    pm = d.pool
+    bonus_possible = bool(d.devices) and d.share < 1.0 - _EPS
+    start = 0
+    if pm.device_kind == DEVICE_KAI and d.devices and (
+            pm.gpu_equivalents_per_node == pm.gpus_per_node):
+        need = d.devices * (1.0 - _EPS) if d.share >= 1.0 - _EPS else min(d.share, 1.0) - _EPS
+        start = bisect_left(index, (need - 1e-6, -1))
+    found: Node | None = None
+    fallback: Node | None = None
+    for i in range(start, len(index)):
+        node = nodes[index[i][1]]
+        if not node.schedulable or not node.fits(d):
+            continue
+        if not bonus_possible:
+            found = node
+            break
+        if _kai_key(node, d)[0] > 0:
+            found = node
+            break
+        if fallback is None:
+            fallback = node
+    best: Node | None = None
+    best_key: tuple[float, float, int] | None = None
+    for node in (found or fallback, empty):
+        if node is None or not node.schedulable or not node.fits(d):
+            continue
+        k0, k1 = _kai_key(node, d)
+        key = (k0, k1, -node.id)
+        if best_key is None or key > best_key:
+            best, best_key = node, key
+    return best, best_key if best_key is not None else (float("-inf"), 0.0, 0)
