@@ -210,11 +210,17 @@ class Simulation:
         self.option_lists: dict[tuple[int, ...], list[Demand]] = {}  # one list per shape
         self.option_pools: dict[int, dict[str, Demand]] = {}  # id of an option list -> by pool
         self.keys: dict[tuple[object, ...], tuple[object, ...]] = {}  # one queue key per value
+        # (queue key, the row's priority) -> what a job of that shape meets at submission
+        self.admitted: dict[tuple[object, ...], tuple[str, str, list[Demand]]] = {}
         # KAI binpack places a GPU pod by walking its pool's busy nodes from the fullest
         # (placement.choose_packed): per pool, (non-allocated GPUs, id) of each busy node
         self.packed = self.kai and KAI_PLACEMENT == BINPACK
         self.free_index: dict[str, list[tuple[float, int]]] = {
             p.name: [] for p in self.cluster.pools}
+        # and (non-allocated CPU, id) for pods asking no GPU, where the nodes say their CPU
+        self.cpu_index: dict[str, list[tuple[float, int]]] | None = {
+            p.name: [] for p in self.cluster.pools
+            if p.cpu != float("inf")} if self.packed else None
         # a pool's free GPUs summed over its schedulable nodes, kept until the pool changes
         self.pool_rev: dict[str, int] = dict.fromkeys(self.nodes, 0)
         self.free_sums: dict[str, tuple[int, float]] = {}
@@ -421,14 +427,27 @@ class Simulation:
             bisect.insort(index, node.indexed)
         else:
             node.indexed = None
+        by_cpu = self.cpu_index.get(name) if self.cpu_index is not None else None
+        if by_cpu is not None:
+            if node.cpu_indexed is not None:
+                del by_cpu[bisect.bisect_left(by_cpu, node.cpu_indexed)]
+            if node.allocs and not node.removed:
+                node.cpu_indexed = (node.cpu_free, node.id)
+                bisect.insort(by_cpu, node.cpu_indexed)
+            else:
+                node.cpu_indexed = None
 
-    def _choose(self, d: Demand) -> tuple[Node | None, tuple[float, float, int]]:
+    def _choose(self, d: Demand, beat: tuple[float, float, int] | None = None,
+                ) -> tuple[Node | None, tuple[float, float, int]]:
         """Return the node the scheduler puts one pod of ``d`` on, and its score (``choose``)."""
         name = d.pool.name
-        if self.packed and d.gpus > 0:
-            empty = self.empty[name]
-            first = self.by_id[empty[0]] if empty else None
-            return choose_packed(self.free_index[name], self.by_id, first, d)
+        if self.packed:
+            index = self.free_index[name] if d.gpus > 0 else (
+                self.cpu_index.get(name) if self.cpu_index is not None else None)
+            if index is not None:
+                empty = self.empty[name]
+                first = self.by_id[empty[0]] if empty else None
+                return choose_packed(index, self.by_id, first, d, beat)
         return choose(self.scheduler, self._candidates(name), d)
 
     def _ready(self, node: Node) -> None:  # type: ignore[override]
@@ -518,6 +537,27 @@ class Simulation:
         if st is None:
             gang.state, gang.reason = REJECTED, f"{job.tenant} is not a tenant of the stack"
             return
+        key = (*self._shape(job), job.tenant, level)
+        found = self.admitted.get((key, job.priority))
+        if found is None:
+            found = self._admit(job, level, st)
+            key = self.keys.setdefault(key, key)
+            self.admitted[(key, job.priority)] = found
+        state, reason, options = found
+        if state != PENDING:
+            gang.state, gang.reason = state, reason
+            return
+        gang.options = options
+        gang.key = self.keys[key]
+        self._enqueue(gang)
+
+    def _admit(self, job: Job, level: str,
+               st: TenantState) -> tuple[str, str, list[Demand]]:
+        """Return what a job meets at submission: (state, reason, the pools' requests it may use).
+
+        It depends only on the job's shape, tenant, priority and level and on the stack, so
+        ``_submit`` keeps it per those (``admitted``).
+        """
         allowed = self.tenancy.pools(job.tenant)
         options: list[Demand] = []
         reasons: list[str] = []
@@ -539,12 +579,9 @@ class Simulation:
         if wants_gpu or uses_gpu:
             denied = self.tenancy.denied(job.tenant, job.priority, job.pool, pin_demand)
             if denied is not None:
-                gang.state, gang.reason = REJECTED, denied
-                return
+                return REJECTED, denied, []
         if not options:
-            gang.state = NEVER
-            gang.reason = DOES_NOT_FIT if DOES_NOT_FIT in reasons else NO_POOL
-            return
+            return NEVER, DOES_NOT_FIT if DOES_NOT_FIT in reasons else NO_POOL, []
         never = None
         fitting = []
         for d in options:
@@ -554,13 +591,9 @@ class Simulation:
             else:
                 never = never or why
         if not fitting:
-            gang.state, gang.reason = NEVER, never or DOES_NOT_FIT
-            return
+            return NEVER, never or DOES_NOT_FIT, []
         ids = tuple(id(d) for d in fitting)
-        gang.options = self.option_lists.setdefault(ids, fitting)
-        key = (*self._shape(job), job.tenant, level)
-        gang.key = self.keys.setdefault(key, key)
-        self._enqueue(gang)
+        return PENDING, "", self.option_lists.setdefault(ids, fitting)
 
     def _demands(self, job: Job) -> list[Demand | str]:
         """Return the request of one pod of ``job`` on each pool it may pin, kept per job shape."""
@@ -725,7 +758,7 @@ class Simulation:
                     st, d, 1, gang.level
                 ):
                     continue
-                node, key = self._choose(d)
+                node, key = self._choose(d, best_key)
                 if node is not None and (best_key is None or key > best_key):
                     best, best_key = (node, d), key
             if best is None:
