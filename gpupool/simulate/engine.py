@@ -30,7 +30,8 @@ import bisect
 import heapq
 import math
 import random
-from collections.abc import Callable, Iterator
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from gpupool.facts import SCHEDULER_KAI
@@ -126,6 +127,35 @@ class TenantStats:
     peak_kai: float = 0.0
 
 
+class Timeline(Sequence[tuple[float, int, float]]):
+    """The (time, pods queued, GPUs allocated) samples of a run, kept as three flat arrays.
+
+    A long run keeps a sample for each instant something changed (over a million for a
+    million jobs); as tuples of boxed numbers that was about 120 bytes a sample, here 24.
+    """
+
+    def __init__(self) -> None:
+        self._t = array("d")
+        self._q = array("q")
+        self._a = array("d")
+
+    def append(self, sample: tuple[float, int, float]) -> None:
+        """Add a sample at the end."""
+        t, q, a = sample
+        self._t.append(t)
+        self._q.append(q)
+        self._a.append(a)
+
+    def __len__(self) -> int:
+        return len(self._t)
+
+    def __getitem__(self, i: int) -> tuple[float, int, float]:  # type: ignore[override]
+        return self._t[i], self._q[i], self._a[i]
+
+    def __iter__(self) -> Iterator[tuple[float, int, float]]:
+        return zip(self._t, self._q, self._a, strict=True)
+
+
 @dataclass(frozen=True)
 class Preemption:
     """One eviction by preemption, kept to check min runtimes afterwards."""
@@ -151,7 +181,7 @@ class Outcome:
     tenants: dict[str, TenantStats]
     preemptions: list[Preemption]
     end: float
-    timeline: list[tuple[float, int, float]]  # (time, pods queued, GPUs allocated)
+    timeline: Sequence[tuple[float, int, float]]  # (time, pods queued, GPUs allocated)
 
 
 class Simulation:
@@ -194,7 +224,7 @@ class Simulation:
         self.pool_stats = {p.name: PoolStats() for p in self.cluster.pools}
         self.tenant_stats = {name or "-": TenantStats() for name in self.tenancy.states}
         self.preemptions: list[Preemption] = []
-        self.timeline: list[tuple[float, int, float]] = []
+        self.timeline = Timeline()
         self.last_t = 0.0
         up = self.settings.scale_up_seconds
         self.scale_up = autoscaler.SCALE_UP_SECONDS if up is None else up
