@@ -13,7 +13,11 @@ queues below their quota first, then by queue priority) then by time in the queu
 by its tenant's ceiling waits (``limit``/``quota``); a job that fits nowhere may preempt, then
 asks the autoscaler for nodes. Jobs wait in one queue per shape, tenant and priority level, and
 a pass tries only the first of each (the others ask the same and would fail alike), so a long
-backlog costs a pass no more than its distinct shapes. Preemption follows the scheduler:
+backlog costs a pass no more than its distinct shapes. A queue whose first job failed is tried
+again after a release; where a failed try leaves no trace (``Simulation._gated``) only after a
+release onto a node that fits it, with the same outcome. KAI binpack's node is found by a walk
+of each pool's busy nodes from the fullest (``placement.choose_packed``), the same node its full
+scan would score highest. Preemption follows the scheduler:
 kube-scheduler evicts pods of lower priority from one node; KAI preempts preemptible pods
 (PriorityClass below 100) of the same queue that ran past its ``preemptMinRuntime``, and
 reclaims preemptible pods of queues above their fair share that ran past their
