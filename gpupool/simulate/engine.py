@@ -13,7 +13,11 @@ queues below their quota first, then by queue priority) then by time in the queu
 by its tenant's ceiling waits (``limit``/``quota``); a job that fits nowhere may preempt, then
 asks the autoscaler for nodes. Jobs wait in one queue per shape, tenant and priority level, and
 a pass tries only the first of each (the others ask the same and would fail alike), so a long
-backlog costs a pass no more than its distinct shapes. Preemption follows the scheduler:
+backlog costs a pass no more than its distinct shapes. A queue whose first job failed is tried
+again after a release; where a failed try leaves no trace (``Simulation._gated``) only after a
+release onto a node that fits it, with the same outcome. KAI binpack's node is found by a walk
+of each pool's busy nodes from the fullest (``placement.choose_packed``), the same node its full
+scan would score highest. Preemption follows the scheduler:
 kube-scheduler evicts pods of lower priority from one node; KAI preempts preemptible pods
 (PriorityClass below 100) of the same queue that ran past its ``preemptMinRuntime``, and
 reclaims preemptible pods of queues above their fair share that ran past their
@@ -31,7 +35,8 @@ import bisect
 import heapq
 import math
 import random
-from collections.abc import Callable, Iterator
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from gpupool.facts import SCHEDULER_KAI
@@ -41,7 +46,7 @@ from gpupool.simulate import autoscaler
 from gpupool.simulate.cluster import ClusterModel, GroupModel, PoolModel, cluster_of
 from gpupool.simulate.demand import DOES_NOT_FIT, NO_POOL, Demand, demand
 from gpupool.simulate.jobs import Job, Workload
-from gpupool.simulate.placement import Node, choose
+from gpupool.simulate.placement import BINPACK, KAI_PLACEMENT, Node, choose, choose_packed
 from gpupool.simulate.tenancy import LIMIT, QUOTA, Tenancy, TenantState
 
 # event kinds, in the order they are handled at one instant
@@ -82,13 +87,13 @@ class Gang:
     level: str
     priority: int
     tenant: TenantState | None
-    options: list[Demand] = field(default_factory=list)
+    options: list[Demand] = field(default_factory=list)  # shared by the gangs of one shape
     state: str = PENDING
     reason: str = ""
     queued_at: float = 0.0
     started_at: float | None = None
     first_start: float | None = None
-    placed: list[tuple[Node, int]] = field(default_factory=list)
+    placed: list[tuple[Node, int]] | tuple[()] = ()
     preemptions: int = 0
     interruptions: int = 0
     gpu_seconds_lost: float = 0.0
@@ -96,7 +101,7 @@ class Gang:
     queued: bool = False  # waiting in its queue
     last_nodes: tuple[str, ...] = ()  # where its pods last started
     last_devices: tuple[int, ...] = ()  # the GPUs its first pod last started on
-    pools_used: set[str] = field(default_factory=set)  # every pool its pods ever ran on
+    pools_used: frozenset[str] = frozenset()  # every pool its pods ever ran on
 
     @property
     def pods(self) -> int:
@@ -131,6 +136,35 @@ class TenantStats:
     peak_kai: float = 0.0
 
 
+class Timeline(Sequence[tuple[float, int, float]]):
+    """The (time, pods queued, GPUs allocated) samples of a run, kept as three flat arrays.
+
+    A long run keeps a sample for each instant something changed (over a million for a
+    million jobs); as tuples of boxed numbers that was about 120 bytes a sample, here 24.
+    """
+
+    def __init__(self) -> None:
+        self._t = array("d")
+        self._q = array("q")
+        self._a = array("d")
+
+    def append(self, sample: tuple[float, int, float]) -> None:
+        """Add a sample at the end."""
+        t, q, a = sample
+        self._t.append(t)
+        self._q.append(q)
+        self._a.append(a)
+
+    def __len__(self) -> int:
+        return len(self._t)
+
+    def __getitem__(self, i: int) -> tuple[float, int, float]:  # type: ignore[override]
+        return self._t[i], self._q[i], self._a[i]
+
+    def __iter__(self) -> Iterator[tuple[float, int, float]]:
+        return zip(self._t, self._q, self._a, strict=True)
+
+
 @dataclass(frozen=True)
 class Preemption:
     """One eviction by preemption, kept to check min runtimes afterwards."""
@@ -156,7 +190,7 @@ class Outcome:
     tenants: dict[str, TenantStats]
     preemptions: list[Preemption]
     end: float
-    timeline: list[tuple[float, int, float]]  # (time, pods queued, GPUs allocated)
+    timeline: Sequence[tuple[float, int, float]]  # (time, pods queued, GPUs allocated)
 
 
 class Simulation:
@@ -199,7 +233,7 @@ class Simulation:
         self.pool_stats = {p.name: PoolStats() for p in self.cluster.pools}
         self.tenant_stats = {name or "-": TenantStats() for name in self.tenancy.states}
         self.preemptions: list[Preemption] = []
-        self.timeline: list[tuple[float, int, float]] = []
+        self.timeline = Timeline()
         self.last_t = 0.0
         up = self.settings.scale_up_seconds
         self.scale_up = autoscaler.SCALE_UP_SECONDS if up is None else up
@@ -213,6 +247,50 @@ class Simulation:
         self.shortage_rng = random.Random(f"spot-shortage:{self.settings.seed}")
         self.unfilled: dict[str, int] = {}  # per group: requests that will fail
         self.backoff: dict[str, tuple[float, float, float]] = {}  # group -> (until, length, at)
+        self.queued_pods = 0  # sum of queue_pods, kept as queues change
+        self.pool_sets: dict[frozenset[str], frozenset[str]] = {}  # one frozenset per value
+        self.option_lists: dict[tuple[int, ...], list[Demand]] = {}  # one list per shape
+        self.option_pools: dict[int, dict[str, Demand]] = {}  # id of an option list -> by pool
+        self.keys: dict[tuple[object, ...], tuple[object, ...]] = {}  # one queue key per value
+        # (queue key, the row's priority) -> what a job of that shape meets at submission
+        self.admitted: dict[tuple[object, ...], tuple[str, str, list[Demand]]] = {}
+        # KAI binpack places a GPU pod by walking its pool's busy nodes from the fullest
+        # (placement.choose_packed): per pool, (non-allocated GPUs, id) of each busy node
+        self.packed = self.kai and KAI_PLACEMENT == BINPACK
+        self.free_index: dict[str, list[tuple[float, int]]] = {
+            p.name: [] for p in self.cluster.pools}
+        # and (non-allocated CPU, id) for pods asking no GPU, where the nodes say their CPU
+        self.cpu_index: dict[str, list[tuple[float, int]]] | None = {
+            p.name: [] for p in self.cluster.pools
+            if p.cpu != float("inf")} if self.packed else None
+        # a pool's free GPUs summed over its schedulable nodes, kept until the pool changes
+        self.pool_rev: dict[str, int] = dict.fromkeys(self.nodes, 0)
+        self.free_sums: dict[str, tuple[int, float]] = {}
+        # retrying a queue only when a release could fit its first job (see _gated)
+        self.gated = self._gated()
+        self.touched: dict[int, Node] = {}  # nodes released or made ready since the last pass
+        self.parked: dict[tuple[object, ...], None] = {}  # gated queues whose first job failed
+        self.untried: dict[tuple[object, ...], None] = {}  # queues made since the last pass
+        self.gang_keys: dict[tuple[object, ...], None] = {}  # queues of gangs (original rule)
+        self.tried_pass: dict[tuple[object, ...], int] = {}  # the pass a parked head last ran
+        self.pass_no = 0
+        self.pass_version = 0
+        self.bump_pass = 0  # the last pass that followed a release (the last full retry)
+
+    def _gated(self) -> bool:
+        """Whether a failed queue may wait for a release that could fit its first job.
+
+        In the original rule every release retries every waiting queue's first job. Skipping
+        the retries that must fail changes nothing only where a failed try leaves no trace:
+        nodes no autoscaler adds (no scale-up asks), no tenants (no ceilings, no reclaim) and
+        one priority level over the whole workload (no pod may preempt another). Gangs keep
+        the original rule (a gang's failed try takes and gives back its first pods). What a
+        skipped try would have said (its reason) is worked out at the end (``run``).
+        """
+        if self.cluster.autoscales or self.stack.tenants:
+            return False
+        levels = {j.priority for j in self.workload.jobs if j.tenant is None}
+        return len(levels) <= 1
 
     # -- events ---------------------------------------------------------------------------
     def _push(self, t: float, kind: int, obj: object) -> None:
@@ -226,9 +304,11 @@ class Simulation:
                 start = g.desired if self.cluster.autoscales else g.max
                 for _ in range(start):
                     self._add_node(pm, g, ready_at=0.0)
-        for gang_id, job in enumerate(self.workload.jobs):
-            self._push(job.submit, _SUBMIT, gang_id)
-        total = len(self.workload.jobs)
+        # the jobs are in submit order, so they are taken from the workload as the clock
+        # reaches them rather than pushed as events: the same order as (time, kind, sequence)
+        # with every submit pushed first, since only submits are of kind _SUBMIT
+        jobs = self.workload.jobs
+        total = len(jobs)
         submitted = 0
         handlers = {
             _FINISH: self._finish, _EVICT: self._evict_node_pods, _GONE: self._gone,
@@ -236,21 +316,35 @@ class Simulation:
             _WAKE: self._wake, _UNFILLED: self._unfilled,
         }
         end = 0.0
-        while self.heap:
-            t = self.heap[0][0]
+        heap = self.heap
+        while heap or submitted < total:
+            t = heap[0][0] if heap else jobs[submitted].submit
+            if submitted < total and jobs[submitted].submit < t:
+                t = jobs[submitted].submit
             self._advance(t)
-            while self.heap and self.heap[0][0] == t:
-                _, kind, _, obj = heapq.heappop(self.heap)
-                if kind == _SUBMIT:
-                    self._submit(obj)  # type: ignore[arg-type]
+            while True:
+                due = submitted < total and jobs[submitted].submit == t
+                if heap and heap[0][0] == t and (not due or heap[0][1] < _SUBMIT):
+                    _, kind, _, obj = heapq.heappop(heap)
+                    handlers[kind](obj)
+                elif due:
+                    self._submit(submitted)
                     submitted += 1
                     if self.progress is not None and submitted % 10000 == 0:
                         self.progress(submitted, total)
                 else:
-                    handlers[kind](obj)
+                    break
             self._schedule()
             self._sample()
             end = self.last_activity
+        for key in self.parked:
+            if self.tried_pass.get(key, 0) < self.bump_pass:
+                # its try in the last pass after a release was skipped; nothing has started
+                # since that pass (a start ends later in a release), so the state is that
+                # pass's and its reason is what that try would have said
+                gang = self.queues[key][0]
+                gang.reason = self._capacity_reason(gang)
+                self.queue_failed[key] = (self.version, gang.reason)
         for key, queue in self.queues.items():
             failed = self.queue_failed.get(key)
             for gang in queue:
@@ -350,6 +444,7 @@ class Simulation:
             self._unindex(node)
             self.busy[node.pm.name][node.id] = node
         node.take(key, d)
+        self._reindex(node)
 
     def _give_back(self, node: Node, key: int) -> Demand:
         d = node.give_back(key, self.now)
@@ -357,7 +452,45 @@ class Simulation:
             self.busy[node.pm.name].pop(node.id, None)
             if node.schedulable:
                 bisect.insort(self.empty[node.pm.name], node.id)
+        self._reindex(node)
+        self.touched[node.id] = node
         return d
+
+    def _reindex(self, node: Node) -> None:
+        """Put the node at its place in the free index (only while it holds pods)."""
+        name = node.pm.name
+        self.pool_rev[name] += 1
+        index = self.free_index[name]
+        old = node.indexed
+        if old is not None:
+            del index[bisect.bisect_left(index, old)]
+        if node.allocs and not node.removed:
+            node.indexed = (node.non_allocated_gpus(), node.id)
+            bisect.insort(index, node.indexed)
+        else:
+            node.indexed = None
+        by_cpu = self.cpu_index.get(name) if self.cpu_index is not None else None
+        if by_cpu is not None:
+            if node.cpu_indexed is not None:
+                del by_cpu[bisect.bisect_left(by_cpu, node.cpu_indexed)]
+            if node.allocs and not node.removed:
+                node.cpu_indexed = (node.cpu_free, node.id)
+                bisect.insort(by_cpu, node.cpu_indexed)
+            else:
+                node.cpu_indexed = None
+
+    def _choose(self, d: Demand, beat: tuple[float, float, int] | None = None,
+                ) -> tuple[Node | None, tuple[float, float, int]]:
+        """Return the node the scheduler puts one pod of ``d`` on, and its score (``choose``)."""
+        name = d.pool.name
+        if self.packed:
+            index = self.free_index[name] if d.gpus > 0 else (
+                self.cpu_index.get(name) if self.cpu_index is not None else None)
+            if index is not None:
+                empty = self.empty[name]
+                first = self.by_id[empty[0]] if empty else None
+                return choose_packed(index, self.by_id, first, d, beat)
+        return choose(self.scheduler, self._candidates(name), d)
 
     def _ready(self, node: Node) -> None:  # type: ignore[override]
         if node.ready or node.removed:
@@ -367,6 +500,8 @@ class Simulation:
             self.inflight[node.pm.name] -= 1
         node.ready = True
         node.idle_since = self.now
+        self.pool_rev[node.pm.name] += 1
+        self.touched[node.id] = node
         bisect.insort(self.empty[node.pm.name], node.id)
         self.pool_stats[node.pm.name].ready_gpus += node.pm.gpu_equivalents_per_node
         self.version += 1
@@ -388,6 +523,7 @@ class Simulation:
         self.group_nodes[node.group.name].remove(node)
         self._unindex(node)
         self.busy[node.pm.name].pop(node.id, None)
+        self._reindex(node)
 
     def _since(self, gang: Gang) -> float:
         """When the gang last started (now if it is not running)."""
@@ -411,6 +547,7 @@ class Simulation:
         if node.removed or node.draining:
             return
         node.draining = True
+        self.pool_rev[node.pm.name] += 1
         self._unindex(node)
         drain = node.pm.drain_seconds if node.pm.drain_seconds is not None else self.notice
         drain = min(drain, self.notice)
@@ -442,6 +579,27 @@ class Simulation:
         if st is None:
             gang.state, gang.reason = REJECTED, f"{job.tenant} is not a tenant of the stack"
             return
+        key = (*self._shape(job), job.tenant, level)
+        found = self.admitted.get((key, job.priority))
+        if found is None:
+            found = self._admit(job, level, st)
+            key = self.keys.setdefault(key, key)
+            self.admitted[(key, job.priority)] = found
+        state, reason, options = found
+        if state != PENDING:
+            gang.state, gang.reason = state, reason
+            return
+        gang.options = options
+        gang.key = self.keys[key]
+        self._enqueue(gang)
+
+    def _admit(self, job: Job, level: str,
+               st: TenantState) -> tuple[str, str, list[Demand]]:
+        """Return what a job meets at submission: (state, reason, the pools' requests it may use).
+
+        It depends only on the job's shape, tenant, priority and level and on the stack, so
+        ``_submit`` keeps it per those (``admitted``).
+        """
         allowed = self.tenancy.pools(job.tenant)
         options: list[Demand] = []
         reasons: list[str] = []
@@ -463,12 +621,9 @@ class Simulation:
         if wants_gpu or uses_gpu:
             denied = self.tenancy.denied(job.tenant, job.priority, job.pool, pin_demand)
             if denied is not None:
-                gang.state, gang.reason = REJECTED, denied
-                return
+                return REJECTED, denied, []
         if not options:
-            gang.state = NEVER
-            gang.reason = DOES_NOT_FIT if DOES_NOT_FIT in reasons else NO_POOL
-            return
+            return NEVER, DOES_NOT_FIT if DOES_NOT_FIT in reasons else NO_POOL, []
         never = None
         fitting = []
         for d in options:
@@ -478,11 +633,9 @@ class Simulation:
             else:
                 never = never or why
         if not fitting:
-            gang.state, gang.reason = NEVER, never or DOES_NOT_FIT
-            return
-        gang.options = fitting
-        gang.key = (*self._shape(job), job.tenant, level)
-        self._enqueue(gang)
+            return NEVER, never or DOES_NOT_FIT, []
+        ids = tuple(id(d) for d in fitting)
+        return PENDING, "", self.option_lists.setdefault(ids, fitting)
 
     def _demands(self, job: Job) -> list[Demand | str]:
         """Return the request of one pod of ``job`` on each pool it may pin, kept per job shape."""
@@ -516,9 +669,15 @@ class Simulation:
                 job.memory_gib, job.pods, job.gpu_models)
 
     def _enqueue(self, gang: Gang) -> None:
-        queue = self.queues.setdefault(gang.key, [])
+        queue = self.queues.get(gang.key)
+        if queue is None:
+            queue = self.queues[gang.key] = []
+            self.untried[gang.key] = None
+            if gang.pods != 1:
+                self.gang_keys[gang.key] = None
         bisect.insort(queue, gang, key=lambda g: (g.queued_at, g.id))
         self.queue_pods[gang.key] = self.queue_pods.get(gang.key, 0) + gang.pods
+        self.queued_pods += gang.pods
         gang.queued = True
 
     def _dequeue(self, gang: Gang) -> None:
@@ -529,10 +688,15 @@ class Simulation:
             queue.remove(gang)
         gang.queued = False
         self.queue_pods[gang.key] -= gang.pods
+        self.queued_pods -= gang.pods
         if not queue:
             del self.queues[gang.key]
             del self.queue_pods[gang.key]
             self.queue_failed.pop(gang.key, None)
+            self.parked.pop(gang.key, None)
+            self.untried.pop(gang.key, None)
+            self.tried_pass.pop(gang.key, None)
+            self.gang_keys.pop(gang.key, None)
 
     def _schedule(self) -> None:
         """One scheduling pass: the queues' first jobs in order, each queue until one fails.
@@ -541,11 +705,14 @@ class Simulation:
         whose first job fails is done for this pass, and is not tried again until something
         is released or added (``version``), since its other jobs ask the same.
         """
-        heap: list[tuple[tuple[float, ...], tuple[object, ...]]] = []
-        for key, queue in self.queues.items():
-            failed = self.queue_failed.get(key)
-            if failed is None or failed[0] != self.version:
-                heap.append((self._order(queue[0]), key))
+        if self.gated:
+            heap = self._gated_heads()
+        else:
+            heap = []
+            for key, queue in self.queues.items():
+                failed = self.queue_failed.get(key)
+                if failed is None or failed[0] != self.version:
+                    heap.append((self._order(queue[0]), key))
         heapq.heapify(heap)
         while heap:
             _, key = heapq.heappop(heap)
@@ -559,7 +726,12 @@ class Simulation:
                 continue
             gang.reason = why or self._capacity_reason(gang)
             self.queue_failed[key] = (self.version, gang.reason)
-        self.queued = sum(self.queue_pods.values())
+            if self.gated and gang.pods == 1:
+                self.parked[key] = None
+                self.tried_pass[key] = self.pass_no
+        self.queued = self.queued_pods
+        if not self.cluster.autoscales:
+            return  # nothing to ask for (_want adds nothing)
         want: dict[str, float] = {}
         first_option: dict[str, Demand] = {}
         for key, queue in self.queues.items():
@@ -567,6 +739,46 @@ class Simulation:
             if failed is not None and failed[1] not in (LIMIT, QUOTA):
                 self._want(queue[0], self.queue_pods[key], want, first_option)
         self._scale_up(want, first_option)
+
+    def _gated_heads(self) -> list[tuple[tuple[float, ...], tuple[object, ...]]]:
+        """Return the queues a pass tries where failed queues wait for a release (``_gated``).
+
+        A parked queue's first job failed, and every node it did not fit has only lost room
+        since, except those released or made ready since (``touched``); so a try fails again
+        unless one of those fits it. The others are those the original rule tries: new
+        queues, and gangs' queues (still retried after every release).
+        """
+        self.pass_no += 1
+        if self.version != self.pass_version:
+            self.pass_version = self.version
+            self.bump_pass = self.pass_no
+        touched = self.touched
+        self.touched = {}
+        heap: list[tuple[tuple[float, ...], tuple[object, ...]]] = []
+        for key in self.untried:
+            heap.append((self._order(self.queues[key][0]), key))
+        self.untried = {}
+        if touched and self.parked:
+            nodes = [n for n in touched.values() if n.schedulable]
+            for key in list(self.parked):
+                gang = self.queues[key][0]
+                by_pool = self.option_pools.get(id(gang.options))
+                if by_pool is None:
+                    by_pool = self.option_pools[id(gang.options)] = {
+                        d.pool.name: d for d in gang.options}
+                for node in nodes:
+                    d = by_pool.get(node.pm.name)
+                    if d is not None and node.fits(d):
+                        del self.parked[key]
+                        heap.append((self._order(gang), key))
+                        break
+        if self.gang_keys:
+            seen = {k for _, k in heap}
+            for key in self.gang_keys:
+                failed = self.queue_failed.get(key)
+                if key not in seen and (failed is None or failed[0] != self.version):
+                    heap.append((self._order(self.queues[key][0]), key))
+        return heap
 
     def _ceiling(self, gang: Gang) -> str | None:
         st = gang.tenant
@@ -592,7 +804,7 @@ class Simulation:
                     st, d, 1, gang.level
                 ):
                     continue
-                node, key = choose(self.scheduler, self._candidates(d.pool.name), d)
+                node, key = self._choose(d, best_key)
                 if node is not None and (best_key is None or key > best_key):
                     best, best_key = (node, d), key
             if best is None:
@@ -628,7 +840,8 @@ class Simulation:
         if gang.first_start is None:
             gang.first_start = self.now
         gang.last_nodes = tuple(node.name for node, _ in placed)
-        gang.pools_used.update(node.pm.name for node, _ in placed)
+        used = gang.pools_used.union(node.pm.name for node, _ in placed)
+        gang.pools_used = self.pool_sets.setdefault(used, used)
         first, first_key = placed[0]
         gang.last_devices = first.allocs[first_key][1]
         for node, key in placed:
@@ -678,7 +891,7 @@ class Simulation:
                     ts.cost += used / 3600.0 * price / equiv
             if not node.allocs and not node.removed and self.cluster.autoscales:
                 self._push(self.now + self.settings.scale_down_seconds, _IDLE, (node, self.now))
-        gang.placed = []
+        gang.placed = ()
         self.running.pop(gang.id, None)
         self.version += 1
         if requeue:
@@ -742,6 +955,8 @@ class Simulation:
         """Evict the fewest, lowest-priority victims from one node so the pod fits there."""
         best: tuple[tuple[float, int, int], Node, Demand, list[tuple[Gang, float, bool]]] | None
         best = None
+        if self.gated:
+            return False  # one priority level and no tenants: no pod may evict another
         share = self._fair_share() if self.kai else {}
         for d in gang.options:
             for node in self.busy[d.pool.name].values():
@@ -839,6 +1054,7 @@ class Simulation:
                 self._unindex(node)
                 self.busy[node.pm.name][node.id] = node
             _retake(node, key, dem, devices)
+            self._reindex(node)
             if st is not None:
                 self.tenancy.hold(st, dem, 1)
         return fits
@@ -866,6 +1082,7 @@ class Simulation:
                 break
         for key, dem, devices in reversed(released):
             _retake(node, key, dem, devices)
+        self._reindex(node)  # the same pods, but float sums may differ in the last place
         return chosen if ok else None
 
     # -- the autoscaler -------------------------------------------------------------------
@@ -874,10 +1091,18 @@ class Simulation:
         for d in gang.options:
             if d.gpus <= 0:
                 continue
-            free = sum(n.non_allocated_gpus() for n in self.nodes[d.pool.name] if n.schedulable)
-            if free + 1e-9 >= d.gpus * gang.pods:
+            if self._free_gpus(d.pool.name) + 1e-9 >= d.gpus * gang.pods:
                 return FRAGMENTATION
         return CAPACITY
+
+    def _free_gpus(self, pool: str) -> float:
+        """Non-allocated GPUs over the pool's schedulable nodes (kept until the pool changes)."""
+        rev = self.pool_rev[pool]
+        kept = self.free_sums.get(pool)
+        if kept is None or kept[0] != rev:
+            free = sum(n.non_allocated_gpus() for n in self.nodes[pool] if n.schedulable)
+            kept = self.free_sums[pool] = (rev, free)
+        return kept[1]
 
     def _want(self, gang: Gang, pods: int, want: dict[str, float],
               first: dict[str, Demand]) -> None:

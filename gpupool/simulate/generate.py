@@ -206,14 +206,15 @@ def to_csv(jobs: Iterable[Job]) -> str:
     return out.getvalue()
 
 
-def synthetic_rows(rows: int, seed: int = 0) -> Iterator[list[str]]:
+def synthetic_rows(rows: int, seed: int = 0, *, tenants: bool = True) -> Iterator[list[str]]:
     """Yield ``rows`` CSV rows (no header) of a large synthetic workload, in submit order.
 
-    Ten tenants, whole GPUs (1, 2, 4 or 8), fractions and CPU-only jobs, one arrival every few
-    seconds, durations from a minute to a day.
+    Ten tenants (``tenants=False``: the same jobs with the tenant cell empty, for a stack
+    without tenants), whole GPUs (1, 2, 4 or 8), fractions and CPU-only jobs, one arrival
+    every few seconds, durations from a minute to a day.
     """
     rng = random.Random(seed)
-    tenants = [f"team-{n}" for n in range(10)]
+    names = [f"team-{n}" if tenants else "" for n in range(10)]
     submit = 0
     for i in range(rows):
         submit += rng.randrange(0, 6)
@@ -225,14 +226,15 @@ def synthetic_rows(rows: int, seed: int = 0) -> Iterator[list[str]]:
             fraction = ("0.25", "0.5", "0.75")[rng.randrange(3)]
         duration = int(min(DAY, max(60.0, rng.lognormvariate(math.log(3600), 1.2))))
         yield [
-            f"j{i}", tenants[rng.randrange(10)], str(submit), str(duration), gpus, fraction,
+            f"j{i}", names[rng.randrange(10)], str(submit), str(duration), gpus, fraction,
             "", "", str(rng.randrange(1, 17)), str(rng.randrange(4, 129)), "", "", "",
         ]  # fmt: skip
 
 
-def write_synthetic(path: Path, rows: int = 1_000_000, seed: int = 0) -> None:
+def write_synthetic(path: Path, rows: int = 1_000_000, seed: int = 0, *,
+                    tenants: bool = True) -> None:
     """Write a large synthetic workload to ``path`` as gpupool CSV, row by row."""
     with open(path, "w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow([c.name for c in COLUMNS])
-        writer.writerows(synthetic_rows(rows, seed))
+        writer.writerows(synthetic_rows(rows, seed, tenants=tenants))

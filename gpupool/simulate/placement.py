@@ -34,7 +34,8 @@ the real schedulers pick at random among equal scores; the simulation stays dete
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping
 
 from gpupool.facts import SCHEDULER_HAMI, SCHEDULER_KAI
 from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI, GroupModel, PoolModel
@@ -53,9 +54,9 @@ class Node:
     """One node of a pool, with what is free on it."""
 
     __slots__ = (
-        "allocs", "cpu_free", "dev_cores", "dev_free", "dev_mem", "draining", "gpus_used",
-        "group", "id", "idle_since", "index", "mem_free", "pm", "ready", "removed", "spot",
-        "units", "up_since",
+        "allocs", "cpu_free", "cpu_indexed", "dev_cores", "dev_free", "dev_mem", "draining",
+        "gpus_used", "group", "id", "idle_since", "index", "indexed", "mem_free", "name", "pm",
+        "ready", "removed", "spot", "units", "up_since",
     )
 
     def __init__(
@@ -85,11 +86,9 @@ class Node:
         self.draining = False
         self.up_since = now
         self.idle_since = now
-
-    @property
-    def name(self) -> str:
-        """``<group>/<index>``: the node's group and its place in it."""
-        return f"{self.group.name}/{self.index}"
+        self.name = f"{group.name}/{index}"  # the node's group and its place in it
+        self.indexed: tuple[float, int] | None = None  # its entry in the engine's free index
+        self.cpu_indexed: tuple[float, int] | None = None  # and in its free-CPU index
 
     @property
     def schedulable(self) -> bool:
@@ -264,3 +263,60 @@ def _kai_key(node: Node, d: Demand) -> tuple[float, float]:
     if KAI_PLACEMENT == BINPACK:
         return (bonus, -free)
     return (bonus, free / max(node.pm.gpu_equivalents_per_node, _EPS))
+
+
+def choose_packed(
+    index: list[tuple[float, int]], nodes: Mapping[int, Node], empty: Node | None, d: Demand,
+    beat: tuple[float, float, int] | None = None,
+) -> tuple[Node | None, tuple[float, float, int]]:
+    """KAI binpack's node for a pod: the same answer as ``choose``, without a scan.
+
+    ``index`` holds the pool's nodes that hold pods as (non-allocated GPUs, id), ascending (for
+    a pod asking no GPU: (non-allocated CPU, id), on a pool whose nodes say their CPU);
+    ``empty`` is the pool's first empty node (every empty node scores alike). The best score
+    is the fewest non-allocated GPUs, then the lowest id, after the GPU-sharing bonus; so the
+    first fitting node of the walk wins, or, where a fraction could earn the bonus, the first
+    fitting node that earns it. Whole GPUs cannot fit a node with fewer non-allocated GPUs than
+    asked, so the walk starts there (the per-GPU shares and the node's count agree to within
+    float rounding, far below the margin). With ``beat`` (the best score so far on other
+    pools) the walk stops where no node left could score above it.
+    """
+    pm = d.pool
+    bonus_possible = bool(d.devices) and d.share < 1.0 - _EPS
+    start = 0
+    if d.gpus <= 0:
+        # the cpu strategy: the least non-allocated CPU that fits, so ``index`` holds the
+        # nodes by free CPU instead, and a node with less free CPU than asked cannot fit
+        start = bisect_left(index, (d.cpu - _EPS - 1e-6, -1))
+    elif pm.device_kind == DEVICE_KAI and d.devices and (
+            pm.gpu_equivalents_per_node == pm.gpus_per_node):
+        need = d.devices * (1.0 - _EPS) if d.share >= 1.0 - _EPS else min(d.share, 1.0) - _EPS
+        start = bisect_left(index, (need - 1e-6, -1))
+    found: Node | None = None
+    fallback: Node | None = None
+    top = 1000.0 if bonus_possible else 0.0
+    for i in range(start, len(index)):
+        free, node_id = index[i]
+        if beat is not None and (top, -free, -node_id) <= beat:
+            break  # every node from here scores below the best found on another pool
+        node = nodes[node_id]
+        if not node.schedulable or not node.fits(d):
+            continue
+        if not bonus_possible:
+            found = node
+            break
+        if _kai_key(node, d)[0] > 0:
+            found = node
+            break
+        if fallback is None:
+            fallback = node
+    best: Node | None = None
+    best_key: tuple[float, float, int] | None = None
+    for node in (found or fallback, empty):
+        if node is None or not node.schedulable or not node.fits(d):
+            continue
+        k0, k1 = _kai_key(node, d)
+        key = (k0, k1, -node.id)
+        if best_key is None or key > best_key:
+            best, best_key = node, key
+    return best, best_key if best_key is not None else (float("-inf"), 0.0, 0)

@@ -87,3 +87,12 @@ def test_the_synthetic_file_reads_as_a_workload(tmp_path: Path) -> None:
     assert len(workload.jobs) == 2000
     assert len({j.tenant for j in workload.jobs}) == 10
     assert list(synthetic_rows(50, seed=3)) == list(synthetic_rows(50, seed=3))
+
+
+def test_synthetic_rows_without_tenants_are_the_same_jobs_with_no_tenant() -> None:
+    """``tenants=False`` (for a stack without tenants) changes the tenant cell and nothing else."""
+    with_tenants = list(synthetic_rows(300, seed=5))
+    without = list(synthetic_rows(300, seed=5, tenants=False))
+    assert {row[1] for row in with_tenants} == {f"team-{n}" for n in range(10)}
+    assert all(row[1] == "" for row in without)
+    assert [row[:1] + row[2:] for row in without] == [row[:1] + row[2:] for row in with_tenants]
