@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import errno
 import gc
 import os
 import re
@@ -864,6 +865,11 @@ def _format_in(argv: Sequence[str]) -> str:
     return found
 
 
+_WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+"""Errors of a write the machine refused (full disk, quota, file too large, I/O): said in one
+line as the system says them, never reported as a bug in gpupool."""
+
+
 def _kind(exc: BaseException) -> str:
     """Name an error for scripts: its class, kebab-case, without ``Error`` (``stack-locked``)."""
     name = type(exc).__name__.lstrip("_")
@@ -893,7 +899,9 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
 
             line = text.strip().removeprefix("error: ").splitlines()[0]
             diagnostics, differences = _error_lists(exc)
-            _out(error_document(kind or _kind(exc), line, code, diagnostics, differences), "json")
+            with contextlib.suppress(OSError):  # stdout itself may be what failed
+                _out(error_document(kind or _kind(exc), line, code, diagnostics, differences),
+                     "json")
         return code
 
     try:
@@ -933,6 +941,9 @@ def run(argv: Sequence[str] | None = None, stderr: TextIO | None = None) -> int:
             return fail(exc, f"error: {exc}\n", exc.exit_code)
         if isinstance(exc, OverlayError):  # the catalog raises no gpupool error: it imports none
             return fail(exc, f"error: {exc}\n", EXIT_ERROR, "input")
+        if isinstance(exc, OSError) and exc.errno in _WRITE_FAILURES:  # a full disk, not a bug
+            return fail(exc, f"error: a write failed: {exc.strerror or exc}\n", EXIT_ERROR,
+                        "input")
         return fail(
             exc,
             f"error: internal error: {type(exc).__name__}: {exc}\n"
@@ -1006,15 +1017,29 @@ def main() -> None:
     for a process that is about to go anyway.
     """
     gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
-    code = run()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(BrokenPipeError, ValueError):
-            stream.flush()
+    code = _flushed(run())
     run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
     if threading.active_count() == 1 and run_exit_handlers is not None:
         run_exit_handlers()
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(BrokenPipeError, ValueError):
-                stream.flush()
-        os._exit(code)
+        os._exit(_flushed(code))
     sys.exit(code)
+
+
+def _flushed(code: int) -> int:
+    """Flush stdout and stderr; return ``code``, or 1 when the output could not be written.
+
+    A reader that went away (a broken pipe) is not an error of the command; a full disk or any
+    other write error is, and says so in one line where stderr still takes it.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+        except OSError as exc:
+            with contextlib.suppress(OSError, ValueError):
+                reason = exc.strerror or exc
+                sys.stderr.write(f"error: the output could not be written ({reason})\n")
+                sys.stderr.flush()
+            code = code or 1
+    return code

@@ -100,3 +100,28 @@ def test_version_and_help_via_console_script() -> None:
     )
     assert "gpupool 0.1.0" in out.stdout
     assert out.stdout.strip().endswith("[]")
+
+
+def test_the_process_ends_with_its_output_written_or_says_why() -> None:
+    """``cli.main`` ends the process without the interpreter's shutdown: what it printed must
+    still arrive whole, a reader that left early is no error, and a write that fails is one
+    line and exit 1 (never a traceback)."""
+    import os
+
+    example = str(ROOT / "stacks" / "examples" / "azure-kai-fair.yaml")
+    cmd = [sys.executable, "-c", "from gpupool.cli import main; main()", "plan", example,
+           "--format", "json", "--no-simulation"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    whole = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    assert whole.returncode == 0 and json.loads(whole.stdout)["format_version"]
+    early = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert early.stdout is not None and early.stderr is not None
+    early.stdout.read(10)
+    early.stdout.close()
+    assert early.wait(timeout=120) == 0 and b"Traceback" not in early.stderr.read()
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w", encoding="utf-8") as full:
+            done = subprocess.run(cmd, stdout=full, stderr=subprocess.PIPE, text=True, env=env,
+                                  check=False)
+        assert done.returncode == 1 and "Traceback" not in done.stderr
+        assert done.stderr.endswith("error: a write failed: No space left on device\n")
