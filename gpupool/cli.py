@@ -269,11 +269,10 @@ def _named_workload(args: argparse.Namespace, stack: Stack) -> NamedWorkload | N
     )
 
 
-def _read_workload(args: argparse.Namespace, stack: Stack,
-                   named: NamedWorkload | None = None) -> Workload:
-    """Read the workload and check it against the stack; its problems go to stderr.
+def _read_workload(args: argparse.Namespace, stack: Stack, named: NamedWorkload) -> Workload:
+    """Read the workload ``named`` (``_named_workload``) and check it against the stack.
 
-    ``named`` is where it is (``_named_workload``); None: ``--workload`` as given.
+    Its problems go to stderr.
 
     Raises:
         _InvalidWorkloadError: the workload has rows the stack cannot run.
@@ -283,8 +282,7 @@ def _read_workload(args: argparse.Namespace, stack: Stack,
     from gpupool.simulate import workload as reader
     from gpupool.spec import diagnostics
 
-    path, fmt = ((named.path, named.format) if named is not None
-                 else (Path(args.workload), args.workload_format))
+    path, fmt = named.path, named.format
     if args.workload is None and not path.exists():
         raise InputError(
             f"{args.file}: simulation.workload names {path}, which does not exist; fix the path"
@@ -312,17 +310,13 @@ def _show_plan_with_simulation(args: argparse.Namespace, stack: Stack,
     the applied record. The base replays the head's workload (its own ``simulation`` block is
     not read), so the two columns differ only by the stacks.
     """
-    from gpupool.simulate.engine import Settings
     from gpupool.usecases import simulate as usecase
     from gpupool.views import plan as plan_view
     from gpupool.views import simulate as view
 
     workload = _read_workload(args, stack, named)
     sim = usecase.simulate(Path(args.file), stack, workload, base=args.base,
-                           settings=Settings(
-                               seed=named.seed,
-                               spot_interruptions_per_hour=named.spot_interruptions_per_hour,
-                               spot_shortage=named.spot_shortage))
+                           settings=named.settings())
     planned = plan_view.render(result, args.format)
     out = view.with_plan(planned.result, args.format, sim.head, sim.base)
     console = _console(args)
@@ -347,7 +341,6 @@ def _show_plan(args: argparse.Namespace, result: PlanResult, *, stderr: bool = F
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from gpupool.simulate.engine import Settings
     from gpupool.usecases import simulate as usecase
     from gpupool.usecases.base import InvalidBaseError
     from gpupool.views import simulate as view
@@ -360,12 +353,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         raise _UsageError(f"gpupool simulate: {args.file} names no workload; give --workload FILE "
                           "or a simulation block in the stack (docs/stack-file.md, simulation)")
     workload = _read_workload(args, stack, named)
-    settings = Settings(
-        seed=named.seed,
-        spot_interruptions_per_hour=named.spot_interruptions_per_hour,
-        spot_shortage=named.spot_shortage,
-        scale_up_seconds=args.scale_up_seconds,
-    )
+    settings = named.settings(args.scale_up_seconds)
 
     def progress(name: str, done: int, total: int) -> None:
         console.err(f"simulating {name}: {done} of {total} jobs submitted\n")
@@ -596,7 +584,8 @@ def _cmd_advise(args: argparse.Namespace) -> int:
         ca_file=Path(args.ca_file) if args.ca_file else None,
     )
     target = Path(args.file) if args.in_place else Path(args.write) if args.write else None
-    replay = _read_workload(args, stack) if args.workload else None
+    named = _named_workload(args, stack) if args.workload else None  # advise reads no block
+    replay = _read_workload(args, stack, named) if named is not None else None
     result = advise.advise(
         Path(args.file), stack, url=args.prometheus, since_seconds=since, auth=auth,
         write=target, end=_until(args.until),

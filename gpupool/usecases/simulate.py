@@ -34,6 +34,12 @@ class NamedWorkload:
     spot_interruptions_per_hour: float = 0.0
     spot_shortage: float = 0.0
 
+    def settings(self, scale_up_seconds: float | None = None) -> Settings:
+        """Return the run's settings: these figures, and the autoscaler's timing."""
+        return Settings(seed=self.seed,
+                        spot_interruptions_per_hour=self.spot_interruptions_per_hour,
+                        spot_shortage=self.spot_shortage, scale_up_seconds=scale_up_seconds)
+
 
 def named_workload(stack_file: Path, stack: Stack, *, path: str | None, fmt: str | None,
                    seed: int | None, spot_interruptions_per_hour: float | None = None,
