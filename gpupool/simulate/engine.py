@@ -246,7 +246,7 @@ class Simulation:
         self.rate = self.settings.spot_interruptions_per_hour / 3600.0
         self.shortage_rng = random.Random(f"spot-shortage:{self.settings.seed}")
         self.unfilled: dict[str, int] = {}  # per group: requests that will fail
-        self.backoff: dict[str, tuple[float, float, float]] = {}  # group -> (until, length, at)
+        self.backoff: dict[str, tuple[float, float]] = {}  # group -> (failed at, backoff)
         self.queued_pods = 0  # sum of queue_pods, kept as queues change
         self.pool_sets: dict[frozenset[str], frozenset[str]] = {}  # one frozenset per value
         self.option_lists: dict[tuple[int, ...], list[Demand]] = {}  # one list per shape
@@ -439,11 +439,16 @@ class Simulation:
         if i < len(empty) and empty[i] == node.id:
             del empty[i]
 
-    def _take(self, node: Node, key: int, d: Demand) -> None:
+    def _take(self, node: Node, key: int, d: Demand,
+              devices: tuple[int, ...] | None = None) -> None:
+        """Allocate a pod on the node; with ``devices``, put a released pod back on its GPUs."""
         if not node.allocs:
             self._unindex(node)
             self.busy[node.pm.name][node.id] = node
-        node.take(key, d)
+        if devices is None:
+            node.take(key, d)
+        else:
+            _retake(node, key, d, devices)
         self._reindex(node)
 
     def _give_back(self, node: Node, key: int) -> Demand:
@@ -718,8 +723,9 @@ class Simulation:
             _, key = heapq.heappop(heap)
             gang = self.queues[key][0]
             why = self._ceiling(gang)
+            # gated: one priority level and no tenants, so no pod may evict another
             preempt = self._preempt if gang.pods == 1 else self._preempt_gang
-            if why is None and (self._place(gang) or preempt(gang)):
+            if why is None and (self._place(gang) or (not self.gated and preempt(gang))):
                 if key in self.queues:
                     self.queue_failed.pop(key, None)
                     heapq.heappush(heap, (self._order(self.queues[key][0]), key))
@@ -955,8 +961,6 @@ class Simulation:
         """Evict the fewest, lowest-priority victims from one node so the pod fits there."""
         best: tuple[tuple[float, int, int], Node, Demand, list[tuple[Gang, float, bool]]] | None
         best = None
-        if self.gated:
-            return False  # one priority level and no tenants: no pod may evict another
         share = self._fair_share() if self.kai else {}
         for d in gang.options:
             for node in self.busy[d.pool.name].values():
@@ -1050,11 +1054,7 @@ class Simulation:
                 released.append((node, key, dem, devices, v.tenant))
         fits = self._place(gang, trial=True)
         for node, key, dem, devices, st in reversed(released):
-            if not node.allocs:
-                self._unindex(node)
-                self.busy[node.pm.name][node.id] = node
-            _retake(node, key, dem, devices)
-            self._reindex(node)
+            self._take(node, key, dem, devices)
             if st is not None:
                 self.tenancy.hold(st, dem, 1)
         return fits
@@ -1126,7 +1126,7 @@ class Simulation:
                 if need <= 0:
                     break
                 held = self.backoff.get(g.name)
-                if held is not None and held[0] > self.now:
+                if held is not None and held[0] + held[1] > self.now:
                     continue  # backed off after a scale-up the cloud could not fill
                 live = len([n for n in self.group_nodes.get(g.name, []) if not n.removed])
                 room = g.max - live - self.unfilled.get(g.name, 0)
@@ -1152,8 +1152,8 @@ class Simulation:
         self.inflight[pool] -= 1
         held = self.backoff.get(group)
         length = autoscaler.backoff_seconds(
-            None if held is None else held[1], None if held is None else self.now - held[2])
-        self.backoff[group] = (self.now + length, length, self.now)
+            None if held is None else held[1], None if held is None else self.now - held[0])
+        self.backoff[group] = (self.now, length)
         if self.settings.spot_shortage < 1:
             # the group may grow again then; at a shortage of 1 no spot request is ever filled,
             # so retries ride on other events and the run still ends
