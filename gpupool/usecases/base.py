@@ -88,14 +88,18 @@ def _same_stack(graph: ResourceGraph, stack_name: str, base: str, force: bool) -
 
 def _build(result: ValidateResult, what: str) -> ResourceGraph:
     """Build the graph of a validated base, or raise InvalidBaseError."""
+    return build(_valid(result, what, "plan against another base with --base"))
+
+
+def _valid(result: ValidateResult, what: str, instead: str) -> Stack:
+    """Return the stack of a validated base, or raise InvalidBaseError saying what to do."""
     if result.stack is None:
         errors = sum(1 for d in result.diagnostics if d.is_error)
         raise InvalidBaseError(
-            f"the {what} is invalid ({errors} error{'s' * (errors != 1)}); fix it or plan "
-            "against another base with --base",
+            f"the {what} is invalid ({errors} error{'s' * (errors != 1)}); fix it or {instead}",
             result,
         )
-    return build(result.stack)
+    return result.stack
 
 
 def _git(repo_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -179,11 +183,4 @@ def base_stack(stack_file: Path, base: str) -> Stack:
             raise InputError(f"--base {base}: {rel} did not exist at {base}")
         result = validate_text(text, f"{base}:{rel}")
         what = f"stack file {rel} at {base}"
-    if result.stack is None:
-        errors = sum(1 for d in result.diagnostics if d.is_error)
-        raise InvalidBaseError(
-            f"the {what} is invalid ({errors} error{'s' * (errors != 1)}); fix it or give "
-            "another --base",
-            result,
-        )
-    return result.stack
+    return _valid(result, what, "give another --base")
