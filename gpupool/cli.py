@@ -572,6 +572,11 @@ def _cmd_advise(args: argparse.Namespace) -> int:
     from gpupool.usecases import advise
     from gpupool.views import advise as view
 
+    if args.demo:
+        return _cmd_advise_demo(args)
+    if args.file is None or args.prometheus is None:
+        raise _UsageError("gpupool advise: give a stack FILE and --prometheus URL (or --demo to "
+                          "try it offline on a bundled example)")
     if args.write and args.in_place:
         raise _UsageError("gpupool advise: give --write FILE or --in-place, not both")
     since = _duration_seconds(args.since, "--since")
@@ -593,6 +598,26 @@ def _cmd_advise(args: argparse.Namespace) -> int:
         replay=replay,
         progress=lambda line: console.err(f"{line}...\n"),
     )
+    _out(view.render(result, args.format))
+    return EXIT_OK
+
+
+def _cmd_advise_demo(args: argparse.Namespace) -> int:
+    from gpupool.usecases import advise_demo
+    from gpupool.views import advise as view
+
+    given = [flag for flag, value in (
+        ("FILE", args.file), ("--prometheus", args.prometheus), ("--write", args.write),
+        ("--in-place", args.in_place), ("--until", args.until), ("--workload", args.workload),
+        ("--export-workload", args.export_workload), ("--ca-file", args.ca_file),
+        ("--bearer-token-file", args.bearer_token_file),
+        ("--basic-auth-file", args.basic_auth_file)) if value]
+    if given:
+        raise _UsageError(f"gpupool advise --demo advises its own bundled stack and server: "
+                          f"drop {', '.join(given)}")
+    console = _console(args)
+    result = advise_demo.demo(_duration_seconds(args.since, "--since"),
+                              progress=lambda line: console.err(f"{line}...\n"))
     _out(view.render(result, args.format))
     return EXIT_OK
 
@@ -713,10 +738,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_cmd_simulate)
 
     p = command("advise", "right-size the stack from what its GPUs did (reads Prometheus)")
-    _stack_file(p)
-    p.add_argument("--prometheus", metavar="URL", required=True,
+    p.add_argument("file", metavar="FILE", nargs="?", help="stack file (not with --demo)")
+    p.add_argument("--prometheus", metavar="URL",
                    help="the Prometheus-compatible query API (Prometheus, Thanos, Mimir, "
-                   "VictoriaMetrics)")
+                   "VictoriaMetrics); required without --demo")
+    p.add_argument("--demo", action="store_true",
+                   help="try advise offline: serve 14 generated days of a bundled example "
+                   "stack's metrics on 127.0.0.1 and advise that stack")
     p.add_argument("--since", metavar="DURATION", default="14d",
                    help="how far back to read (default: 14d)")
     p.add_argument("--bearer-token-file", metavar="FILE",

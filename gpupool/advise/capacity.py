@@ -20,6 +20,7 @@ from gpupool import catalog
 from gpupool.advise.evidence import PoolUse
 from gpupool.advise.pods import PoolPods
 from gpupool.advise.recommendation import Recommendation, pool_evidence
+from gpupool.advise.words import counted, verb
 from gpupool.catalog import HOURS_PER_MONTH
 from gpupool.model import Pool, Stack
 
@@ -31,6 +32,13 @@ MIN_PODS = 3  # GPU pods seen on a pool's nodes before their owners say anything
 def _mean_nodes(use: PoolUse) -> float:
     present = [p for p, _ in use.hourly_nodes if p]
     return statistics.fmean(present) if present else 0.0
+
+
+def _pods_seen(n: int) -> str:
+    """Return how many pods requesting GPUs were seen, in words."""
+    if n == 0:
+        return "no pod that requests a GPU was seen"
+    return f"{counted(n, 'pod')} that requested GPUs {verb(n, 'was', 'were')} seen"
 
 
 def spot(
@@ -47,13 +55,15 @@ def spot(
     if price.spot_hourly >= price.on_demand_hourly:
         return None
     if pods is not None and pods.bare:
-        gaps.append(f"pool {pool.name}: {pods.bare} of its {pods.pods} GPU pods have no owner that "
-                    "recreates them (kube_pod_owner), so spot is not proposed")
+        gaps.append(f"pool {pool.name}: {pods.bare} of its {counted(pods.pods, 'GPU pod')} "
+                    f"{verb(pods.bare, 'has', 'have')} no owner that recreates "
+                    f"{verb(pods.bare, 'it', 'them')} (kube_pod_owner), so spot is not proposed")
         return None
     if pods is None or pods.pods < MIN_PODS:
         seen = 0 if pods is None else pods.pods
-        gaps.append(f"pool {pool.name}: {seen} GPU pod(s) seen on its nodes (at least {MIN_PODS} "
-                    "are needed to judge whether its work survives a spot interruption)")
+        gaps.append(f"pool {pool.name}: {_pods_seen(seen)} on its nodes in the window (spot "
+                    f"needs at least {MIN_PODS} to judge whether its work survives an "
+                    "interruption)")
         return None
     busy = [p - idle for p, idle in use.hourly_nodes if p]
     base = min(pool.nodes.max, int(statistics.median_low(busy))) if busy else pool.nodes.min
@@ -70,8 +80,8 @@ def spot(
         value={"type": "spot", "onDemandBase": base},
         summary=(
             f"{pool.name}: all {pods.pods} GPU pods on its nodes are recreated by their owners "
-            f"({kinds}; {pods.restarts} restarts); spot above an on-demand base of {base} "
-            f"node(s) (the median hour's busy nodes)"
+            f"({kinds}; {counted(pods.restarts, 'restart')}); spot above an on-demand base of "
+            f"{counted(base, 'node')} (the median hour's busy nodes)"
         ),
         saving_per_month=saving,
         evidence=pool_evidence(

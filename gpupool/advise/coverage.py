@@ -3,9 +3,11 @@
 Per pool: the distinct GPUs whose memory series came back against the GPUs its nodes carry (the
 most nodes that reported in any hour, or the pool's ``nodeNames``, times its GPUs a node), and
 the hours any of its nodes reported against the window's. The smaller share is the coverage:
-``high`` from ``HIGH`` up, ``medium`` from ``MEDIUM``, ``low`` below; no rule judges a pool of
-``low`` coverage (a gap says why), as krr keeps a minimum of data points and AWS Compute
-Optimizer one of 30 hours before they recommend.
+``high`` from ``HIGH`` up, ``medium`` from ``MEDIUM``, ``low`` below, and ``low`` too where the
+pool has fewer than ``MIN_SAMPLES`` memory samples or ``MIN_HOURS`` hours (too little data to
+judge, however complete it is); no rule judges a pool of ``low`` confidence (a gap says why), as
+krr keeps a minimum of data points and AWS Compute Optimizer one of 30 hours before they
+recommend.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from gpupool.model import Stack
 
 HIGH = 0.9
 MEDIUM = 0.5
+MIN_SAMPLES = 1000  # memory samples of a pool, all its GPUs together, before it is judged
+MIN_HOURS = 24  # hours in which its nodes reported, before it is judged
 
 
 @dataclass(frozen=True)
@@ -41,10 +45,17 @@ class Coverage:
         return min(hours, min(1.0, self.gpus_seen / self.gpus_expected))
 
     @property
+    def too_little_data(self) -> bool:
+        """Whether the pool has fewer samples or hours than any rule judges from."""
+        return self.samples < MIN_SAMPLES or self.hours_seen < MIN_HOURS
+
+    @property
     def confidence(self) -> str:
         """``high``, ``medium``, ``low``, or ``none`` when no GPU of the pool was seen."""
         if not self.gpus_seen:
             return "none"
+        if self.too_little_data:
+            return "low"
         if self.share >= HIGH:
             return "high"
         return "medium" if self.share >= MEDIUM else "low"

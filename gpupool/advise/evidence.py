@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from gpupool.advise import hami
 from gpupool.advise import pods as pod_series
 from gpupool.advise.prometheus import Prometheus, PrometheusError, Sample
+from gpupool.advise.words import counted, verb
 from gpupool.model import Stack
 from gpupool.sharing.promql import GPU_RESOURCES, KSM_POOL_LABEL
 from gpupool.sharing.showback import TENANT_COST
@@ -256,7 +257,8 @@ class Reader:
                                 and key[0] in node_pools})
         if mig_util_only:
             self.gaps.append(
-                f"{len(mig_util_only)} node(s) with MIG instances (e.g. {mig_util_only[0]}) report "
+                f"{counted(len(mig_util_only), 'node')} with MIG instances (e.g. "
+                f"{mig_util_only[0]}) {verb(len(mig_util_only), 'reports', 'report')} "
                 f"neither {ENGINE_ACTIVE} nor {SM_ACTIVE} for them, and {GPU_UTIL} does not "
                 "measure a MIG instance: their compute use is not judged (the DCGM exporter's "
                 "profiling metrics need DCGM's profiling module, -f with a list that has them)"
@@ -286,7 +288,8 @@ class Reader:
         if unplaced:
             sample = ", ".join(sorted(unplaced)[:3])
             self.gaps.append(
-                f"{len(unplaced)} node(s) with GPUs belong to no pool of this stack "
+                f"{counted(len(unplaced), 'node')} with GPUs "
+                f"{verb(len(unplaced), 'belongs', 'belong')} to no pool of this stack "
                 f"(e.g. {sample}); their GPUs are left out"
             )
         return pools

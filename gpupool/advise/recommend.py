@@ -14,8 +14,8 @@ The rules, and the thresholds they use:
   the share the packing frees;
 * ``grow-slots``: MIG instances whose p99 memory is within ``NEAR_CAP`` of the profile's: the
   next larger profile (an out-of-memory risk; it costs, and says so);
-* ``lower-floor``: ``nodes.min`` nodes idle (every GPU under 1 GiB) for most hours at the
-  floor: the floor lowered by the idle nodes in the median such hour;
+* ``lower-floor`` (``advise.floor``): ``nodes.min`` nodes idle (every GPU under 1 GiB) at the
+  floor for longer than the scale-ups a lower floor brings would keep pods waiting;
 * ``tenant-quota``: a tenant whose p95 requested GPUs is under half its quota (lower it to the
   p95 with headroom, rounded up) or above its quota (raise it to the p95).
 """
@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpupool import modes
-from gpupool.advise import capacity, coverage, slots
-from gpupool.advise.coverage import Coverage
+from gpupool.advise import capacity, coverage, floor, slots
+from gpupool.advise.coverage import MEDIUM, MIN_HOURS, MIN_SAMPLES, Coverage
 from gpupool.advise.evidence import Evidence, PoolUse
 from gpupool.advise.recommendation import Recommendation, pool_evidence
 from gpupool.catalog import HOURS_PER_MONTH
@@ -38,8 +38,6 @@ from gpupool.catalog.models import GpuModel
 from gpupool.facts import pool_facts
 from gpupool.model import Pool, Stack
 
-MIN_SAMPLES = 1000
-MIN_HOURS = 24
 HEADROOM = 1.25  # p99 memory times this must fit a slot
 LOW_SHARE = 0.5  # at most this share of a GPU's memory and compute: worth sharing
 MAX_REPLICAS = 8  # time-slicing replicas gpupool proposes at most
@@ -48,7 +46,7 @@ MAX_REPLICAS = 8  # time-slicing replicas gpupool proposes at most
 def _judgeable(use: PoolUse, cover: Coverage | None, gaps: list[str]) -> bool:
     if not use.gpus:
         return False
-    if cover is not None and cover.confidence == "low":
+    if cover is not None and cover.gpus_seen and cover.share < MEDIUM:
         expected = "?" if cover.gpus_expected is None else cover.gpus_expected
         gaps.append(
             f"pool {use.pool}: low coverage ({cover.gpus_seen} of {expected} GPUs and "
@@ -151,39 +149,6 @@ def share_gpus(
     )
 
 
-def lower_floor(
-    stack: Stack, pool: Pool, i: int, use: PoolUse, ev: Evidence, node_hourly: float | None,
-) -> Recommendation | None:
-    """Propose a lower ``nodes.min`` where the floor's nodes sit idle most hours."""
-    floor = pool.nodes.min
-    if floor <= 0 or not use.hourly_nodes:
-        return None
-    at_floor = [(p, idle) for p, idle in use.hourly_nodes if 0 < p <= floor]
-    idle_hours = [idle for _, idle in at_floor if idle > 0]
-    if not at_floor or len(idle_hours) < 0.5 * len(at_floor) or len(idle_hours) < MIN_HOURS / 2:
-        return None
-    drop = int(statistics.median_low(idle_hours))
-    if drop <= 0:
-        return None
-    new_min = floor - drop
-    share = len(idle_hours) / max(1, len(use.hourly_nodes))
-    saving = None if node_hourly is None else drop * node_hourly * share * HOURS_PER_MONTH
-    return Recommendation(
-        kind="lower-floor",
-        pool=pool.name,
-        tenant=None,
-        path=("pools", i, "nodes", "min"),
-        value=new_min,
-        summary=(
-            f"{pool.name}: {drop} of its {floor} floor node(s) ran no pod in {len(idle_hours)} "
-            f"of {len(use.hourly_nodes)} hours; nodes.min {floor} -> {new_min}"
-        ),
-        saving_per_month=saving,
-        evidence=pool_evidence(use, ev.window_seconds, hours_at_floor=len(at_floor),
-                           hours_with_idle_floor_nodes=len(idle_hours), idle_nodes_median=drop),
-    )
-
-
 def tenant_quota(stack: Stack, ev: Evidence) -> list[Recommendation]:
     """Propose a tenant quota nearer its use, both ways."""
     out: list[Recommendation] = []
@@ -244,7 +209,7 @@ def recommend(
             out.append(shared)
         out.extend(slots.grow_slots(stack, pool, i, use, ev, per_gpu, gaps))
         found = [
-            lower_floor(stack, pool, i, use, ev, per_node),
+            floor.lower_floor(stack, pool, i, use, ev, per_node, gaps),
             capacity.spot(stack, pool, i, use, ev.pods.get(pool.name), ev.window_seconds, gaps),
             capacity.instance_type(stack, pool, i, use, ev.pods.get(pool.name),
                                    ev.window_seconds, gaps),

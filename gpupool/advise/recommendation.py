@@ -48,3 +48,4 @@ def pool_evidence(use: PoolUse, window: float, **figures: Any) -> dict[str, Any]
         "gpus_seen": len(use.gpus),
         **figures,
     }
+

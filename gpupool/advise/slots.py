@@ -22,6 +22,7 @@ from typing import Any
 from gpupool.advise.evidence import Evidence, PoolUse
 from gpupool.advise.hami import LIMIT, USED, SlotUse
 from gpupool.advise.recommendation import Recommendation, pool_evidence
+from gpupool.advise.words import counted, verb
 from gpupool.catalog import HOURS_PER_MONTH
 from gpupool.catalog.mig import fit_layout
 from gpupool.catalog.models import GpuModel
@@ -124,7 +125,8 @@ def grow_fractional(
     room = gpu.memory_gib * frac.memory_overcommit
     new_slots = min(frac.slots_per_gpu - 1, int(room // need))
     if new_slots < 2:
-        gaps.append(f"pool {pool.name}: {len(near)} HAMi container(s) run near their slot's "
+        gaps.append(f"pool {pool.name}: {counted(len(near), 'HAMi container')} "
+                    f"{verb(len(near), 'runs', 'run')} near their slot's "
                     f"memory ({need / HEADROOM:.1f} GiB p99) and fewer than 2 such slots fit a "
                     "GPU: consider whole GPUs")
         return None

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from gpupool import escape
+from gpupool.advise.coverage import Coverage
 from gpupool.advise.report import AdviseResult
 from gpupool.advise.workload import (
     ALLOCATION_TOLERANCE,
@@ -55,6 +56,15 @@ def _money(amount: float | None, currency: str) -> str:
         return "unknown"
     sign = "-" if amount < 0 else ""
     return f"{sign}{abs(amount):,.0f} {currency}/month"
+
+
+def _confidence(c: Coverage) -> str:
+    """Return a pool's confidence in words, with the reason where no rule judged it."""
+    if c.confidence == "none":
+        return "no GPU seen, not judged"
+    if c.too_little_data:
+        return f"{c.confidence} confidence (too little data to judge)"
+    return f"{c.confidence} confidence"
 
 
 def to_json(result: AdviseResult) -> dict[str, Any]:
@@ -140,7 +150,7 @@ def format_text(result: AdviseResult) -> str:
     for pool, c in result.coverage.items():
         expected = "?" if c.gpus_expected is None else c.gpus_expected
         lines.append(f"  {pool}: {c.gpus_seen} of {expected} GPUs, {c.samples} samples over "
-                     f"{c.hours_seen} of {c.window_hours:g} h: {c.confidence} confidence")
+                     f"{c.hours_seen} of {c.window_hours:g} h: {_confidence(c)}")
     if result.workload_file:
         waits = ", ".join(f"{t or '(no tenant)'} {w / 60:.0f} min"
                           for t, w in result.observed_waits.items())

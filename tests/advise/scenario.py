@@ -253,3 +253,41 @@ class Pods:
     def families(self) -> list[Family]:
         """The pod families written so far (requests and phase belong to the caller)."""
         return [self.info, self.owner, self.created, self.started, self.restarts]
+
+
+# A stack whose time-sliced L4 pool is idle every night: the search service's pods run 08:00 to
+# 20:00 on both floor nodes (four replicas a GPU, 14 GiB used) and KEDA scales it to zero for
+# the night, 12 of 24 hours; its nodes stay, held by nodes.min.
+NIGHT_STACK = stack_head("advise-night", comment="# The night-idle L4 pool.\n") + """\
+  - name: infer-l4
+    instanceType: g6.xlarge
+    workload: inference
+    nodes: {min: 2, max: 4}
+    sharing: {mode: time-slicing, replicas: 4}
+"""
+NIGHT_NODES = ("l4-a", "l4-b")
+L4_MIB = 23034.0
+
+
+def night_busy(t: float) -> bool:
+    """Whether the night-idle pool's service runs at time t: 08:00 to 20:00."""
+    return 8 <= _hour(t) < 20
+
+
+def night_series(end: float, days: int = 14) -> list[Family]:
+    """The night-idle pool's series from ``end - days`` to ``end`` (DCGM and node labels)."""
+    start = end - days * DAY
+    times = [start + i * STEP for i in range(int(days * DAY / STEP) + 1)]
+    fb = Family("DCGM_FI_DEV_FB_USED")
+    free = Family("DCGM_FI_DEV_FB_FREE")
+    active = Family("DCGM_FI_PROF_GR_ENGINE_ACTIVE")
+    labels_family = Family("kube_node_labels")
+    for node in NIGHT_NODES:
+        labels_family.add({"node": node, "label_gpupool_io_pool": "infer-l4"},
+                          [(t, 1) for t in times])
+        base = {"Hostname": node, "gpu": "0", "modelName": "NVIDIA L4", "UUID": f"GPU-{node}-0"}
+        used = [(t, 14336.0 if night_busy(t) else 0.0) for t in times]
+        fb.add(base, used)
+        free.add(base, [(t, L4_MIB - v) for t, v in used])
+        active.add(base, [(t, 0.4 if night_busy(t) else 0.0) for t in times])
+    return [fb, free, active, labels_family]

@@ -186,7 +186,7 @@ def test_an_on_demand_pool_whose_pods_are_recreated_gets_spot_with_a_base(
     # p5.48xlarge: (on-demand 55.04 - spot 30.33) USD an hour, one node above the base, 730 h
     assert spot["saving_per_month"] == pytest.approx((55.04 - 30.33) * 730, rel=1e-3)
     # the L4 pool's server is a bare pod: nothing would recreate it after an interruption
-    assert any(g.startswith("pool l4: 1 of its 1 GPU pods have no owner") for g in doc["gaps"])
+    assert any(g.startswith("pool l4: 1 of its 1 GPU pod has no owner") for g in doc["gaps"])
 
 
 def test_a_pool_whose_host_requests_stay_low_gets_a_cheaper_instance_with_the_same_gpu(
@@ -241,7 +241,7 @@ def test_coverage_and_confidence_per_pool(
     assert (h100["hours"], h100["window_hours"], h100["confidence"]) == (336, 336.0, "high")
     # the HAMi and MIG stacks' nodes carry pool labels of pools this stack does not declare
     assert not any("MIG instances" in g for g in doc["gaps"])
-    assert any(g.startswith("2 node(s) with GPUs belong to no pool of this stack")
+    assert any(g.startswith("2 nodes with GPUs belong to no pool of this stack")
                for g in doc["gaps"])
 
 

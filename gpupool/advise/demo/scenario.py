@@ -1,0 +1,168 @@
+"""The demo's cluster: a bundled example stack and 14 days of the series its exporters would write.
+
+``STACK`` is a newcomer's EKS stack: a time-sliced L4 pool for online inference (tenants
+``search`` and ``ads``) and an H100 pool for training (tenant ``llm``). ``series`` writes what
+the DCGM exporter (``Hostname``, ``gpu``, ``modelName``; framebuffer and activity),
+kube-state-metrics (``kube_node_labels`` with the pool label, the pod series of
+``docs/metrics/workload/pod-metrics.md``) and gpupool's showback rule
+(``gpupool:tenant_cost_usd_per_hour``) would have recorded, every 20 minutes:
+
+* ``infer-l4``: two g6.2xlarge nodes held by ``nodes.min: 2``; from 08:00 to 20:00 each runs four
+  pods (three of ``search``, one of ``ads``; ReplicaSets, 3.5 GiB of GPU memory each), and from
+  20:00 to 08:00 the services are scaled to zero, so both nodes sit idle 12 of 24 hours;
+* ``train-h100``: one p5.48xlarge running one training Job's pod on all eight GPUs the whole
+  window (70 GiB and 90% activity each).
+
+Samples sit 30 s before each 20-minute mark, so no sample lies on the edge of an hourly range or
+of the window, where Prometheus versions differ (2.x ranges include their start, 3.x do not).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gpupool.advise.demo.promql import Series, labels_of
+
+END = 1796083200.0  # 2026-12-01T00:00:00Z: the demo's window ends here, whatever the clock says
+DAYS = 14
+STEP = 1200.0
+DAY = 86400.0
+NAME = "advise-demo"
+L4_MIB = 23034.0  # an L4's memory as its driver offers it (used + free)
+H100_MIB = 81559.0
+POD_GIB = 3.5  # GPU memory each inference pod holds
+
+STACK = f"""\
+# The stack `gpupool advise --demo` advises (gpupool.advise.demo): an EKS cluster with a
+# time-sliced L4 pool for online inference and an H100 pool for training, three teams.
+apiVersion: gpupool.io/v1
+kind: GpuPoolStack
+metadata:
+  name: {NAME}
+provider:
+  cloud: aws
+  region: us-east-1
+  cluster: ml
+  settings:
+    subnets:
+      - {{id: subnet-0a1b2c3d4e5f60718, zone: us-east-1a}}
+    nodeRoleArn: arn:aws:iam::123456789012:role/gpu-nodes
+cluster:
+  gpuOperator: {{install: true, driver: preinstalled}}
+  scheduler: default
+  monitoring:
+    dcgmExporter: true
+    prometheus: {{labels: {{release: kube-prometheus-stack}}, kubeStateMetricsPoolLabel: true}}
+pools:
+  - name: infer-l4
+    instanceType: g6.2xlarge
+    workload: inference
+    nodes: {{min: 2, max: 4}}  # two warm nodes
+    sharing: {{mode: time-slicing, replicas: 4}}
+  - name: train-h100
+    instanceType: p5.48xlarge
+    workload: training
+    nodes: {{min: 1, max: 2}}
+tenants:
+  - name: search
+    pools: [infer-l4]
+    limit: {{gpus: 8}}
+  - name: ads
+    pools: [infer-l4]
+    limit: {{gpus: 4}}
+  - name: llm
+    pools: [train-h100]
+    limit: {{gpus: 16}}
+"""
+
+
+def _hour(t: float) -> float:
+    return (t % DAY) / 3600
+
+
+def serving(t: float) -> bool:
+    """Whether the inference services run at time t: 08:00 to 20:00."""
+    return 8 <= _hour(t) < 20
+
+
+class _Writer:
+    """Collects series, one family at a time."""
+
+    def __init__(self, times: list[float]) -> None:
+        self.times = times
+        self.out: list[Series] = []
+
+    def add(self, name: str, labels: dict[str, str], value: Callable[[float], float | None],
+            during: Callable[[float], bool] = lambda t: True) -> None:
+        """Add a series sampled at every time ``during`` holds (a None value: no sample)."""
+        s = Series(labels_of(name, labels))
+        for t in self.times:
+            v = value(t) if during(t) else None
+            if v is not None:
+                s.times.append(t)
+                s.values.append(float(v))
+        if s.times:
+            self.out.append(s)
+
+    def pod(self, namespace: str, pod: str, node: str, owner: str, begin: float, finish: float,
+            requests: dict[str, tuple[str, float]]) -> None:
+        """Add one pod's kube-state-metrics series: it runs from ``begin`` to ``finish``."""
+        ids = {"namespace": namespace, "pod": pod}
+
+        def alive(t: float) -> bool:  # its series go an hour after it finished
+            return begin <= t <= finish + 3600
+
+        self.add("kube_pod_info", {**ids, "node": node, "created_by_kind": owner},
+                 lambda t: 1, alive)
+        self.add("kube_pod_owner", {**ids, "owner_kind": owner, "owner_is_controller": "true"},
+                 lambda t: 1, alive)
+        for phase in ("Running", "Succeeded"):
+            self.add("kube_pod_status_phase", {**ids, "phase": phase},
+                     lambda t, p=phase: float((t < finish) == (p == "Running")), alive)
+        for resource, (unit, amount) in requests.items():
+            self.add("kube_pod_container_resource_requests",
+                     {**ids, "container": "main", "node": node, "resource": resource,
+                      "unit": unit}, lambda t, a=amount: a, alive)
+        self.add("kube_pod_container_status_restarts_total", {**ids, "container": "main"},
+                 lambda t: 0, alive)
+
+
+def _gpu(w: _Writer, node: str, gpu: int, model: str, total: float,
+         used: Callable[[float], float], active: Callable[[float], float]) -> None:
+    labels = {"Hostname": node, "gpu": str(gpu), "modelName": model, "UUID": f"GPU-{node}-{gpu}"}
+    w.add("DCGM_FI_DEV_FB_USED", labels, used)
+    w.add("DCGM_FI_DEV_FB_FREE", labels, lambda t: total - used(t))
+    w.add("DCGM_FI_PROF_GR_ENGINE_ACTIVE", labels, active)
+
+
+def series(end: float = END, days: int = DAYS) -> list[Series]:
+    """Return the demo's series from ``end - days`` to ``end``."""
+    start = end - days * DAY
+    w = _Writer([start + k * STEP - 30 for k in range(1, int(days * DAY / STEP) + 1)])
+    pools = {"l4-a": "infer-l4", "l4-b": "infer-l4", "h100-a": "train-h100"}
+    for node, pool in pools.items():
+        w.add("kube_node_labels", {"node": node, "label_gpupool_io_pool": pool}, lambda t: 1)
+    for node in ("l4-a", "l4-b"):
+        _gpu(w, node, 0, "NVIDIA L4", L4_MIB,
+             lambda t: 4 * POD_GIB * 1024 if serving(t) else 0.0,
+             lambda t: 0.35 if serving(t) else 0.0)
+    for gpu in range(8):
+        _gpu(w, "h100-a", gpu, "NVIDIA H100 80GB HBM3", H100_MIB,
+             lambda t: 70.0 * 1024, lambda t: 0.9)
+    w.pod("llm", "pretrain-0", "h100-a", "Job", start - DAY, end + DAY,
+          {"nvidia_com_gpu": ("integer", 8), "cpu": ("core", 120),
+           "memory": ("byte", 1024 * 1024**3)})
+    midnight = start - start % DAY
+    for d in range(days + 1):
+        opens, closes = midnight + d * DAY + 8 * 3600, midnight + d * DAY + 20 * 3600
+        for node in ("l4-a", "l4-b"):
+            for k, tenant in enumerate(("search", "search", "search", "ads")):
+                w.pod(tenant, f"{tenant}-{node}-{d}-{k}", node, "ReplicaSet", opens, closes,
+                      {"nvidia_com_gpu": ("integer", 1), "cpu": ("core", 1),
+                       "memory": ("byte", 3 * 1024**3)})
+    slot = 0.9776 / 4  # a g6.2xlarge's price a time-sliced replica
+    costs = {"search": lambda t: 6 * slot if serving(t) else 0.0,
+             "ads": lambda t: 2 * slot if serving(t) else 0.0, "llm": lambda t: 8 * 6.88}
+    for tenant, cost in costs.items():
+        w.add("gpupool:tenant_cost_usd_per_hour", {"stack": NAME, "tenant": tenant}, cost)
+    return w.out
