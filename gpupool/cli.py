@@ -827,8 +827,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--gpu",
         metavar="MODEL",
-        help="GPU model from the catalog (default: L4 where the cloud offers it, else the GPU of "
-        "its cheapest instance type)",
+        action="append",
+        help="GPU model from the catalog; repeat it for a pool of each (default: L4 where the "
+        "cloud offers it, else the GPU of its cheapest instance type)",
     )
     p.add_argument("file", metavar="FILE", help="the stack file to write (must not exist)")
     _formats(p)

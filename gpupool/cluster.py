@@ -161,6 +161,27 @@ def _not_a_node_list(core: Any, context: str | None) -> ClusterUnavailableError:
     )
 
 
+def _not_a_deployment(
+    apps: Any, context: str | None, which: str, exc: Exception
+) -> ClusterUnavailableError:
+    """Return the error for an answer to ``read_namespaced_deployment`` the client refused.
+
+    The client's models refuse a Deployment that lacks a field apps/v1 requires (``spec.selector``
+    is one): pydantic's ``ValidationError``, a ``ValueError``, with the field in ``errors()``.
+    """
+    named = f" for context {context!r}" if context else ""
+    errors = getattr(exc, "errors", None)
+    found = errors() if callable(errors) else []
+    where = [".".join(str(p) for p in e.get("loc", ())) for e in found[:3] if isinstance(e, dict)]
+    fields = f" (its {', '.join(w for w in where if w)} cannot be read)" if any(where) else ""
+    return ClusterUnavailableError(
+        f"The Kubernetes API server{_server(apps)} answered Deployment {which}{named} with "
+        f"something the Kubernetes client cannot read as a Deployment{fields}. Check that the "
+        "kubeconfig's server is the API server itself, not a proxy, and that the Deployment is "
+        "one apps/v1 serves."
+    )
+
+
 def _import_kubernetes() -> Any:
     try:
         # The one import of the Kubernetes client in gpupool, deferred so the module loads
@@ -217,6 +238,8 @@ def read_deployments(
             if isinstance(exc, k8s.client.exceptions.ApiException) and exc.status == 404:
                 out.append(ObservedDeployment(namespace, name, False))
                 continue
+            if isinstance(exc, (TypeError, ValueError)):  # the client could not read its answer
+                raise _not_a_deployment(apps, context, f"{namespace}/{name}", exc) from exc
             mapped = _unavailable(k8s, apps, context, exc, f"Deployment {namespace}/{name}")
             if mapped is None:
                 raise

@@ -440,7 +440,7 @@ def _component(address: str, suffix: str) -> str:
     return f"{name[: _NAME_MAX - len(suffix) - len(digest) - 1]}-{digest}"
 
 
-def _files(stack: Stack, graph: ResourceGraph) -> dict[str, str]:
+def _files(stack: Stack, graph: ResourceGraph, backend: str) -> dict[str, str]:
     """Return every file of the rendered directory, keyed by relative POSIX path."""
     main, packages = _program(graph, stack)
     env = _environment()
@@ -473,7 +473,7 @@ def _files(stack: Stack, graph: ResourceGraph) -> dict[str, str]:
     files["README.md"] = env.get_template("README.md.j2").render(
         version=__version__,
         stack_comment=safe_text(stack.name),
-        backend=safe_text(stack.backend, "?&%~"),
+        backend=safe_text(backend, "?&%~"),
         manifests=any(k.startswith("manifests/") for k in files),
         snippets=bool(snippets),
         counts="\n".join(f"- `{t}`: {n}" for t, n in sorted(counts.items())),
@@ -485,7 +485,9 @@ def _files(stack: Stack, graph: ResourceGraph) -> dict[str, str]:
     return files
 
 
-def render(stack: Stack, graph: ResourceGraph, out_dir: Path) -> RenderResult:
+def render(
+    stack: Stack, graph: ResourceGraph, out_dir: Path, backend: str | None = None
+) -> RenderResult:
     """Write the Pulumi program of ``graph`` into ``out_dir``.
 
     ``out_dir`` must be new, empty, or a folder gpupool rendered before (it keeps an index,
@@ -501,6 +503,8 @@ def render(stack: Stack, graph: ResourceGraph, out_dir: Path) -> RenderResult:
         stack: the validated stack the graph was built from.
         graph: ``gpupool.assemble.build(stack)``.
         out_dir: where to write (created if missing).
+        backend: the state backend as the README names it for a ``pulumi`` run in ``out_dir``
+            (default: ``state.backend`` as the stack writes it).
 
     Returns:
         The files written and the resolved output directory.
@@ -512,6 +516,6 @@ def render(stack: Stack, graph: ResourceGraph, out_dir: Path) -> RenderResult:
         InputError: ``out_dir`` cannot be created or written.
 
     """
-    files = _files(stack, graph)
+    files = _files(stack, graph, stack.backend if backend is None else backend)
     written, resolved = outdir.write(out_dir, files, _OWN_FILE)
     return RenderResult(written, resolved)

@@ -19,6 +19,7 @@ import json
 import math
 import os
 import stat
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,14 @@ def _strict(path: Path, cloud: str) -> dict[str, Any]:
             raise ValueError(f"{text[:40]} is not a finite number")
         return value
 
+    def integer(text: str) -> int:
+        # every figure of a row is compared as a float; one past the float range (a 400-digit
+        # integer) would end in OverflowError there
+        value = int(text)
+        if abs(value) > sys.float_info.max:
+            raise ValueError(f"{text[:40]}... is too large a number")
+        return value
+
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         found: dict[str, Any] = {}
         for key, value in items:
@@ -84,7 +93,8 @@ def _strict(path: Path, cloud: str) -> dict[str, Any]:
             found[key] = value
         return found
 
-    return {"parse_constant": constant, "parse_float": number, "object_pairs_hook": pairs}
+    return {"parse_constant": constant, "parse_float": number, "parse_int": integer,
+            "object_pairs_hook": pairs}
 
 
 def read(path: Path, cloud: str) -> dict[str, Any] | None:

@@ -11,6 +11,7 @@ check to the record. Progress goes to the caller's ``on_event``; nothing here pr
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -58,6 +59,22 @@ def backend_url(stack_file: Path, stack: Stack) -> str:
     return url
 
 
+def backend_from(folder: Path, stack_file: Path, stack: Stack) -> str:
+    """Return the backend as a ``pulumi`` command run in ``folder`` must name it.
+
+    A relative ``file://`` path is gpupool's from the stack file's folder (``backend_url``);
+    Pulumi reads one from its working directory (pulumi/docs, using-a-diy-backend.md: "A
+    relative ``file://./x`` is relative to the working directory"), so the path is rewritten
+    relative to ``folder``. Any other backend is the same from everywhere.
+    """
+    url = stack.backend
+    path = url[len("file://") :] if url.startswith("file://") else None
+    if path is None or path.startswith("~") or Path(path).is_absolute():
+        return url
+    state = Path(backend_url(stack_file, stack)[len("file://") :])
+    return "file://./" + Path(os.path.relpath(state, folder.resolve())).as_posix()
+
+
 def work_dir(stack_file: Path, stack: Stack) -> Path:
     """Return where the engine runs the program: where ``gpupool render`` writes it."""
     return renderer.default_out_dir(stack_file, stack).resolve()
@@ -76,7 +93,8 @@ def prepare(stack_file: Path, stack: Stack) -> Prepared:
     """Build the graph, render the program into the work dir, and describe the engine target."""
     graph = build(stack)
     # render below .gpupool as given (render refuses a link there), then hand Pulumi the real path
-    renderer.render(stack, graph, renderer.default_out_dir(stack_file, stack))
+    out_dir = renderer.default_out_dir(stack_file, stack)
+    renderer.render(stack, graph, out_dir, backend_from(out_dir, stack_file, stack))
     target = EngineTarget(work_dir(stack_file, stack), stack.name, backend_url(stack_file, stack))
     return Prepared(stack, graph, target)
 

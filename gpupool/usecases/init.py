@@ -1,15 +1,17 @@
-"""``gpupool init``: a commented starter stack for a cloud and a GPU, that validates as written.
+"""``gpupool init``: a commented starter stack for a cloud and its GPUs, valid as written.
 
-This module picks what the starter holds (the cloud's placeholders from its plug-in, the
-catalog's smallest and cheapest instance type carrying the GPU where the catalog lists the
-cloud's instances), has ``views.init`` write the text, validates that text, and writes the file
-only where none exists (never overwriting, even in a race: the file is created exclusively).
+This module picks what the starter holds (the cloud's placeholders from its plug-in; one pool per
+GPU named, each on the catalog's smallest and cheapest instance type carrying that GPU where the
+catalog lists the cloud's instances), has ``views.init`` write the text, validates that text,
+and writes the file only where none exists (never overwriting, even in a race: the file is
+created exclusively).
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,15 +28,37 @@ DEFAULT_GPU = "L4"
 
 
 @dataclass(frozen=True)
-class Starter:
-    """What a starter stack holds."""
+class StarterPool:
+    """One pool of a starter stack: its GPU, and the instance type carrying it."""
 
-    cloud: Cloud
     gpu: GpuModel
     instance: InstanceType | None  # None where pools declare their GPUs
+    name: str
+
+
+@dataclass(frozen=True)
+class Starter:
+    """What a starter stack holds: one pool per GPU asked for, in the order asked."""
+
+    cloud: Cloud
     name: str  # metadata.name
-    pool: str
     schema: str  # the schema line's path, relative to the stack file
+    pools: tuple[StarterPool, ...]
+
+    @property
+    def gpu(self) -> GpuModel:
+        """The first pool's GPU."""
+        return self.pools[0].gpu
+
+    @property
+    def instance(self) -> InstanceType | None:
+        """The first pool's instance type."""
+        return self.pools[0].instance
+
+    @property
+    def pool(self) -> str:
+        """The first pool's name."""
+        return self.pools[0].name
 
 
 def _stack_name(path: Path) -> str:
@@ -72,12 +96,14 @@ def _cost(i: InstanceType) -> tuple[int, float, str]:
     return (i.gpu_count, price if price is not None else float("inf"), i.name)
 
 
-def starter(path: Path, cloud_name: str, gpu_name: str | None) -> Starter:
-    """Choose what the starter stack for ``path`` holds.
+def starter(
+    path: Path, cloud_name: str, gpu_names: str | Sequence[str] | None = None
+) -> Starter:
+    """Choose what the starter stack for ``path`` holds: a pool for each GPU named.
 
     Raises:
-        InputError: the cloud or the GPU is unknown, or the cloud's catalog has no instance
-            type with that GPU.
+        InputError: the cloud or a GPU is unknown, a GPU is named twice, or the cloud's
+            catalog has no instance type with a GPU.
 
     """
     cloud = clouds.find(cloud_name)
@@ -85,7 +111,22 @@ def starter(path: Path, cloud_name: str, gpu_name: str | None) -> Starter:
         raise InputError(
             f"gpupool init: unknown cloud {cloud_name!r}; one of {', '.join(clouds.names())}"
         )
-    gpu = _gpu(gpu_name, cloud)
+    names = [gpu_names] if isinstance(gpu_names, str) else list(gpu_names or [None])
+    gpus = [_gpu(name, cloud) for name in names]
+    seen: dict[str, str | None] = {}
+    for name, gpu in zip(names, gpus, strict=True):
+        if gpu.name in seen:
+            raise InputError(
+                f"gpupool init: --gpu {name} names {gpu.name} again (as --gpu {seen[gpu.name]}); "
+                "give each GPU once, a pool is written for each"
+            )
+        seen[gpu.name] = name
+    schema = os.path.relpath(schema_path(), path.absolute().parent)
+    pools = tuple(_starter_pool(cloud, gpu) for gpu in gpus)
+    return Starter(cloud, _stack_name(path), Path(schema).as_posix(), pools)
+
+
+def _starter_pool(cloud: Cloud, gpu: GpuModel) -> StarterPool:
     instance = None
     if cloud.has_instance_catalog:
         # whole GPUs (not a fraction of one) with at least as much host memory as GPU memory
@@ -95,11 +136,12 @@ def starter(path: Path, cloud_name: str, gpu_name: str | None) -> Starter:
         roomy = [i for i in whole if i.memory_gib >= i.gpu_count * gpu.memory_gib]
         instance = min(roomy or whole or offered, key=_cost)
     pool = re.sub(r"[^a-z0-9-]+", "-", gpu.name.lower()).strip("-")[:30].strip("-") + "-pool"
-    schema = os.path.relpath(schema_path(), path.absolute().parent)
-    return Starter(cloud, gpu, instance, _stack_name(path), pool, Path(schema).as_posix())
+    return StarterPool(gpu, instance, pool)
 
 
-def init(path: Path, cloud_name: str, gpu_name: str | None = None) -> Starter:
+def init(
+    path: Path, cloud_name: str, gpu_names: str | Sequence[str] | None = None
+) -> Starter:
     """Write the starter stack to ``path``, which must not exist yet; return what it holds.
 
     Raises:
@@ -107,7 +149,7 @@ def init(path: Path, cloud_name: str, gpu_name: str | None = None) -> Starter:
             ``starter`` refused the cloud or the GPU.
 
     """
-    chosen = starter(path, cloud_name, gpu_name)
+    chosen = starter(path, cloud_name, gpu_names)
     text = view.stack_text(chosen)
     result = validate_text(text, str(path))
     if not result.valid:  # a bug in gpupool, not in the user's input: say what broke

@@ -8,6 +8,7 @@ from gpupool import render as renderer
 from gpupool.assemble import build
 from gpupool.model import Stack
 from gpupool.render import RenderResult
+from gpupool.usecases.engine import backend_from
 
 
 def render(stack_file: Path, stack: Stack, out: str | None) -> RenderResult:
@@ -19,4 +20,5 @@ def render(stack_file: Path, stack: Stack, out: str | None) -> RenderResult:
 
     """
     out_dir = Path(out) if out else renderer.default_out_dir(stack_file, stack)
-    return renderer.render(stack, build(stack), out_dir)
+    backend = backend_from(out_dir, stack_file, stack)
+    return renderer.render(stack, build(stack), out_dir, backend)

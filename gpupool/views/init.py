@@ -18,7 +18,7 @@ from gpupool import modes
 from gpupool.formats import FORMAT_VERSION
 
 if TYPE_CHECKING:
-    from gpupool.usecases.init import Starter
+    from gpupool.usecases.init import Starter, StarterPool
 
 
 #: Plain (unquoted) YAML scalars that stay strings: a letter first, no flow or comment characters.
@@ -54,15 +54,15 @@ def _provider(s: Starter) -> list[str]:
     return lines
 
 
-def _pool(s: Starter) -> list[str]:
-    gpu = s.gpu
-    lines = [f"  - name: {s.pool}"]
-    if s.instance is not None:
+def _pool(s: Starter, p: StarterPool) -> list[str]:
+    gpu = p.gpu
+    lines = [f"  - name: {p.name}"]
+    if p.instance is not None:
         lines += [
-            f"    # {s.instance.gpu_count} x {gpu.name} ({gpu.memory_gib:g} GiB each), "
-            f"{s.instance.vcpus} vCPUs, {s.instance.memory_gib:g} GiB host memory; the others:",
+            f"    # {p.instance.gpu_count} x {gpu.name} ({gpu.memory_gib:g} GiB each), "
+            f"{p.instance.vcpus} vCPUs, {p.instance.memory_gib:g} GiB host memory; the others:",
             f"    # gpupool catalog instances --cloud {s.cloud.name} --gpu {gpu.name}",
-            f"    instanceType: {_value(s.instance.name)}",
+            f"    instanceType: {_value(p.instance.name)}",
         ]
     elif s.cloud.provisions:
         lines += [
@@ -73,9 +73,9 @@ def _pool(s: Starter) -> list[str]:
     else:
         lines += [
             "    # the existing nodes of this pool (kubectl get nodes); gpupool labels them",
-            f"    nodeNames: {_value([f'replace-me-{s.pool}-node-1'])}",
+            f"    nodeNames: {_value([f'replace-me-{p.name}-node-1'])}",
         ]
-    if s.instance is None:
+    if p.instance is None:
         lines.append(f"    gpu: {_value({'model': gpu.name, 'count': 1})}")
     lines.append(_noted("    workload: inference", "training | inference | mixed"))
     if s.cloud.provisions:
@@ -85,7 +85,7 @@ def _pool(s: Starter) -> list[str]:
         "    # One pod per GPU by default; to share GPUs add sharing: {mode: ...}, one of",
         f"    # {shared} (docs/stack-file.md, Sharing modes).",
         "    # Only pods that tolerate this taint land here; the tenant's snippet carries it.",
-        f"    taints: [{{key: gpupool.io/pool, value: {s.pool}, effect: NoSchedule}}]",
+        f"    taints: [{{key: gpupool.io/pool, value: {p.name}, effect: NoSchedule}}]",
     ]
     return lines
 
@@ -95,7 +95,7 @@ def stack_text(s: Starter) -> str:
     lines = [
         f"# yaml-language-server: $schema={s.schema}",
         "#",
-        f"# A starter stack for {s.cloud.display} with {s.gpu.name} GPUs, from `gpupool init`.",
+        f"# A starter stack for {s.cloud.display} with {_gpus(s)} GPUs, from `gpupool init`.",
         "# Replace every REPLACE-ME, then: `gpupool validate` checks the file, `gpupool plan`",
         "# shows what it would create (offline), `gpupool up` applies it. Every key is in",
         "# gpupool's docs/stack-file.md; editors complete them through the schema line above.",
@@ -115,29 +115,42 @@ def stack_text(s: Starter) -> str:
         "",
         f"# Each pool is one {s.cloud.node_pool_noun} of GPU nodes and how its GPUs are shared.",
         "pools:",
-        *_pool(s),
+        *(line for p in s.pools for line in _pool(s, p)),
         "",
         "# Who may use which pool: each tenant gets a namespace, a ResourceQuota capping its GPUs",
         "# and pod-spec snippets (`gpupool render`) that land its pods on the pool.",
         "tenants:",
         "  - name: team-a",
-        f"    pools: [{s.pool}]",
+        f"    pools: [{', '.join(p.name for p in s.pools)}]",
         "    limit: {gpus: 1}",
     ]
     return "\n".join(lines) + "\n"
 
 
+def _gpus(s: Starter) -> str:
+    names = [p.gpu.name for p in s.pools]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _described(p: StarterPool) -> str:
+    return p.gpu.name + (f" ({p.instance.name})" if p.instance is not None else "")
+
+
 def written(s: Starter, path: str) -> str:
     """Return what ``gpupool init`` prints once the file is written."""
+    pools = (f"one pool of {_described(s.pools[0])}" if len(s.pools) == 1
+             else f"{len(s.pools)} pools: " + ", ".join(_described(p) for p in s.pools))
     return (
-        f"Wrote {path}: {s.cloud.display}, one pool of {s.gpu.name}"
-        + (f" ({s.instance.name})" if s.instance is not None else "")
-        + f". Replace every REPLACE-ME, then run: gpupool validate {path}\n"
+        f"Wrote {path}: {s.cloud.display}, {pools}. Replace every REPLACE-ME, then run: "
+        f"gpupool validate {path}\n"
     )
 
 
 def written_json(s: Starter, path: str) -> str:
-    """Return ``gpupool init --format json``'s document: what was written, and what to do next."""
+    """Return ``gpupool init --format json``'s document: what was written, and what to do next.
+
+    ``pool``, ``gpu`` and ``instance_type`` are the first pool's; ``pools`` lists every pool.
+    """
     doc = {
         "format_version": FORMAT_VERSION,
         "file": path,
@@ -146,6 +159,11 @@ def written_json(s: Starter, path: str) -> str:
         "pool": s.pool,
         "gpu": s.gpu.name,
         "instance_type": s.instance.name if s.instance is not None else None,
+        "pools": [
+            {"name": p.name, "gpu": p.gpu.name,
+             "instance_type": p.instance.name if p.instance is not None else None}
+            for p in s.pools
+        ],
         "placeholder": "REPLACE-ME",
         "next": f"gpupool validate {path}",
     }

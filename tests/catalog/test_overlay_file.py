@@ -111,6 +111,23 @@ def test_a_price_must_be_a_positive_figure_below_a_million(folder: Path, figure:
     refused(folder, "aws", "expected a positive number up to 1e\\+06")
 
 
+@pytest.mark.parametrize("cloud", ["aws", "volcengine"])
+def test_an_integer_too_large_for_a_float_is_one_error_naming_the_file(
+    folder: Path, cloud: str
+) -> None:
+    """A 400-digit integer as a price (or a vCPU count) ended in OverflowError, an internal error
+    of the command; now the overlay is refused by name, and the command says so in one line."""
+    huge = 10**400
+    document = (aws_overlay(spot_hourly=huge) if cloud == "aws" else
+                {**aws_overlay(), "cloud": "volcengine", "prices": [],
+                 "instances": [volcengine_row(memory_gib=huge)]})  # fmt: skip
+    (folder / f"instances-{cloud}.json").write_text(json.dumps(document), "utf-8")
+    refused(folder, cloud, "too large a number")
+    code, err = cli("catalog", "instances", "--cloud", cloud)
+    assert code == 1 and len(err.splitlines()) == 1 and "internal error" not in err
+    assert str(folder / f"instances-{cloud}.json") in err
+
+
 # ISO 4217 codes are three capital letters; a currency goes into the plan's pull-request comment
 # as written, so "<!--" would hide the rest of it and another marker would fake a verdict.
 @pytest.mark.parametrize(

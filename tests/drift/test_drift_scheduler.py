@@ -137,3 +137,39 @@ def test_drift_run_reports_the_scheduler_through_the_cluster_source(tmp_path: Pa
     assert [(i.source, i.address) for i in scheduler_items] == [
         ("cluster", "scheduler/kube-system/hami-scheduler")]
     assert report.status == "drift"
+
+
+class AnsweringAppsV1Api:
+    """Answers every read with one JSON body, turned into a V1Deployment by the client itself
+    (``ApiClient.deserialize``, as ``read_namespaced_deployment`` does with the server's body)."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        from kubernetes.client import ApiClient, Configuration
+
+        configuration = Configuration()
+        configuration.host = "https://10.0.0.1:6443"
+        self.api_client = ApiClient(configuration)
+        self.body = body
+
+    def read_namespaced_deployment(self, name: str, namespace: str, **kwargs: Any) -> Any:
+        import json
+
+        return self.api_client.deserialize(json.dumps(self.body), "V1Deployment",
+                                           "application/json")
+
+
+def test_a_deployment_without_a_selector_is_one_error_naming_the_server() -> None:
+    """apps/v1 requires spec.selector (Kubernetes API reference, DeploymentSpec: "selector ...
+    required"); the client's models refuse an answer without it (a pydantic ValidationError, an
+    internal error of drift before). Now one sentence naming the server and the Deployment."""
+    body = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "binder"},
+            "spec": {"replicas": 2, "template": {}}}
+    with pytest.raises(ClusterUnavailableError) as caught:
+        read_deployments([("kai-scheduler", "binder")], api=AnsweringAppsV1Api(body))
+    message = str(caught.value)
+    assert "https://10.0.0.1:6443" in message and "kai-scheduler/binder" in message
+    assert "selector" in message and "\n" not in message
+    # with the selector the same answer is read
+    body["spec"]["selector"] = {"matchLabels": {"app": "binder"}}
+    got = read_deployments([("kai-scheduler", "binder")], api=AnsweringAppsV1Api(body))
+    assert got == [ObservedDeployment("kai-scheduler", "binder", True, 2, 0)]

@@ -113,3 +113,46 @@ def test_checks_of_valid_parts_keep_their_own_index_and_skip_what_depends_on_bro
     ]
     f.write_text(text.replace("cluster: ml-prod", "cluster: 7"), encoding="utf-8")
     assert {d.code for d in validate_file(f).diagnostics} == {"schema.type", "schema.unknown-key"}
+
+
+EIGHT = FIXTURES / "invalid" / "eight-mistakes-across-sections.yaml"
+
+
+def test_eight_mistakes_in_five_sections_are_all_reported_in_one_round() -> None:
+    """Schema errors in metadata, cluster, a pool and a tenant hide none of the four mistakes the
+    checks find: the region, another pool's instance type and drain time, a tenant's pool."""
+    codes = [d.code for d in validate_file(EIGHT).diagnostics]
+    assert codes == [
+        "schema.enum", "catalog.unknown-region", "schema.maximum", "schema.unknown-key",
+        "catalog.unknown-instance-type", "spot.drain-too-long", "schema.unknown-key",
+        "tenant.unknown-pool",
+    ]
+
+
+def test_a_rule_reading_a_broken_field_is_not_judged(tmp_path: Path) -> None:
+    """A misspelt key in cluster could be meant as cluster.scheduler: the rule that fairShare
+    weights need KAI is not judged on the default scheduler; the pools' other checks are."""
+    text = EIGHT.read_text(encoding="utf-8")
+    text = text.replace("  scheduler: default\n", "  schedulerr: kai\n")
+    text = text.replace("    quotaa: {gpus: 2}", "    fairShare: {weight: 2}")
+    f = tmp_path / "s.yaml"
+    f.write_text(text, encoding="utf-8")
+    codes = {d.code for d in validate_file(f).diagnostics}
+    assert "policy.weights-need-kai" not in codes
+    assert {"catalog.unknown-region", "spot.drain-too-long", "tenant.unknown-pool"} <= codes
+    # with the key spelt right and the default scheduler, the same weights are an error
+    f.write_text(text.replace("schedulerr: kai", "scheduler: default"), encoding="utf-8")
+    assert "policy.weights-need-kai" in {d.code for d in validate_file(f).diagnostics}
+
+
+def test_a_broken_environment_hides_only_the_rules_about_production(tmp_path: Path) -> None:
+    """spot.all-spot-production reads metadata.environment: with the environment broken it is
+    not judged; with it valid (production) the all-spot pool is warned about."""
+    assert "spot.all-spot-production" not in {d.code for d in validate_file(EIGHT).diagnostics}
+    f = tmp_path / "s.yaml"
+    f.write_text(EIGHT.read_text(encoding="utf-8").replace("environment: prod}",
+                                                           "environment: production}"),
+                 encoding="utf-8")
+    codes = [d.code for d in validate_file(f).diagnostics]
+    assert "spot.all-spot-production" in codes
+    assert "spot.drain-too-long" in codes

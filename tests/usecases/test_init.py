@@ -113,6 +113,7 @@ def test_init_json_says_what_it_wrote(
         "format_version": FORMAT_VERSION, "file": str(path), "cloud": "aws", "stack": "new",
         "pool": doc["pool"], "gpu": "L4", "instance_type": "g6.2xlarge",
         "placeholder": "REPLACE-ME", "next": f"gpupool validate {path}",
+        "pools": [{"name": doc["pool"], "gpu": "L4", "instance_type": "g6.2xlarge"}],
     }  # fmt: skip
     text = path.read_text(encoding="utf-8")
     assert f"- name: {doc['pool']}" in text and "REPLACE-ME" in text
@@ -142,3 +143,25 @@ def test_a_name_too_long_or_a_file_as_parent_is_said_as_it_is(
         assert str(caught.value) == (
             f"{target}: cannot be written: {afile} is a file, not a folder")
     assert afile.read_text(encoding="utf-8") == "mine\n"
+
+
+def test_several_gpus_give_a_pool_each_and_a_gpu_named_twice_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`init --gpu L4 --gpu H100` kept only the last; now a pool per GPU, in the order given,
+    each on its own instance type, the tenant given both; L4 named twice (alias) is refused."""
+    path = tmp_path / "two.yaml"
+    assert run(["init", "--cloud", "aws", "--gpu", "L4", "--gpu", "H100", "--format", "json",
+                str(path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    result = validate_file(path)
+    assert result.valid and result.stack is not None
+    stack = result.stack
+    assert [p.gpu.name for p in stack.pools if p.gpu] == ["L4", "H100-SXM5-80GB"]
+    assert [p["gpu"] for p in doc["pools"]] == ["L4", "H100-SXM5-80GB"]
+    assert [p.instance_type for p in stack.pools] == [p["instance_type"] for p in doc["pools"]]
+    assert stack.tenants[0].pools == tuple(p.name for p in stack.pools)
+    other = tmp_path / "again.yaml"
+    with pytest.raises(InputError, match=r"--gpu l4 names L4 again \(as --gpu L4\)"):
+        init.init(other, "aws", ["L4", "l4"])
+    assert not other.exists()
