@@ -161,6 +161,9 @@ SCENES: dict[str, Callable[[Scene], None]] = {
     "gpupool plan stacks/prod.yaml --base stacks/staging.yaml": _other_stack_base,
     "gpupool simulate stacks/examples/azure-kai-fair.yaml --workload "
     "tests/fixtures/simulate/azure-kai-fair.csv --base HEAD": _simulate_against_head,
+    "gpupool simulate stacks/examples/azure-kai-fair.yaml --workload "
+    "tests/fixtures/simulate/azure-kai-fair.csv --base HEAD --format markdown":
+    _simulate_against_head,
     "gpupool destroy stacks/prod.yaml": _no_passphrase,
     "gpupool plan reviewed.yaml --format json > plan.json": _reviewed,
     "gpupool plan stack.yaml --format json > plan.json": _volcengine,
