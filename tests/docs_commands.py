@@ -26,6 +26,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 if __package__ in (None, ""):  # run as a script: import the checkout's tests and gpupool
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -37,6 +39,8 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 COPIED = ("stacks", "schemas", "templates", "tests/fixtures")
 SHOWN_HOME, SHOWN_PROJECT = "/home/me", "/home/me/project"
 SHOWN_PROMETHEUS = "http://127.0.0.1:9090"
+#: The programs the documented commands use besides gpupool.
+TOOLS = ("sh", "bash", "cat", "cp", "diff", "env", "git", "head", "sed")
 _ELAPSED = re.compile(r"\[\s*\d+(?:\.\d+)?s\]")
 _TIMEOUT_S = 300
 
@@ -69,8 +73,12 @@ def _environment(scratch: Path) -> dict[str, str]:
     launcher = bin_dir / "gpupool"
     launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m gpupool "$@"\n', encoding="utf-8")
     launcher.chmod(0o755)
+    for tool in TOOLS:  # only these on PATH: no Pulumi CLI or kubectl of the machine's
+        found = shutil.which(tool)
+        if found:
+            (bin_dir / tool).symlink_to(found)
     return {
-        "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin", "HOME": str(home),
+        "PATH": str(bin_dir), "HOME": str(home),
         "KUBECONFIG": str(home / ".kube" / "config"), "PYTHONPATH": str(ROOT),
         "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC",
         "NO_COLOR": "1", "COLUMNS": "100", "GPUPOOL_DOCS_PROJECT": str(project),
@@ -155,7 +163,11 @@ def main(argv: list[str] | None = None) -> int:
     for path in [p.resolve() for p in args.files] or DOCS:
         replacements: dict[int, list[str]] = {}
         for block in docs_blocks.blocks(path):
-            ran = run_block(block)
+            try:
+                ran = run_block(block)
+            except pytest.skip.Exception as why:  # a stand-in this machine lacks (Prometheus)
+                print(f"--- {block.where}: not run here: {why}")
+                continue
             found = problems(block, ran)
             new = updated(block, ran) if args.update else None
             if new is not None and found:
