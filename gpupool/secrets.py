@@ -17,7 +17,7 @@ Secret values are:
 ``scrub`` replaces a value of 8 characters or more wherever it appears, one of 4 to 7 characters
 only where it stands alone (not inside a longer run of letters, digits, ``-``, ``_`` or ``.``,
 and never a number or a JSON literal, which would erase counts and break JSON), and one of
-fewer than 4 characters never (README, "Secrets").
+fewer than 4 characters never (docs/security.md, "Secrets").
 
 Reading is bounded: a file is read only when it is a regular file of at most 4 MiB, and a
 kubeconfig is walked once per object (PyYAML shares an aliased node, so an alias-built file of a

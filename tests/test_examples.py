@@ -70,7 +70,7 @@ def test_the_unpriced_exceptions_are_real_pools() -> None:
         assert pool in {p.name for p in load_stack(EXAMPLES / name).pools}
 
 
-def test_readme_table_names_every_example() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_tour_table_names_every_example() -> None:
+    readme = (ROOT / "docs" / "tour.md").read_text(encoding="utf-8")
     listed = set(re.findall(r"^\| `([a-z0-9-]+\.yaml)` \|", readme, flags=re.MULTILINE))
     assert listed == {p.name for p in EXAMPLE_FILES}

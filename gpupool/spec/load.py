@@ -5,9 +5,10 @@ itself (iteratively, never recursively) so that it can, in one pass: remember wh
 and key came from, catch duplicate keys (PyYAML silently keeps the last one), and refuse alias
 bombs, absurd nesting and oversized files with a diagnostic instead of a hang or a crash.
 
-Limits (documented in the README): files up to ``MAX_BYTES``; nesting up to ``MAX_DEPTH``; at most
-``MAX_NODES`` values and ``MAX_CHARS`` characters of keys and scalars after alias expansion (an
-anchored 1 MiB string aliased a thousand times is a small file and a gigabyte of data).
+Limits (documented in docs/security.md): files up to ``MAX_BYTES``; nesting up to ``MAX_DEPTH``;
+at most ``MAX_NODES`` values and ``MAX_CHARS`` characters of keys and scalars after alias
+expansion (an anchored 1 MiB string aliased a thousand times is a small file and a gigabyte of
+data).
 """
 
 from __future__ import annotations

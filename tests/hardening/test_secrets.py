@@ -279,7 +279,7 @@ def test_the_passphrase_file_and_exec_env_values_are_secrets(
 def test_short_secrets_are_scrubbed_where_they_stand_alone(
     secret: str, text: str, expected: str
 ) -> None:
-    """README "Secrets": what is scrubbed by length."""
+    """docs/security.md, "Secrets": what is scrubbed by length."""
     assert scrub(text, [secret]) == expected
 
 
