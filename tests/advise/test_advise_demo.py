@@ -102,17 +102,6 @@ def test_a_query_the_demo_cannot_evaluate_is_a_refused_query() -> None:
             client.query("sum(", scenario.END)
 
 
-def test_the_documented_demo_is_what_gpupool_prints(capsys: pytest.CaptureFixture[str]) -> None:
-    """docs/commands.md shows ``gpupool advise --demo``'s report (stdout) byte for byte."""
-    docs = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
-    start = docs.index("$ gpupool advise --demo\n") + len("$ gpupool advise --demo\n")
-    shown = docs[start:docs.index("```", start)]
-    assert run(["advise", "--demo"]) == 0
-    assert capsys.readouterr().out == shown
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "`gpupool advise --demo`" in readme
-
-
 def _varied() -> list[Series]:
     """Two days of gauges that vary sample to sample, and a counter that resets, off the edges."""
     end, step = scenario.END, 600.0
