@@ -1,0 +1,73 @@
+"""``gpupool simulate``: replay a workload on the stack's pools and report who waits."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from gpupool.cli import options, steps, types
+from gpupool.cli.console import Console
+from gpupool.cli.exits import EXIT_OK, UsageError
+
+DESCRIPTION = """\
+Who would wait, and how long, on these pools? Replays a workload of jobs on the stack's pools
+on a simulated clock, under its scheduler, tenancy and autoscaling, and reports waits,
+allocation and cost per tenant and pool (with --base, each figure's change)."""
+
+EXAMPLES = """\
+examples:
+  gpupool simulate prod.yaml --workload jobs.csv
+  gpupool simulate prod.yaml --base main        # the stack at git ref main, too
+  gpupool simulate prod.yaml --saturate 100     # capacity mode"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the stack file, the workload, the knobs, the base, capacity mode, the format."""
+    options.stack_file(p)
+    options.workload(p, "the jobs to replay: CSV or JSON Lines (docs/workload.md); default: the "
+                     "stack's simulation.workload")
+    options.knob(p, "seed")
+    options.base(p, "replay the workload on another stack file, or this file at a git ref, too, "
+                 "and show each figure's change")
+    options.knob(p, "spot_interruptions_per_hour")
+    options.knob(p, "spot_shortage")
+    p.add_argument("--saturate", type=types.percent, default=None, metavar="PERCENT",
+                   help="capacity mode: draw pods from the workload until their GPU requests "
+                   "reach PERCENT of the pools' GPUs, none leaving, and show the allocated "
+                   "share as they arrive (the FGD paper's method)")
+    options.knob(p, "scale_up_seconds")
+    options.fmt(p, "markdown")
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    """Replay the workload (or fill the pools, ``--saturate``) and write the report."""
+    from gpupool.usecases import simulate as usecase
+    from gpupool.usecases.base import InvalidBaseError
+    from gpupool.views import simulate as view
+    from gpupool.views import validate as validate_view
+
+    stack = steps.stack(args.file, console)
+    prepared = steps.workload(args, console, stack, instead=", or give --workload FILE")
+    if prepared is None:
+        raise UsageError(f"gpupool simulate: {args.file} names no workload; give --workload FILE "
+                         "or a simulation block in the stack (docs/stack-file.md, simulation)")
+
+    def progress(name: str, done: int, total: int) -> None:
+        console.err(f"simulating {name}: {done} of {total} jobs submitted\n")
+
+    try:
+        if args.saturate is not None:
+            cap = usecase.capacity(Path(args.file), stack, prepared.workload, base=args.base,
+                                   percent=args.saturate, seed=prepared.settings.seed)
+            out = view.render_capacity(cap.stack, cap.workload, cap.seed, cap.head, args.format,
+                                       cap.base, cap.base_stack)
+        else:
+            result = usecase.simulate(Path(args.file), stack, prepared.workload, base=args.base,
+                                      settings=prepared.settings, progress=progress)
+            out = view.render(result.head, args.format, result.base)
+    except InvalidBaseError as exc:
+        console.err(validate_view.render([exc.result], "text").notes)
+        raise
+    console.err(out.notes)
+    console.out(out.result)
+    return EXIT_OK
