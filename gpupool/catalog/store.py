@@ -17,7 +17,6 @@ Instance names are exact, as the clouds' APIs are.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import math
 import os
@@ -759,42 +758,6 @@ def cloud(name: str) -> CloudFacts:
 def clouds() -> tuple[CloudFacts, ...]:
     """Return the facts of every cloud gpupool knows."""
     return tuple(_cloud_catalog().values())
-
-
-_MAX_NAME = 100
-
-
-def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
-    """Return up to ``n`` of ``candidates`` most similar to ``name``, best first.
-
-    Similarity is difflib's ratio on lower-cased strings, raised by 0.5 when the candidate
-    contains what was written (so ``A100`` suggests ``A100-80GB`` before ``A10``). There is no
-    cutoff: something is always suggested when there are candidates. Ties go alphabetically.
-
-    Args:
-        name: What the user wrote.
-        candidates: Known names.
-        n: How many suggestions at most.
-
-    Returns:
-        Up to ``n`` distinct candidates, most similar first.
-
-    """
-    # No known name is longer than 40 characters; comparing more only costs time (difflib is
-    # quadratic in the worst case, and a hostile file can put megabytes in one value).
-    wanted = name.strip().lower()[:_MAX_NAME]
-    matcher = difflib.SequenceMatcher(autojunk=False)
-    matcher.set_seq2(wanted)
-    scored: dict[str, float] = {}
-    for candidate in candidates:
-        if candidate in scored:
-            continue
-        folded = candidate.lower()
-        matcher.set_seq1(folded)
-        contained = bool(wanted) and wanted in folded
-        scored[candidate] = matcher.ratio() + (0.5 if contained else 0.0)
-    ranked = sorted(scored, key=lambda c: (-scored[c], c))
-    return ranked[: max(n, 0)]
 
 
 def datasets() -> tuple[Dataset, ...]:

@@ -386,17 +386,6 @@ def test_instances_filter_by_cloud_and_gpu_alias() -> None:
     assert len(catalog.instances()) == sum(len(catalog.instances(c)) for c in store.INSTANCE_CLOUDS)
 
 
-def test_closest_suggests_three_names() -> None:
-    """closest() ranks near misses first and always returns up to n names."""
-    aws_names = [e.name for e in catalog.instances(cloud="aws")]
-    assert catalog.closest("g6.xlarg", aws_names)[0] == "g6.xlarge"
-    assert catalog.closest("p5.48xl", aws_names)[0] == "p5.48xlarge"
-    assert len(catalog.closest("zzzz-unrelated", aws_names)) == 3
-    assert catalog.closest("A100", catalog.gpu_names())[:2] == ["A100-40GB", "A100-80GB"]
-    assert catalog.closest("x", ["b", "a"], n=5) == ["a", "b"]
-    assert catalog.closest("x", []) == []
-
-
 def test_malformed_data_is_rejected() -> None:
     """The loader refuses rows with unknown keys instead of ignoring a typo."""
     with pytest.raises(catalog.CatalogDataError, match="unexpected"):
