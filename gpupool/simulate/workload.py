@@ -22,10 +22,10 @@ import csv
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from difflib import get_close_matches
 from functools import partial
 from pathlib import Path
 
+from gpupool import didyoumean
 from gpupool.errors import InputError
 from gpupool.model import PRIORITIES, Stack
 from gpupool.simulate import openb
@@ -229,7 +229,7 @@ def _no_constant(name: str) -> float:
 
 
 def _did_you_mean(name: str, known: Iterable[str]) -> str:
-    hits = get_close_matches(name, list(known), n=1)
+    hits = didyoumean.closest(name, known, 1, cutoff=0.6, fold_case=False)
     return f" Did you mean {hits[0]!r}?" if hits else ""
 
 
