@@ -249,6 +249,28 @@ def _node_pool_cost(f: Mapping[str, Any], currency: str) -> tuple[MinMax, MinMax
     return hourly, equivalent, missing
 
 
+def first_node_price(members: list[Mapping[str, Any]], currency: str) -> float | None:
+    """Return what one GPU of a pool's first node costs an hour, whatever its node count.
+
+    The price of a unit does not depend on how many nodes run: a pool that scales from zero
+    (``nodes.min: 0``) still has one. Its first node is one of its spot group where it has one
+    (a split pool's on-demand group holds only its base, which is no node here), bought
+    on-demand where a mixed spot node pool keeps an on-demand base (its first nodes). None where
+    that price is unknown, in another currency than ``currency``, or the GPUs per node are.
+    """
+    if not members:
+        return None
+    f = next((m for m in members if m.get("capacity") == "spot"), members[0])
+    on_demand = f.get("capacity") != "spot" or _count(f.get("on_demand_base")) > 0
+    price = f.get("on_demand_price_hourly" if on_demand else "price_hourly")
+    per = f.get("gpus_per_node")
+    if _currency(f) != currency or not isinstance(price, (int, float)) or isinstance(price, bool):
+        return None
+    if not isinstance(per, (int, float)) or isinstance(per, bool) or per <= 0:
+        return None
+    return float(price) / float(per)
+
+
 def _pool_cost(pool: str, members: list[Mapping[str, Any]], currency: str) -> PoolCost:
     """Price the node-pool resources of one pool (its base amount left at zero).
 

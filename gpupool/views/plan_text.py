@@ -237,16 +237,28 @@ def capacity_rows(result: PlanResult) -> list[list[str]]:
 
 
 def unit_price(result: PlanResult, p: PoolCapacity) -> str:
-    """Return what one unit of a pool costs an hour: per GPU, per slot, or per MIG profile."""
+    """Return what one unit of a pool costs an hour: per GPU, per slot, or per MIG profile.
+
+    A unit's price can differ between the ends (a split spot pool's on-demand base costs more
+    per GPU at nodes.min than its blend at nodes.max), so a range reads from the least to the
+    most, whichever end that is at.
+    """
     per_gpu = result.tenant_cost.gpu_hourly.get(p.pool) if result.tenant_cost else None
     prices = slot_prices(p, per_gpu) if per_gpu is not None else ()
     if not prices or not any(v.known for _, v in prices):
         return "?"
     cur = result.cost.currency
     if len(prices) > 1:
-        return ", ".join(f"{name} {money(v, hourly, cur)}" for name, v in prices)
+        return ", ".join(f"{name} {money(low_high(v), hourly, cur)}" for name, v in prices)
     whole = (kind := modes.find(p.mode)) is not None and kind.whole
-    return f"{money(prices[0][1], hourly, cur)}/{'GPU' if whole else 'slot'}"
+    return f"{money(low_high(prices[0][1]), hourly, cur)}/{'GPU' if whole else 'slot'}"
+
+
+def low_high(mm: MinMax) -> MinMax:
+    """Return a range with its smaller end first (unchanged where an end is unknown)."""
+    if mm.min is None or mm.max is None or mm.min <= mm.max:
+        return mm
+    return MinMax(mm.max, mm.min)
 
 
 TENANT_COST_HEAD = ("tenant", "pool", "guaranteed GPUs", "guaranteed/month", "ceiling/month",
