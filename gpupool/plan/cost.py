@@ -56,6 +56,8 @@ class PoolCost:
             graph; None where its prices are the catalog's.
         price_currency: the currency of the pool's prices in the desired graph (None unpriced),
             which is not the plan's where ``unpriced`` says so.
+        price_region: the region its catalog prices are for (None for a declared price or
+            none), which may not be the stack's: a view says so beside the amounts.
 
     """
 
@@ -68,6 +70,7 @@ class PoolCost:
     existing_nodes: bool = False
     declared: str | None = None
     price_currency: str | None = None
+    price_region: str | None = None
 
     @property
     def monthly(self) -> MinMax:
@@ -287,6 +290,7 @@ def _pool_cost(pool: str, members: list[Mapping[str, Any]], currency: str) -> Po
                      if f.get("price_declared") is not None), None)  # fmt: skip
     priced = [_currency(f) for f in members if _priced(f)]
     money = priced[0] if priced else None
+    region = min((str(f["price_region"]) for f in members if f.get("price_region")), default=None)
     if existing and not priced:
         return PoolCost(pool, UNKNOWN, UNKNOWN, ZERO, existing_nodes=True, declared=declared)
     spot = [f.get("capacity") == "spot" for f in members]
@@ -300,7 +304,7 @@ def _pool_cost(pool: str, members: list[Mapping[str, Any]], currency: str) -> Po
         h, e, m = _node_pool_cost(f, currency)
         hourly, equivalent, missing = hourly + h, equivalent + e, [*missing, *m]
     return PoolCost(pool, hourly, equivalent, ZERO, tuple(dict.fromkeys(missing)), fallback,
-                    existing, declared, money)  # fmt: skip
+                    existing, declared, money, region)  # fmt: skip
 
 
 def pool_costs(graph: ResourceGraph, currency: str | None = None) -> dict[str, PoolCost]:
