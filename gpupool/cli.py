@@ -452,24 +452,33 @@ def _confirm(console: _Console, question: str, what: str) -> bool:
 def _cmd_preview(args: argparse.Namespace) -> int:
     from gpupool.usecases import engine
 
-    stack = _stack(args)
+    stack, found = _checked_stack(args)
     result = engine.preview(Path(args.file), stack, _progress(_console(args)),
                             refresh=args.refresh)
-    _show_plan(args, result)
+    _show_plan(args, _noted(result, found, args.file))
     return EXIT_CHANGES if args.detailed_exitcode and result.has_changes else EXIT_OK
+
+
+def _noted(result: PlanResult, found: Sequence[Diagnostic], file: str) -> PlanResult:
+    """Return the engine's plan with the stack file's warnings and advice, as ``plan`` has them."""
+    import dataclasses
+
+    kept = tuple(d for d in found if not d.is_error)
+    return dataclasses.replace(result, diagnostics=kept, stack_file=file)
 
 
 def _cmd_up(args: argparse.Namespace) -> int:
     from gpupool.usecases import engine, expect
     from gpupool.views import engine as engine_view
 
-    stack = _stack(args)
+    stack, found = _checked_stack(args)
     console = _console(args)
     reviewed = expect.load_reviewed(Path(args.expect), stack.name) if args.expect else None
     shown: list[PlanResult] = []
 
     def approve(preview: PlanResult) -> bool:
         """Show the plan about to be applied, hold it against the reviewed one, then ask."""
+        preview = _noted(preview, found, args.file)
         shown.append(preview)
         asking = not args.yes and preview.has_changes
         if args.format == "text" or asking:  # a person about to answer reads it as text

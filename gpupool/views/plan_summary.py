@@ -83,7 +83,7 @@ def summary_lines(result: PlanResult) -> list[str]:
         lines.append("  Warnings: none")
     if result.advice:
         n = len(result.advice)
-        lines.append(f"  Advice: {n} item{'s' * (n != 1)} (what would save money), under Advice")
+        lines.append(f"  Advice: {n} item{'s' * (n != 1)} that would save money, listed at the end")
     return lines
 
 
