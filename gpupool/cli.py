@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from gpupool.model import Stack
     from gpupool.plan import PlanResult
     from gpupool.simulate.jobs import Workload
+    from gpupool.spec.diagnostics import Diagnostic
     from gpupool.usecases.simulate import NamedWorkload
 
 EXIT_OK = 0
@@ -223,6 +224,12 @@ def _stack(args: argparse.Namespace) -> Stack:
         _InvalidStackError: the file has errors (their diagnostics ride on it for JSON).
 
     """
+    stack, _ = _checked_stack(args)
+    return stack
+
+
+def _checked_stack(args: argparse.Namespace) -> tuple[Stack, tuple[Diagnostic, ...]]:
+    """Return ``_stack``'s stack with the file's diagnostics (its warnings and advice)."""
     from gpupool.usecases.validate import load_stack
     from gpupool.views.validate import stack_diagnostics
 
@@ -235,7 +242,7 @@ def _stack(args: argparse.Namespace) -> Stack:
             f"`gpupool validate {args.file}` lists them",
             [d.to_json() for d in checked.diagnostics],
         )
-    return checked.stack
+    return checked.stack, tuple(checked.diagnostics)
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
@@ -243,13 +250,14 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from gpupool.usecases.base import InvalidBaseError
     from gpupool.views import validate as validate_view
 
-    stack = _stack(args)
+    stack, found = _checked_stack(args)
     try:
-        result = plan.plan(Path(args.file), stack, args.base, force_base=args.force_base)
+        result = plan.plan(Path(args.file), stack, args.base, force_base=args.force_base,
+                           diagnostics=found, shown_as=args.file)
     except InvalidBaseError as exc:
         _console(args).err(validate_view.render([exc.result], "text").notes)
         raise
-    named = None if args.no_simulation else _named_workload(args, stack)
+    named = None if args.no_simulation or args.summary else _named_workload(args, stack)
     if named is None:
         _show_plan(args, result)
     else:
@@ -330,7 +338,7 @@ def _show_plan(args: argparse.Namespace, result: PlanResult, *, stderr: bool = F
     from gpupool.views import plan as view
 
     fmt = "text" if stderr else args.format
-    out = view.render(result, fmt)
+    out = view.render(result, fmt, summary=getattr(args, "summary", False))
     console = _console(args)
     console.err(out.notes)
     if stderr:
@@ -444,24 +452,33 @@ def _confirm(console: _Console, question: str, what: str) -> bool:
 def _cmd_preview(args: argparse.Namespace) -> int:
     from gpupool.usecases import engine
 
-    stack = _stack(args)
+    stack, found = _checked_stack(args)
     result = engine.preview(Path(args.file), stack, _progress(_console(args)),
                             refresh=args.refresh)
-    _show_plan(args, result)
+    _show_plan(args, _noted(result, found, args.file))
     return EXIT_CHANGES if args.detailed_exitcode and result.has_changes else EXIT_OK
+
+
+def _noted(result: PlanResult, found: Sequence[Diagnostic], file: str) -> PlanResult:
+    """Return the engine's plan with the stack file's warnings and advice, as ``plan`` has them."""
+    import dataclasses
+
+    kept = tuple(d for d in found if not d.is_error)
+    return dataclasses.replace(result, diagnostics=kept, stack_file=file)
 
 
 def _cmd_up(args: argparse.Namespace) -> int:
     from gpupool.usecases import engine, expect
     from gpupool.views import engine as engine_view
 
-    stack = _stack(args)
+    stack, found = _checked_stack(args)
     console = _console(args)
     reviewed = expect.load_reviewed(Path(args.expect), stack.name) if args.expect else None
     shown: list[PlanResult] = []
 
     def approve(preview: PlanResult) -> bool:
         """Show the plan about to be applied, hold it against the reviewed one, then ask."""
+        preview = _noted(preview, found, args.file)
         shown.append(preview)
         asking = not args.yes and preview.has_changes
         if args.format == "text" or asking:  # a person about to answer reads it as text
@@ -700,6 +717,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the workload file's format (default: from its extension)")
     p.add_argument("--no-simulation", action="store_true",
                    help="leave out the simulated section the stack's simulation block asks for")
+    p.add_argument("--summary", action="store_true",
+                   help="print only the summary: counts of changes, cost and its change, "
+                   "warnings (no simulation is run)")
     _detailed_exitcode(p)
     _formats(p, "markdown")
     p.set_defaults(handler=_cmd_plan)
