@@ -25,6 +25,7 @@ import os
 import re
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -366,6 +367,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     def progress(name: str, done: int, total: int) -> None:
         console.err(f"simulating {name}: {done} of {total} jobs submitted\n")
 
+    clock = _SimulatedClock(console)
+
     try:
         if args.saturate is not None:
             cap = usecase.capacity(Path(args.file), stack, workload, base=args.base,
@@ -374,7 +377,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                                        cap.base, cap.base_stack)
         else:
             result = usecase.simulate(Path(args.file), stack, workload, base=args.base,
-                                      settings=settings, progress=progress)
+                                      settings=settings, progress=progress, clock=clock)
             out = view.render(result.head, args.format, result.base)
     except InvalidBaseError as exc:
         console.err(validate_view.render([exc.result], "text").notes)
@@ -382,6 +385,27 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     console.err(out.notes)
     console.out(out.result)
     return EXIT_OK
+
+
+class _SimulatedClock:
+    """Prints how far a long run has come in simulated time, at most every ``EVERY`` seconds.
+
+    Nothing is printed in a run's first ``EVERY`` wall seconds, so short runs (and every test's
+    output) stay as they were.
+    """
+
+    EVERY = 5.0
+
+    def __init__(self, console: _Console) -> None:
+        self.console = console
+        self.last = time.monotonic()
+
+    def __call__(self, name: str, seconds: float) -> None:
+        now = time.monotonic()
+        if now - self.last < self.EVERY:
+            return
+        self.last = now
+        self.console.err(f"simulating {name}: {seconds / 3600:,.1f} simulated hours so far\n")
 
 
 def _chance(text: str) -> float:

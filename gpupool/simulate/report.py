@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpupool.formats import FORMAT_VERSION
-from gpupool.simulate.engine import REJECTED, Gang, Outcome
+from gpupool.simulate.engine import GAVE_UP_STATE, REJECTED, Gang, Outcome
 
 TIMELINE_POINTS = 120
 """Points of the queue and allocation timeline kept for charts (evenly spaced in time)."""
@@ -114,6 +114,8 @@ def _tenant(name: str, gangs: list[Gang], outcome: Outcome) -> TenantFigures:
         else:
             started += n
             waits.extend([g.first_start - g.job.submit] * n)
+            if g.state == GAVE_UP_STATE:  # it ran, but never to its end
+                reasons[g.reason] = reasons.get(g.reason, 0) + n
         preempted += g.preemptions * n
         interrupted += g.interruptions * n
         lost += g.gpu_seconds_lost

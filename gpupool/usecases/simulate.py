@@ -92,7 +92,8 @@ class SimulationResult:
 
 def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | None,
              settings: Settings,
-             progress: Callable[[str, int, int], None] | None = None) -> SimulationResult:
+             progress: Callable[[str, int, int], None] | None = None,
+             clock: Callable[[str, float], None] | None = None) -> SimulationResult:
     """Replay ``workload`` on ``stack`` (and on the ``--base`` stack) and report both runs.
 
     Args:
@@ -102,6 +103,7 @@ def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | 
         base: ``--base`` as given, or None.
         settings: seed, spot interruption rate, autoscaler timings.
         progress: called with (stack name, jobs submitted, jobs in all) on long runs.
+        clock: called with (stack name, simulated seconds) now and then as a run goes.
 
     Raises:
         InvalidBaseError: the base stack file is invalid.
@@ -115,8 +117,14 @@ def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | 
             return None
         return lambda done, total: progress(name, done, total)
 
-    head = report(*simulate_metered(stack, workload, settings, tell(stack.name)))
-    before = (report(*simulate_metered(other, workload, settings, tell(other.name)))
+    def at(name: str) -> Callable[[float], None] | None:
+        if clock is None:
+            return None
+        return lambda seconds: clock(name, seconds)
+
+    head = report(*simulate_metered(stack, workload, settings, tell(stack.name), at(stack.name)))
+    before = (report(*simulate_metered(other, workload, settings, tell(other.name),
+                                       at(other.name)))
               if other else None)
     return SimulationResult(head, before)
 
