@@ -227,9 +227,7 @@ class Prometheus:
                 "query endpoint, and not a proxy's login page?)"
             )
         if document["status"] == "error":
-            raise PrometheusError(
-                f"{self.url} refused a query: {one_line(document.get('error', '?'))}"
-            )
+            raise PrometheusError(f"{self.url} refused a query: {_reason(document)}")
         return document.get("data")
 
     def _refusal(self, err: urllib.error.HTTPError, path: str) -> PrometheusError:
@@ -321,8 +319,13 @@ def _points(values: object, url: str) -> list[tuple[float, float]]:
 def _api_error(raw: bytes) -> str | None:
     document = _json(raw)
     if isinstance(document, dict) and document.get("status") == "error":
-        return one_line(document.get("error", "?"))
+        return _reason(document)
     return None
+
+
+def _reason(document: Mapping[str, object]) -> str:
+    """Return the API's ``error`` text of an error answer on one line (never empty)."""
+    return one_line(document.get("error", "")) or "it gave no reason"
 
 
 def _result(data: object, kind: str, url: str) -> list[dict[str, object]]:

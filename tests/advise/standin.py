@@ -33,7 +33,7 @@ class StandIn:
     """A running stand-in: its URL and the requests it received, in order."""
 
     url: str
-    seen: list[Seen] = field(default_factory=list)
+    seen: list[Seen] = field(default_factory=list, repr=False)
 
 
 @contextmanager
