@@ -28,7 +28,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
@@ -580,36 +579,9 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _duration_seconds(text: str, flag: str) -> float:
-    """Seconds in a duration such as ``14d``, ``36h``, ``90m`` (a usage error otherwise)."""
-    units = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
-    number, unit = text[:-1], text[-1:]
-    if unit not in units or not number.isdigit() or int(number) <= 0:
-        raise _UsageError(f"gpupool advise: {flag} takes a duration such as 14d, 36h or 90m, "
-                          f"not {text!r}")
-    return int(number) * units[unit]
-
-
-def _until(text: str | None) -> float | None:
-    """Return ``--until`` as unix seconds: unix seconds or an RFC 3339 time with its offset."""
-    if text is None:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        moment = None
-    if moment is None or moment.tzinfo is None:
-        raise _UsageError(f"gpupool advise: --until takes unix seconds or an RFC 3339 time with "
-                          f"its offset such as 2026-12-01T00:00:00Z, not {text!r}")
-    return moment.timestamp()
-
-
 def _cmd_advise(args: argparse.Namespace) -> int:
     from gpupool.advise.prometheus import auth_from, environment
+    from gpupool.secrets import secret_values
     from gpupool.usecases import advise
     from gpupool.views import advise as view
 
@@ -620,7 +592,6 @@ def _cmd_advise(args: argparse.Namespace) -> int:
                           "try it offline on a bundled example)")
     if args.write and args.in_place:
         raise _UsageError("gpupool advise: give --write FILE or --in-place, not both")
-    since = _duration_seconds(args.since, "--since")
     stack = _stack(args)
     console = _console(args)
     auth = auth_from(
@@ -629,12 +600,14 @@ def _cmd_advise(args: argparse.Namespace) -> int:
         basic_auth_file=Path(args.basic_auth_file) if args.basic_auth_file else None,
         ca_file=Path(args.ca_file) if args.ca_file else None,
     )
+    # a secret read from a file is kept out of every message, as one from the environment is
+    _Run.secrets = [*(_Run.secrets or secret_values()), *auth.secrets()]
     target = Path(args.file) if args.in_place else Path(args.write) if args.write else None
     named = _named_workload(args, stack) if args.workload else None  # advise reads no block
     replay = _read_workload(args, stack, named) if named is not None else None
     result = advise.advise(
-        Path(args.file), stack, url=args.prometheus, since_seconds=since, auth=auth,
-        write=target, end=_until(args.until),
+        Path(args.file), stack, url=args.prometheus, since_seconds=args.since, auth=auth,
+        write=target, end=args.until,
         export_workload=Path(args.export_workload) if args.export_workload else None,
         replay=replay,
         progress=lambda line: console.err(f"{line}...\n"),
@@ -657,7 +630,7 @@ def _cmd_advise_demo(args: argparse.Namespace) -> int:
         raise _UsageError(f"gpupool advise --demo advises its own bundled stack and server: "
                           f"drop {', '.join(given)}")
     console = _console(args)
-    result = advise_demo.demo(_duration_seconds(args.since, "--since"),
+    result = advise_demo.demo(args.since,
                               progress=lambda line: console.err(f"{line}...\n"))
     _out(view.render(result, args.format))
     return EXIT_OK
@@ -688,6 +661,7 @@ def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser for every command."""
     # the cloud names come from the plug-ins and the catalog, which ``--version`` never needs
     from gpupool import clouds
+    from gpupool.advise import window
     from gpupool.catalog import INSTANCE_CLOUDS
 
     parser = _Parser(
@@ -789,8 +763,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true",
                    help="try advise offline: serve 14 generated days of a bundled example "
                    "stack's metrics on 127.0.0.1 and advise that stack")
-    p.add_argument("--since", metavar="DURATION", default="14d",
-                   help="how far back to read (default: 14d)")
+    p.add_argument("--since", metavar="DURATION", default="14d", type=window.since,
+                   help=f"how far back to read, at most {window.MAX_SINCE_DAYS}d (default: 14d)")
     p.add_argument("--bearer-token-file", metavar="FILE",
                    help="a file holding the bearer token (else GPUPOOL_PROMETHEUS_TOKEN)")
     p.add_argument("--basic-auth-file", metavar="FILE",
@@ -801,8 +775,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the stack with every recommendation to FILE (comments kept)")
     p.add_argument("--in-place", action="store_true",
                    help="write the recommendations into the stack file itself")
-    p.add_argument("--until", metavar="TIME",
-                   help="end the window at TIME (unix seconds or RFC 3339) instead of now")
+    p.add_argument("--until", metavar="TIME", type=window.until,
+                   help="end the window at TIME (unix seconds or RFC 3339, 1970 to 9999) "
+                   "instead of now")
     p.add_argument("--export-workload", metavar="FILE",
                    help="write the GPU pods seen in the window as a `gpupool simulate` "
                    "workload CSV; without --workload, the edits are replayed with it")

@@ -17,7 +17,8 @@ The rules, and the thresholds they use:
 * ``lower-floor`` (``advise.floor``): ``nodes.min`` nodes idle (every GPU under 1 GiB) at the
   floor for longer than the scale-ups a lower floor brings would keep pods waiting;
 * ``tenant-quota``: a tenant whose p95 requested GPUs is under half its quota (lower it to the
-  p95 with headroom, rounded up) or above its quota (raise it to the p95).
+  p95 with headroom, rounded up) or above its quota (raise it to the p95); requests above what a
+  quota can hold (``MAX_QUOTA_GPUS``) are a gap, not a quota.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ from gpupool.model import Pool, Stack
 HEADROOM = 1.25  # p99 memory times this must fit a slot
 LOW_SHARE = 0.5  # at most this share of a GPU's memory and compute: worth sharing
 MAX_REPLICAS = 8  # time-slicing replicas gpupool proposes at most
+# the most GPUs a quota can hold (the schema's tenants[].quota.gpus maximum): requests beyond it
+# are no use a stack could be sized for, so no quota is proposed from them
+MAX_QUOTA_GPUS = 100_000
 
 
 def _judgeable(use: PoolUse, cover: Coverage | None, gaps: list[str]) -> bool:
@@ -149,13 +153,19 @@ def share_gpus(
     )
 
 
-def tenant_quota(stack: Stack, ev: Evidence) -> list[Recommendation]:
-    """Propose a tenant quota nearer its use, both ways."""
+def tenant_quota(stack: Stack, ev: Evidence, gaps: list[str]) -> list[Recommendation]:
+    """Propose a tenant quota nearer its use, both ways (never from more than a quota holds)."""
     out: list[Recommendation] = []
     for i, tenant in enumerate(stack.tenants):
         use = ev.tenants.get(tenant.name)
         quota = tenant.quota_gpus
         if use is None or quota is None or quota <= 0:
+            continue
+        if use.gpus_max > MAX_QUOTA_GPUS:
+            gaps.append(
+                f"tenant {tenant.name}: its pods requested {use.gpus_max:.3g} GPUs at most, more "
+                f"than a quota can hold ({MAX_QUOTA_GPUS:,}): the series is wrong, not judged"
+            )
             continue
         target = math.ceil(use.gpus_p95 * HEADROOM) if use.gpus_p95 > 0 else 0
         if use.gpus_p95 < LOW_SHARE * quota and target < quota:
@@ -222,5 +232,5 @@ def recommend(
                                           ev.window_seconds, gpu_hourly.get(pool.name), gaps)
             if grown is not None:
                 out.append(grown)
-    out.extend(tenant_quota(stack, ev))
+    out.extend(tenant_quota(stack, ev, gaps))
     return out, gaps

@@ -8,7 +8,8 @@ tolerance (``advise.workload.regressions``); one that fails either is dropped an
 says why. With ``--export-workload`` the replay of today's stack is also set against what the
 window showed (``advise.workload.fidelity``).
 ``--write FILE`` / ``--in-place`` writes the file with every kept edit (checked together again),
-atomically, and only after every step succeeded.
+atomically, only after every step succeeded, and only when the stack file is still what was read
+(``advise.edit.write_back``: nothing made meanwhile is lost).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from gpupool.advise.recommendation import Dropped, Recommendation
 from gpupool.advise.report import AdviseResult
 from gpupool.assemble import build
 from gpupool.errors import InputError
-from gpupool.files import TooLargeError, UnsafePathError, read_regular, write_atomic
+from gpupool.files import write_atomic
 from gpupool.graph import ResourceGraph
 from gpupool.model import Stack
 from gpupool.plan.cost import price_currency
@@ -82,8 +83,9 @@ def advise(
 
     """
     try:
-        text = read_regular(stack_file, STACK_LIMIT).decode("utf-8")
-    except (OSError, UnicodeDecodeError, TooLargeError, UnsafePathError) as err:
+        source = edit.read_source(stack_file, STACK_LIMIT)
+        text = source.text
+    except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read {stack_file} again to edit it: {err}") from err
     server = Prometheus(url, auth)
     until = end if end is not None else time.time()
@@ -137,7 +139,7 @@ def advise(
                 f"the recommendations together do not validate, nothing written: {why}"
             )
         try:
-            write_atomic(write, edit.apply(text, edits).encode("utf-8"))
+            edit.write_back(source, write, edit.apply(text, edits).encode("utf-8"), STACK_LIMIT)
         except OSError as err:
             raise InputError(f"cannot write {write}: {err.strerror or err}") from err
         written = str(write)
