@@ -290,7 +290,8 @@ def _read_workload(args: argparse.Namespace, stack: Stack, named: NamedWorkload)
                else ", or give --workload FILE")
         )
     workload = reader.read_workload(path, fmt)
-    problems = diagnostics.sort(reader.check_workload(stack, workload))
+    problems = diagnostics.sort(reader.check_workload(
+        stack, workload, replay=getattr(args, "saturate", None) is None))
     _console(args).err("".join(diagnostics.format_text(d) + "\n" for d in problems))
     errors = sum(1 for d in problems if d.is_error)
     if errors:
@@ -348,11 +349,20 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     stack = _stack(args)
     console = _console(args)
-    named = _named_workload(args, stack)
-    if named is None:
-        raise _UsageError(f"gpupool simulate: {args.file} names no workload; give --workload FILE "
-                          "or a simulation block in the stack (docs/stack-file.md, simulation)")
-    workload = _read_workload(args, stack, named)
+    if args.generate is not None:
+        if args.workload is not None:
+            raise _UsageError("gpupool simulate: give --workload FILE or --generate, not both")
+        named, workload = usecase.generated(
+            stack, jobs=args.generate, seed=args.seed,
+            spot_interruptions_per_hour=args.spot_interruptions_per_hour,
+            spot_shortage=args.spot_shortage)
+    else:
+        named = _named_workload(args, stack)
+        if named is None:
+            raise _UsageError(f"gpupool simulate: {args.file} names no workload; give --workload "
+                              "FILE, --generate, or a simulation block in the stack "
+                              "(docs/stack-file.md, simulation)")
+        workload = _read_workload(args, stack, named)
     settings = named.settings(args.scale_up_seconds)
 
     def progress(name: str, done: int, total: int) -> None:
@@ -381,6 +391,42 @@ def _chance(text: str) -> float:
     if value > 1:
         raise argparse.ArgumentTypeError(f"must be a chance from 0 to 1, not {text}")
     return value
+
+
+def _at_most(most: float, what: str) -> Callable[[str], float]:
+    """Return a flag type: a finite number from 0 to ``most`` (docs/workload.md, Bounds)."""
+
+    def read(text: str) -> float:
+        value = _non_negative(text)
+        if value > most:
+            raise argparse.ArgumentTypeError(f"must be {what} from 0 to {most:,g}, not {text}")
+        return value
+
+    return read
+
+
+def _generate(text: str) -> int:
+    """Read ``--generate``'s count of jobs, saying where the stack file goes when it is not one."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"takes a number of jobs, not {text[:40]!r}; name the "
+                                         "stack file before it: gpupool simulate FILE --generate")
+    return _whole(1, 100_000)(text)
+
+
+def _whole(low: int, high: int) -> Callable[[str], int]:
+    """Return a flag type: a whole number from ``low`` to ``high``."""
+
+    def read(text: str) -> int:
+        digits = text.strip()
+        if not (digits.lstrip("-").isascii() and digits.lstrip("-").isdigit()) or len(digits) > 20:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}, "
+                                             f"not {text[:40]!r}")
+        value = int(digits)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}, not {value}")
+        return value
+
+    return read
 
 
 def _non_negative(text: str) -> float:
@@ -543,10 +589,20 @@ def _duration_seconds(text: str, flag: str) -> float:
     """Seconds in a duration such as ``14d``, ``36h``, ``90m`` (a usage error otherwise)."""
     units = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
     number, unit = text[:-1], text[-1:]
-    if unit not in units or not number.isdigit() or int(number) <= 0:
+    if (unit not in units or not number.isascii() or not number.isdigit() or len(number) > 12
+            or int(number) <= 0):
         raise _UsageError(f"gpupool advise: {flag} takes a duration such as 14d, 36h or 90m, "
-                          f"not {text!r}")
-    return int(number) * units[unit]
+                          f"not {text[:40]!r}")
+    seconds = int(number) * units[unit]
+    if seconds > _MAX_WINDOW:  # the window is exported as a workload, which spans 366 days
+        raise _UsageError(f"gpupool advise: {flag} is at most 366d, not {text}")
+    return seconds
+
+
+#: The longest ``--since`` window (a workload's span, docs/workload.md, Bounds) and the latest
+#: ``--until`` (9999-12-31T23:59:59Z, the last time RFC 3339 writes).
+_MAX_WINDOW = 366 * 86400.0
+_LATEST = 253402300799.0
 
 
 def _until(text: str | None) -> float | None:
@@ -554,17 +610,22 @@ def _until(text: str | None) -> float | None:
     if text is None:
         return None
     try:
-        return float(text)
+        seconds: float | None = float(text)
     except ValueError:
-        pass
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        moment = None
-    if moment is None or moment.tzinfo is None:
-        raise _UsageError(f"gpupool advise: --until takes unix seconds or an RFC 3339 time with "
-                          f"its offset such as 2026-12-01T00:00:00Z, not {text!r}")
-    return moment.timestamp()
+        seconds = None
+    if seconds is None:
+        try:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            moment = None
+        if moment is None or moment.tzinfo is None:
+            raise _UsageError(f"gpupool advise: --until takes unix seconds or an RFC 3339 time "
+                              f"with its offset such as 2026-12-01T00:00:00Z, not {text[:40]!r}")
+        seconds = moment.timestamp()
+    if not 0 <= seconds <= _LATEST:  # nan and inf too
+        raise _UsageError(f"gpupool advise: --until is from 1970-01-01T00:00:00Z (unix 0) to "
+                          f"9999-12-31T23:59:59Z ({_LATEST:.0f}), not {text[:40]}")
+    return seconds
 
 
 def _cmd_advise(args: argparse.Namespace) -> int:
@@ -686,16 +747,21 @@ def build_parser() -> argparse.ArgumentParser:
                    "stack's simulation.workload")
     p.add_argument("--workload-format", choices=("csv", "jsonl", "openb"), default=None,
                    help="the workload file's format (default: from its extension)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed of the spot interruptions (default: the stack's simulation.seed, "
-                   "else 0); the same seed gives the same output")
+    p.add_argument("--generate", type=_generate, nargs="?", const=200, default=None,
+                   metavar="JOBS", help="replay JOBS jobs (default 200) made up for the stack "
+                   "instead of a file: its tenants on their pools, shapes its GPUs hold, a day "
+                   "of arrivals; seeded by --seed")
+    p.add_argument("--seed", type=_whole(0, 2**32 - 1), default=None,
+                   help="seed of the spot interruptions and of --generate (0 to 4294967295; "
+                   "default: the stack's simulation.seed, else 0); the same seed gives the same "
+                   "output")
     p.add_argument(
         "--base",
         metavar="FILE|GIT-REF",
         help="replay the workload on another stack file, or this file at a git ref, too, "
         "and show each figure's change",
     )
-    p.add_argument("--spot-interruptions-per-hour", type=_non_negative, default=None,
+    p.add_argument("--spot-interruptions-per-hour", type=_at_most(3600, "a rate"), default=None,
                    metavar="RATE", help="interruptions per spot node and hour (default: the "
                    "stack's simulation.spotInterruptionsPerHour, else 0)")
     p.add_argument("--spot-shortage", type=_chance, default=None, metavar="CHANCE",
@@ -706,7 +772,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="capacity mode: draw pods from the workload until their GPU requests "
                    "reach PERCENT of the pools' GPUs, none leaving, and show the allocated "
                    "share as they arrive (the FGD paper's method)")
-    p.add_argument("--scale-up-seconds", type=_non_negative, default=None, metavar="SECONDS",
+    p.add_argument("--scale-up-seconds", type=_at_most(86400, "seconds"), default=None,
+                   metavar="SECONDS",
                    help="from a scale-up to a ready node (default 300, the cluster-autoscaler "
                    "FAQ's usual 5 minutes)")
     _formats(p, "markdown")
