@@ -33,6 +33,7 @@ def check_workload(stack: Stack, workload: Workload, *, replay: bool = True) -> 
     """
     problems = Problems(workload.source)
     names = _Names(stack)
+    unshared_at: dict[tuple[str | None, str | None], Diagnostic | None] = {}
     for job in workload.jobs:
         for problem in names.problems(job):
             problems.add(problem, job.line)
@@ -47,7 +48,10 @@ def check_workload(stack: Stack, workload: Workload, *, replay: bool = True) -> 
                 job.line,
             )
         if job.fraction is not None:
-            unshared = _unshared_fraction(stack, job)
+            where = (job.tenant, job.pool)  # all a row's pools depend on
+            if where not in unshared_at:
+                unshared_at[where] = _unshared_fraction(stack, job)
+            unshared = unshared_at[where]
             if unshared is not None:
                 problems.add(unshared, job.line)
     out = list(problems.found)
@@ -76,9 +80,17 @@ class _Names:
         self.layouts = {p.name: {name for name, _ in p.sharing.mig_layout} for p in stack.pools}
         self.every_profile = set().union(*self.layouts.values()) if self.layouts else set()
         self.known_tenants, self.known_pools = set(self.tenants), set(self.pools)
+        self._seen: dict[tuple[str | None, ...], list[Diagnostic]] = {}
 
     def problems(self, job: Job) -> list[Diagnostic]:
-        """Return an error for each name of ``job`` the stack lacks."""
+        """Return an error for each name of ``job`` the stack lacks (kept per distinct names)."""
+        key = (job.tenant, job.priority, job.pool, job.mig)
+        found = self._seen.get(key)
+        if found is None:
+            found = self._seen[key] = self._problems(job)
+        return found
+
+    def _problems(self, job: Job) -> list[Diagnostic]:
         found = []
         stack = self.stack
         if job.tenant is not None and job.tenant not in self.known_tenants:
