@@ -32,7 +32,7 @@ from gpupool.simulate.fit import check_workload as check_workload
 from gpupool.simulate.fit import did_you_mean
 from gpupool.simulate.jobs import Job, Workload
 from gpupool.simulate.source import Problems, lines
-from gpupool.spec.diagnostics import error
+from gpupool.spec.diagnostics import Diagnostic, error
 
 FORMATS = ("csv", "jsonl", "openb")
 #: File suffixes and the format each means when no format is given.
@@ -261,38 +261,8 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
             cache.get(raw, _BAD) if raw is None or type(raw) is str else _BAD
             for raw, cache in zip(cells, caches, strict=True)
         ]
-        bad = False
-        for index in [i for i, v in enumerate(values) if v is _BAD]:
-            column, raw = COLUMNS[index], cells[index]
-            if raw is None or (not from_json and type(raw) is str and (not raw or raw.isspace())):
-                if column.required:
-                    problems.add(
-                        error(
-                            "workload.missing-value",
-                            f"{column.name} is required",
-                            f"{column.name}: {column.meaning}.",
-                        ),
-                        line,
-                        where(index),
-                    )
-                    bad = True
-                values[index] = column.default
-                continue
-            try:
-                value = readers[index](raw)
-            except BadValue as exc:
-                problems.add(
-                    error("workload.bad-value", str(exc), f"{column.name}: {column.meaning}."),
-                    line,
-                    where(index),
-                )
-                bad = True
-                values[index] = None
-                continue
-            cache = caches[index]
-            if type(raw) is str and len(cache) < _CACHED:
-                cache[raw] = value
-            values[index] = value
+        bad = _read_cells(cells, values, (readers, caches), line, where, problems,
+                          from_json=from_json)
         if bad or not _shape_ok(values, line, where, problems):
             continue
         submit = values[_SUBMIT]
@@ -301,19 +271,7 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
             if kind is None:
                 kind = (submit.rfc3339, line)
             elif kind[0] != submit.rfc3339:
-                problems.add(
-                    error(
-                        "workload.mixed-times",
-                        "submit is "
-                        + ("an RFC 3339 time" if submit.rfc3339 else "seconds")
-                        + f", line {kind[1]}'s is "
-                        + ("an RFC 3339 time" if kind[0] else "seconds"),
-                        "A file's submit times are all seconds from the start or all RFC 3339 "
-                        "times (the earliest is then 0).",
-                    ),
-                    line,
-                    where(_SUBMIT),
-                )
+                problems.add(_mixed_times(submit, kind), line, where(_SUBMIT))
                 continue
         name = values[_NAME]
         if name is None:
@@ -354,6 +312,59 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
     if kind is not None and kind[0] and jobs:
         jobs = _from_earliest(jobs, columns, problems)
     return jobs
+
+
+def _read_cells(cells: list[object], values: list[object],
+                read: tuple[list[Callable[[object], object]], list[dict[object, object]]],
+                line: int, where: Callable[[int], int], problems: Problems, *,
+                from_json: bool) -> bool:
+    """Read the cells not found in the caches into ``values``; return True when one was bad."""
+    readers, caches = read
+    bad = False
+    for index in [i for i, v in enumerate(values) if v is _BAD]:
+        column, raw = COLUMNS[index], cells[index]
+        if raw is None or (not from_json and type(raw) is str and (not raw or raw.isspace())):
+            if column.required:
+                problems.add(
+                    error(
+                        "workload.missing-value",
+                        f"{column.name} is required",
+                        f"{column.name}: {column.meaning}.",
+                    ),
+                    line,
+                    where(index),
+                )
+                bad = True
+            values[index] = column.default
+            continue
+        try:
+            value = readers[index](raw)
+        except BadValue as exc:
+            problems.add(
+                error("workload.bad-value", str(exc), f"{column.name}: {column.meaning}."),
+                line,
+                where(index),
+            )
+            bad = True
+            values[index] = None
+            continue
+        cache = caches[index]
+        if type(raw) is str and len(cache) < _CACHED:
+            cache[raw] = value
+        values[index] = value
+    return bad
+
+
+def _mixed_times(submit: Submit, kind: tuple[bool, int]) -> Diagnostic:
+    def what(rfc3339: bool) -> str:
+        return "an RFC 3339 time" if rfc3339 else "seconds"
+
+    return error(
+        "workload.mixed-times",
+        f"submit is {what(submit.rfc3339)}, line {kind[1]}'s is {what(kind[0])}",
+        "A file's submit times are all seconds from the start or all RFC 3339 times (the "
+        "earliest is then 0).",
+    )
 
 
 def _from_earliest(jobs: list[Job], columns: list[int], problems: Problems) -> list[Job]:

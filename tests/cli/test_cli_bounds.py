@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from pathlib import Path
 
 import pytest
 
@@ -106,3 +107,22 @@ def test_the_documented_generate_examples_are_what_simulate_prints(
         run(words[1:])
         got = capsys.readouterr()
         assert got.out + got.err == shown + "\n", command
+
+
+@pytest.mark.parametrize("line", [
+    "seed: -1", "seed: 4294967296", "seed: .inf", "seed: 1.5",
+    "spotInterruptionsPerHour: .nan", "spotInterruptionsPerHour: 3601",
+    "spotShortage: .nan", "spotShortage: 1.5", "spotShortage: -0.1",
+])  # fmt: skip
+def test_the_simulation_blocks_figures_out_of_bounds_are_stack_errors(
+    tmp_path: Path, line: str, capsys: Capture
+) -> None:
+    """The block's figures are the stack schema's to bound (a regression guard)."""
+    text = (EXAMPLES / "azure-kai-fair.yaml").read_text(encoding="utf-8")
+    head = text.split("\nsimulation:", 1)[0]
+    (tmp_path / "w.csv").write_text("duration\n60\n", encoding="utf-8")
+    stack = tmp_path / "stack.yaml"
+    stack.write_text(f"{head}\nsimulation:\n  workload: w.csv\n  {line}\n", encoding="utf-8")
+    assert run(["simulate", str(stack), "--format", "json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["error"]["kind"] == "invalid-stack"
