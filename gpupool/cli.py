@@ -298,7 +298,8 @@ def _read_workload(args: argparse.Namespace, stack: Stack, named: NamedWorkload)
                else ", or give --workload FILE")
         )
     workload = reader.read_workload(path, fmt)
-    problems = diagnostics.sort(reader.check_workload(stack, workload))
+    problems = diagnostics.sort(reader.check_workload(
+        stack, workload, replay=getattr(args, "saturate", None) is None))
     _console(args).err("".join(diagnostics.format_text(d) + "\n" for d in problems))
     errors = sum(1 for d in problems if d.is_error)
     if errors:
@@ -356,11 +357,20 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     stack = _stack(args)
     console = _console(args)
-    named = _named_workload(args, stack)
-    if named is None:
-        raise _UsageError(f"gpupool simulate: {args.file} names no workload; give --workload FILE "
-                          "or a simulation block in the stack (docs/stack-file.md, simulation)")
-    workload = _read_workload(args, stack, named)
+    if args.generate is not None:
+        if args.workload is not None:
+            raise _UsageError("gpupool simulate: give --workload FILE or --generate, not both")
+        named, workload = usecase.generated(
+            stack, jobs=args.generate, seed=args.seed,
+            spot_interruptions_per_hour=args.spot_interruptions_per_hour,
+            spot_shortage=args.spot_shortage)
+    else:
+        named = _named_workload(args, stack)
+        if named is None:
+            raise _UsageError(f"gpupool simulate: {args.file} names no workload; give --workload "
+                              "FILE, --generate, or a simulation block in the stack "
+                              "(docs/stack-file.md, simulation)")
+        workload = _read_workload(args, stack, named)
     settings = named.settings(args.scale_up_seconds)
 
     def progress(name: str, done: int, total: int) -> None:
@@ -412,6 +422,42 @@ def _chance(text: str) -> float:
     if value > 1:
         raise argparse.ArgumentTypeError(f"must be a chance from 0 to 1, not {text}")
     return value
+
+
+def _at_most(most: float, what: str) -> Callable[[str], float]:
+    """Return a flag type: a finite number from 0 to ``most`` (docs/workload.md, Bounds)."""
+
+    def read(text: str) -> float:
+        value = _non_negative(text)
+        if value > most:
+            raise argparse.ArgumentTypeError(f"must be {what} from 0 to {most:,g}, not {text}")
+        return value
+
+    return read
+
+
+def _generate(text: str) -> int:
+    """Read ``--generate``'s count of jobs, saying where the stack file goes when it is not one."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"takes a number of jobs, not {text[:40]!r}; name the "
+                                         "stack file before it: gpupool simulate FILE --generate")
+    return _whole(1, 100_000)(text)
+
+
+def _whole(low: int, high: int) -> Callable[[str], int]:
+    """Return a flag type: a whole number from ``low`` to ``high``."""
+
+    def read(text: str) -> int:
+        digits = text.strip()
+        if not (digits.lstrip("-").isascii() and digits.lstrip("-").isdigit()) or len(digits) > 20:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}, "
+                                             f"not {text[:40]!r}")
+        value = int(digits)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}, not {value}")
+        return value
+
+    return read
 
 
 def _non_negative(text: str) -> float:
@@ -729,16 +775,21 @@ def build_parser() -> argparse.ArgumentParser:
                    "stack's simulation.workload")
     p.add_argument("--workload-format", choices=("csv", "jsonl", "openb"), default=None,
                    help="the workload file's format (default: from its extension)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed of the spot interruptions (default: the stack's simulation.seed, "
-                   "else 0); the same seed gives the same output")
+    p.add_argument("--generate", type=_generate, nargs="?", const=200, default=None,
+                   metavar="JOBS", help="replay JOBS jobs (default 200) made up for the stack "
+                   "instead of a file: its tenants on their pools, shapes its GPUs hold, a day "
+                   "of arrivals; seeded by --seed")
+    p.add_argument("--seed", type=_whole(0, 2**32 - 1), default=None,
+                   help="seed of the spot interruptions and of --generate (0 to 4294967295; "
+                   "default: the stack's simulation.seed, else 0); the same seed gives the same "
+                   "output")
     p.add_argument(
         "--base",
         metavar="FILE|GIT-REF",
         help="replay the workload on another stack file, or this file at a git ref, too, "
         "and show each figure's change",
     )
-    p.add_argument("--spot-interruptions-per-hour", type=_non_negative, default=None,
+    p.add_argument("--spot-interruptions-per-hour", type=_at_most(3600, "a rate"), default=None,
                    metavar="RATE", help="interruptions per spot node and hour (default: the "
                    "stack's simulation.spotInterruptionsPerHour, else 0)")
     p.add_argument("--spot-shortage", type=_chance, default=None, metavar="CHANCE",
@@ -749,7 +800,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="capacity mode: draw pods from the workload until their GPU requests "
                    "reach PERCENT of the pools' GPUs, none leaving, and show the allocated "
                    "share as they arrive (the FGD paper's method)")
-    p.add_argument("--scale-up-seconds", type=_non_negative, default=None, metavar="SECONDS",
+    p.add_argument("--scale-up-seconds", type=_at_most(86400, "seconds"), default=None,
+                   metavar="SECONDS",
                    help="from a scale-up to a ready node (default 300, the cluster-autoscaler "
                    "FAQ's usual 5 minutes)")
     _formats(p, "markdown")
