@@ -8,13 +8,12 @@ though the range starts at 0, and a newcomer's stack had no workload to replay.
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 
 import pytest
 
 from gpupool.cli import EXIT_USAGE, run
-from tests.paths import EXAMPLES, ROOT
+from tests.paths import EXAMPLES
 
 Capture = pytest.CaptureFixture[str]
 STACK = str(EXAMPLES / "azure-kai-fair.yaml")
@@ -89,24 +88,6 @@ def test_generate_defaults_to_200_jobs_and_the_blocks_seed(capsys: Capture) -> N
 def test_generate_before_the_stack_file_says_where_it_goes(capsys: Capture) -> None:
     assert run(["simulate", "--generate", STACK]) == EXIT_USAGE
     assert "name the stack file before it" in capsys.readouterr().err
-
-
-def test_the_documented_generate_examples_are_what_simulate_prints(
-    monkeypatch: pytest.MonkeyPatch, capsys: Capture
-) -> None:
-    """docs/commands.md, "A workload made up for the stack": each command and its output."""
-    text = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
-    section = text.split("### A workload made up for the stack", 1)[1].split("\n## ", 1)[0]
-    blocks = [b.split("\n```", 1)[0] for b in section.split("```\n$ ")[1:]]
-    assert len(blocks) == 2
-    monkeypatch.chdir(ROOT)
-    for block in blocks:
-        command, shown = block.split("\n", 1)
-        words = shlex.split(command)
-        assert words[0] == "gpupool"
-        run(words[1:])
-        got = capsys.readouterr()
-        assert got.out + got.err == shown + "\n", command
 
 
 @pytest.mark.parametrize("line", [
