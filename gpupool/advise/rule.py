@@ -34,8 +34,8 @@ from gpupool.model import Pool, Stack
 class Scope(enum.Enum):
     """The cases a rule judges, in the order the walk takes them."""
 
-    POOL_USE = "pool"  # each pool whose GPU memory evidence passes the guard
-    POOL = "every pool"  # each pool, on evidence of the rule's own
+    POOL_USE = "pool-evidence"  # each pool whose GPU memory evidence passes the guard
+    POOL = "pool"  # each pool, on evidence of the rule's own
     STACK = "stack"  # the stack once (its tenants)
 
 
