@@ -136,7 +136,8 @@ def advise(
         why = _check(text, str(stack_file), [(rec.path, rec.value)])
         if why is None and simulate is not None and baseline is not None:
             after = simulate(edit.apply(text, [(rec.path, rec.value)]))
-            worse = workload.regressions(baseline.waits, after.waits)
+            worse = workload.regressions(baseline.waits_counting_unstarted,
+                                         after.waits_counting_unstarted)
             if worse:
                 why = f"simulate shows longer queue waits for {', '.join(worse)}"
         if why is None:
