@@ -1,5 +1,7 @@
 """``gpupool advise``: read what the stack's GPUs did, propose checked edits, optionally write them.
 
+The edits come from the rules ``advise.rules`` registers, walked by ``_propose`` (scope by
+scope, pool by pool, in the registry's order).
 Each recommendation is checked before it is offered: the stack file with that one edit must
 validate (``gpupool validate``'s rules), and where a workload is known (``--workload``, or the
 window's pods ``--export-workload`` writes) the simulator replays it on the stack before and
