@@ -631,6 +631,8 @@ def _cmd_advise(args: argparse.Namespace) -> int:
     from gpupool.usecases import advise
     from gpupool.views import advise as view
 
+    if args.list_rules:
+        return _cmd_advise_rules(args)
     if args.demo:
         return _cmd_advise_demo(args)
     if args.file is None or args.prometheus is None:
@@ -662,16 +664,33 @@ def _cmd_advise(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _cmd_advise_demo(args: argparse.Namespace) -> int:
-    from gpupool.usecases import advise_demo
-    from gpupool.views import advise as view
-
-    given = [flag for flag, value in (
+def _advise_given(args: argparse.Namespace) -> list[str]:
+    """Return the flags of a real server's run given: --demo and --list-rules take none."""
+    return [flag for flag, value in (
         ("FILE", args.file), ("--prometheus", args.prometheus), ("--write", args.write),
         ("--in-place", args.in_place), ("--until", args.until), ("--workload", args.workload),
         ("--export-workload", args.export_workload), ("--ca-file", args.ca_file),
         ("--bearer-token-file", args.bearer_token_file),
         ("--basic-auth-file", args.basic_auth_file)) if value]
+
+
+def _cmd_advise_rules(args: argparse.Namespace) -> int:
+    from gpupool.advise.rules import RULES
+    from gpupool.views import advise_rules as view
+
+    given = _advise_given(args) + (["--demo"] if args.demo else [])
+    if given:
+        raise _UsageError(f"gpupool advise --list-rules prints the rules and reads nothing: "
+                          f"drop {', '.join(given)}")
+    _out(view.render(RULES, args.format))
+    return EXIT_OK
+
+
+def _cmd_advise_demo(args: argparse.Namespace) -> int:
+    from gpupool.usecases import advise_demo
+    from gpupool.views import advise as view
+
+    given = _advise_given(args)
     if given:
         raise _UsageError(f"gpupool advise --demo advises its own bundled stack and server: "
                           f"drop {', '.join(given)}")
@@ -815,6 +834,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true",
                    help="try advise offline: serve 14 generated days of a bundled example "
                    "stack's metrics on 127.0.0.1 and advise that stack")
+    p.add_argument("--list-rules", action="store_true",
+                   help="print the rules advise runs (id and summary) and exit")
     p.add_argument("--since", metavar="DURATION", default="14d", type=window.since,
                    help=f"how far back to read, at most {window.MAX_SINCE_DAYS}d (default: 14d)")
     p.add_argument("--bearer-token-file", metavar="FILE",

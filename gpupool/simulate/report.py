@@ -18,12 +18,12 @@ This module owns what ``gpupool simulate`` reports from an ``engine.Outcome``:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from gpupool.formats import FORMAT_VERSION
+from gpupool.quantile import percentile
 from gpupool.simulate.engine import GAVE_UP_STATE, REJECTED, Gang, Outcome
 
 TIMELINE_POINTS = 120
@@ -86,15 +86,6 @@ class Report:
     tenants: tuple[TenantFigures, ...]
     pools: tuple[PoolFigures, ...]
     timeline: tuple[tuple[float, int, float], ...] = field(default=())
-
-
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """Return the nearest-rank ``q`` percentile of ``values`` (None when empty)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q / 100 * len(ordered)))
-    return ordered[rank - 1]
 
 
 def _tenant(name: str, gangs: list[Gang], outcome: Outcome) -> TenantFigures:

@@ -1,5 +1,7 @@
 """``gpupool advise``: read what the stack's GPUs did, propose checked edits, optionally write them.
 
+The edits come from the rules ``advise.rules`` registers, walked by ``_propose`` (scope by
+scope, pool by pool, in the registry's order).
 Each recommendation is checked before it is offered: the stack file with that one edit must
 validate (``gpupool validate``'s rules), and where a workload is known (``--workload``, or the
 window's pods ``--export-workload`` writes) the simulator replays it on the stack before and
@@ -16,12 +18,11 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from gpupool.advise import coverage, edit, evidence, workload
+from gpupool.advise import coverage, edit, evidence, rule, rules, workload
 from gpupool.advise.prometheus import Auth, Prometheus
-from gpupool.advise.recommend import recommend
 from gpupool.advise.recommendation import Dropped, Recommendation
 from gpupool.advise.report import AdviseResult
 from gpupool.assemble import build
@@ -44,6 +45,29 @@ def _prices(stack: Stack) -> tuple[dict[str, float | None], str]:
     report = tenant_costs(ResourceGraph(stack.name, graph.cloud, ()), graph)
     hourly = {name: span.min for name, span in report.gpu_hourly.items()}
     return hourly, price_currency(graph)
+
+
+def _propose(stack: Stack, ev: evidence.Evidence, gpu_hourly: Mapping[str, float | None]
+             ) -> tuple[list[Recommendation], list[str]]:
+    """Walk the rule registry: the recommendations the evidence supports, and the gaps met.
+
+    Scope by scope (``advise.rule.Scope``), case by case in the stack's order, each rule of the
+    scope in the registry's order judges the case; a pool the guard holds back is judged by none.
+    """
+    found: list[Recommendation] = []
+    gaps: list[str] = []
+    covered = coverage.of(stack, ev)
+    for scope in rule.Scope:
+        for case in rule.cases(stack, ev, gpu_hourly, covered, scope):
+            held = rule.guard(case) if scope is rule.Scope.POOL_USE else None
+            if held is not None:
+                gaps.extend(held)
+                continue
+            for each in rules.of_scope(scope):
+                findings = each.judge(case)
+                found.extend(findings.recommendations)
+                gaps.extend(findings.gaps)
+    return found, gaps
 
 
 def _check(text: str, file: str, edits: list[tuple[tuple[str | int, ...], object]]) -> str | None:
@@ -91,7 +115,7 @@ def advise(
     until = end if end is not None else time.time()
     ev = evidence.read(server, stack, until, since_seconds, progress)
     gpu_hourly, currency = _prices(stack)
-    found, rule_gaps = recommend(stack, ev, gpu_hourly)
+    found, rule_gaps = _propose(stack, ev, gpu_hourly)
     pods: list[workload.ObservedPod] = []
     csv_text = ""
     start = until - since_seconds
@@ -116,7 +140,8 @@ def advise(
         why = _check(text, str(stack_file), [(rec.path, rec.value)])
         if why is None and simulate is not None and baseline is not None:
             after = simulate(edit.apply(text, [(rec.path, rec.value)]))
-            worse = workload.regressions(baseline.waits, after.waits)
+            worse = workload.regressions(baseline.waits_counting_unstarted,
+                                         after.waits_counting_unstarted)
             if worse:
                 why = f"simulate shows longer queue waits for {', '.join(worse)}"
         if why is None:

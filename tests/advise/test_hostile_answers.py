@@ -16,10 +16,11 @@ import pytest
 
 from gpupool.advise import prometheus as prom
 from gpupool.advise.evidence import Evidence, TenantUse
-from gpupool.advise.recommend import MAX_QUOTA_GPUS, recommend
+from gpupool.advise.quota import MAX_QUOTA_GPUS
 from gpupool.cli import run
 from gpupool.spec.schema import schema
 from gpupool.spec.validate import validate_text
+from gpupool.usecases.advise import _propose
 from tests.advise.scenario import STACK
 from tests.advise.standin import Seen, fixed, standing_in
 
@@ -148,7 +149,7 @@ def test_requests_beyond_what_a_quota_holds_are_a_gap_not_a_quota() -> None:
     assert stack is not None
     ev = Evidence(window_seconds=14 * 86400.0, end=NOW, pools={},
                   tenants={"llm": TenantUse("llm", "llm", 1e9, 1e9)})
-    found, gaps = recommend(stack, ev, {})
+    found, gaps = _propose(stack, ev, {})
     assert [r for r in found if r.kind == "tenant-quota"] == []
     assert any(g.startswith("tenant llm: its pods requested 1e+09 GPUs at most") for g in gaps)
 
