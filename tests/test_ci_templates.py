@@ -281,7 +281,7 @@ def test_comment_step_reads_the_plan_exit_code() -> None:
     step = step_using(only_job(load_workflow(PLAN)), "actions/github-script")
     assert step["env"]["PLAN_EXIT"] == "${{ steps.plan.outputs.exitcode }}"
     script = step["with"]["script"]
-    assert "`<!-- gpupool-plan: ${stack} -->`" in script
+    assert "`<!-- gpupool-plan: ${key} -->`" in script
     for call in ("listComments", "updateComment", "createComment"):
         assert f"github.rest.issues.{call}" in script
 
@@ -321,7 +321,8 @@ new AsyncFunction('require', 'github', 'context', 'core', script)(require, githu
 
 
 def run_comment_script(
-    tmp_path: Path, existing: list[dict[str, Any]], code: str, plan: str = "### plan\n"
+    tmp_path: Path, existing: list[dict[str, Any]], code: str, plan: str = "### plan\n",
+    stack: str = STACK,
 ) -> list[Any]:
     node = shutil.which("node")
     if node is None:
@@ -337,7 +338,7 @@ def run_comment_script(
         "PATH": os.environ["PATH"],
         "SCRIPT_FILE": str(work / "script.js"),
         "EXISTING": json.dumps(existing),
-        "STACK_FILE": STACK,
+        "STACK_FILE": stack,
         "PLAN_EXIT": code,
     }
     result = subprocess.run(
@@ -410,6 +411,57 @@ def test_a_huge_plan_is_truncated_below_githubs_comment_limit(tmp_path: Path) ->
     body = calls[1][1]["body"]
     assert len(body) < 65536
     assert body.startswith(MARKER) and "Truncated" in body
+
+
+def _real_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+               capsys: pytest.CaptureFixture[str]) -> str:
+    """gpupool's own markdown for a stack file at ``STACK``, as the plan step runs it."""
+    from gpupool.cli import run
+
+    (tmp_path / "stacks").mkdir()
+    shutil.copy(ROOT / "tests" / "fixtures" / "plan" / "instance-type" / "desired.yaml",
+                tmp_path / STACK)  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert run(["plan", STACK, "--format", "markdown"]) == 0
+    return capsys.readouterr().out
+
+
+def test_the_comment_has_one_marker_the_one_gpupool_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gpupool's markdown and the workflow share one marker: the comment carries it once.
+
+    Issue 35: the markdown named the stack and the workflow the file, so every comment had two
+    hidden lines and a failed plan's comment was a second one.
+    """
+    plan = _real_plan(tmp_path, monkeypatch, capsys)
+    assert plan.startswith(MARKER + "\n")
+    calls = run_comment_script(tmp_path, [], "2", plan=plan)
+    body = calls[1][1]["body"]
+    assert body == plan and body.count("<!-- gpupool-plan") == 1
+    # a failed plan's comment is then edited by the next plan, and the other way round
+    failed = run_comment_script(tmp_path, [{"id": 7, "user": BOT, "body": body}], "1")
+    assert [c[0] for c in failed] == ["paginate", "updateComment"]
+    again = run_comment_script(tmp_path, [{"id": 7, "user": BOT, "body": failed[1][1]["body"]}],
+                               "2", plan=plan)  # fmt: skip
+    assert again[1][0] == "updateComment" and again[1][1]["comment_id"] == 7
+
+
+@pytest.mark.parametrize("name", ["stacks/a-->b.yaml", "stacks/x--!>y <!-- z%41.yaml",
+                                  "stacks/new\nline.yaml", "stacks/é ü.yaml",
+                                  "stacks/\u202ebidi\x9b31m\u2028.yaml", "s/##[error]x#.yaml"])
+def test_the_workflow_writes_the_marker_gpupool_writes_for_any_file_name(
+    tmp_path: Path, name: str
+) -> None:
+    """A failed plan's comment (written by the workflow alone) starts with gpupool's marker."""
+    from gpupool.views.plan_markdown import marker
+
+    calls = run_comment_script(tmp_path, [], "1", stack=name)
+    first = calls[1][1]["body"].split("\n")[0]
+    assert first == marker(name)
+    assert first.count("-->") == 1 and first.endswith(" -->") and "<!--" not in first[4:]
+    assert "##[" not in first
 
 
 # --------------------------------------------------------------------------- drift workflow

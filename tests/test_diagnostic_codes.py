@@ -383,7 +383,9 @@ def _hostile_workloads(tmp: Path) -> list[Path]:
     not_utf8 = tmp / "not-utf8.csv"
     not_utf8.write_bytes(header + b"caf\xe9,60\n")
     many = tmp / "many.csv"
-    many.write_bytes(header + b"".join(b"x%d,soon\n" % i for i in range(source.MAX_PROBLEMS + 5)))
+    # distinct problems: rows with the same one are a single diagnostic
+    many.write_bytes(header + b"".join(b"x%d,soon%d\n" % (i, i)
+                                       for i in range(source.MAX_PROBLEMS + 5)))
     return [too_long, not_utf8, many]
 
 

@@ -34,6 +34,10 @@ which file and what to do (``gpupool.catalog.overlay_file``).
 
 from __future__ import annotations
 
+from gpupool.catalog.cloud_facts import cloud, clouds, is_region
+from gpupool.catalog.gpu_models import declared_gpu, gpu, gpu_by_pci_id, gpu_names, gpus
+from gpupool.catalog.instance_rows import bundled_instances
+from gpupool.catalog.instance_types import instance, instances
 from gpupool.catalog.mig import MigFit, PlacedInstance, fit_layout, mig_resource_name
 from gpupool.catalog.models import (
     HOURS_PER_MONTH,
@@ -48,29 +52,14 @@ from gpupool.catalog.models import (
 )
 from gpupool.catalog.overlay_file import FORMAT_VERSION as OVERLAY_FORMAT_VERSION
 from gpupool.catalog.overlay_file import OverlayError
-from gpupool.catalog.store import (
-    INSTANCE_CLOUDS,
+from gpupool.catalog.price_overlay import (
     OVERLAY_ENV,
-    CatalogDataError,
-    bundled_instances,
-    closest,
-    cloud,
-    clouds,
-    dataset,
-    datasets,
-    declared_gpu,
-    gpu,
-    gpu_by_pci_id,
-    gpu_names,
-    gpus,
-    instance,
-    instances,
-    is_region,
     overlay,
     overlay_dir,
     overlay_problem,
     overlay_types,
 )
+from gpupool.catalog.rows import INSTANCE_CLOUDS, CatalogDataError, dataset, datasets
 
 __all__ = [
     "HOURS_PER_MONTH",
@@ -90,7 +79,6 @@ __all__ = [
     "PlacedInstance",
     "Price",
     "bundled_instances",
-    "closest",
     "cloud",
     "clouds",
     "dataset",

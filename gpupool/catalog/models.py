@@ -2,7 +2,8 @@
 
 This module owns the shapes only. Every type is a frozen dataclass so catalog entries can be
 shared, hashed and compared freely; nothing here reads files. Loading and lookups live in
-``gpupool.catalog.store``, MIG placement search in ``gpupool.catalog.mig``.
+``gpupool.catalog.rows`` (the data files), ``gpu_models``, ``instance_rows``, ``instance_types``,
+``price_overlay`` and ``cloud_facts``, MIG placement search in ``gpupool.catalog.mig``.
 
 Units: memory in GiB as NVIDIA and the clouds name it (an "80GB" GPU is 80), prices per hour in
 the currency their row names (USD in the bundled catalog; a refreshed overlay row keeps the

@@ -10,7 +10,8 @@ twice, no nesting past what the format needs), and states the rules only an over
 (``CURRENCIES``, ``INSTANCE_ROWS``, ``FORMAT_VERSION``). Every fault is one ``OverlayError``
 naming the file and what to do.
 
-The rows themselves are checked by ``gpupool.catalog.store``, by the bundled files' rules.
+The rows themselves are checked by ``gpupool.catalog.price_overlay``, by the bundled files'
+rules.
 """
 
 from __future__ import annotations

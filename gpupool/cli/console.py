@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
@@ -64,6 +64,15 @@ class Console:
             self._secrets = secret_values()
         text = scrub(text, self._secrets)
         return controls(text, json=True) if fmt == "json" else terminal(text)
+
+    def hide(self, values: Iterable[str]) -> None:
+        """Keep ``values`` out of everything written from now on, as the environment's secrets.
+
+        ``advise`` hands over a secret it read from a file (a bearer token, a password).
+        """
+        from gpupool.secrets import secret_values
+
+        self._secrets = [*(self._secrets or secret_values()), *values]
 
     def out(self, text: str, *, plan: bool = False, fmt: str | None = None) -> None:
         """Write a result on stdout, in ``fmt`` (default: the run's ``--format``).

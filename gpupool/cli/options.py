@@ -112,11 +112,11 @@ class Knob:
 #: The simulation settings a flag may give, by their ``Settings`` field name.
 KNOBS: Mapping[str, Knob] = {
     "seed": Knob(
-        "--seed", int, None,
-        "seed of the spot interruptions (default: the stack's simulation.seed, else 0); the "
-        "same seed gives the same output"),
+        "--seed", types.whole(0, 2**32 - 1), None,
+        "seed of the spot interruptions and of --generate (0 to 4294967295; default: the "
+        "stack's simulation.seed, else 0); the same seed gives the same output"),
     "spot_interruptions_per_hour": Knob(
-        "--spot-interruptions-per-hour", types.non_negative, "RATE",
+        "--spot-interruptions-per-hour", types.at_most(3600, "a rate"), "RATE",
         "interruptions per spot node and hour (default: the stack's "
         "simulation.spotInterruptionsPerHour, else 0)"),
     "spot_shortage": Knob(
@@ -125,7 +125,7 @@ KNOBS: Mapping[str, Knob] = {
         "the stack's simulation.spotShortage, else 0); the autoscaler gives up after 15 "
         "minutes and backs the group off"),
     "scale_up_seconds": Knob(
-        "--scale-up-seconds", types.non_negative, "SECONDS",
+        "--scale-up-seconds", types.at_most(86400, "seconds"), "SECONDS",
         "from a scale-up to a ready node (default 300, the cluster-autoscaler FAQ's usual 5 "
         "minutes)"),
 }

@@ -1,15 +1,14 @@
 """Flag value converters (argparse ``type=``): each turns a bad value into a usage error (64).
 
-The plain ones raise ``argparse.ArgumentTypeError``, which the parser says as
-``gpupool CMD: argument --FLAG: ...``; the ones built for one flag (``duration``, ``timestamp``,
-``sources``) raise the command's own one-line usage error, which names the flag and an example.
+Most raise ``argparse.ArgumentTypeError``, which the parser says as
+``gpupool CMD: argument --FLAG: ...``; ``sources`` raises the command's own one-line usage error
+naming the flag and what it takes. ``advise``'s window has its own (``gpupool.advise.window``).
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterable
-from datetime import datetime
 
 from gpupool.cli.exits import UsageError
 
@@ -41,40 +40,40 @@ def percent(text: str) -> float:
     return value
 
 
-_UNITS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
-
-
-def duration(prog: str, flag: str) -> Callable[[str], float]:
-    """Return the converter of ``flag``: seconds in a duration such as ``14d``, ``36h``, ``90m``."""
+def at_most(most: float, what: str) -> Callable[[str], float]:
+    """Return the converter of a finite number from 0 to ``most`` (docs/workload.md, Bounds)."""
 
     def read(text: str) -> float:
-        number, unit = text[:-1], text[-1:]
-        if unit not in _UNITS or not number.isdigit() or int(number) <= 0:
-            raise UsageError(f"{prog}: {flag} takes a duration such as 14d, 36h or 90m, "
-                             f"not {text!r}")
-        return int(number) * _UNITS[unit]
+        value = non_negative(text)
+        if value > most:
+            raise argparse.ArgumentTypeError(f"must be {what} from 0 to {most:,g}, not {text}")
+        return value
 
     return read
 
 
-def timestamp(prog: str, flag: str) -> Callable[[str], float]:
-    """Return the converter of ``flag``: unix seconds, or an RFC 3339 time with its offset."""
+def whole(low: int, high: int) -> Callable[[str], int]:
+    """Return the converter of a whole number from ``low`` to ``high``."""
 
-    def read(text: str) -> float:
-        try:
-            return float(text)
-        except ValueError:
-            pass
-        try:
-            moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-        except ValueError:
-            moment = None
-        if moment is None or moment.tzinfo is None:
-            raise UsageError(f"{prog}: {flag} takes unix seconds or an RFC 3339 time with "
-                             f"its offset such as 2026-12-01T00:00:00Z, not {text!r}")
-        return moment.timestamp()
+    def read(text: str) -> int:
+        digits = text.strip()
+        if not (digits.lstrip("-").isascii() and digits.lstrip("-").isdigit()) or len(digits) > 20:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}, "
+                                             f"not {text[:40]!r}")
+        value = int(digits)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}, not {value}")
+        return value
 
     return read
+
+
+def jobs(text: str) -> int:
+    """Read ``--generate``'s count of jobs, saying where the stack file goes when it is not one."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"takes a number of jobs, not {text[:40]!r}; name the "
+                                         "stack file before it: gpupool simulate FILE --generate")
+    return whole(1, 100_000)(text)
 
 
 def sources(prog: str, flag: str, known: Iterable[str]) -> Callable[[str], frozenset[str]]:

@@ -12,7 +12,7 @@ This package imports nothing else of gpupool; it sits below the model.
 from __future__ import annotations
 
 from gpupool.clouds import aws, azure, gcp, kubernetes, volcengine
-from gpupool.clouds.base import DRIVER_OPERATOR, DRIVER_PREINSTALLED, Cloud, Sdk
+from gpupool.clouds.base import DRIVER_OPERATOR, DRIVER_PREINSTALLED, Cloud, NodeSharing, Sdk
 from gpupool.clouds.kubernetes import KUBERNETES_SDK
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "DRIVER_PREINSTALLED",
     "KUBERNETES_SDK",
     "Cloud",
+    "NodeSharing",
     "Sdk",
     "all_clouds",
     "find",

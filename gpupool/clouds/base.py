@@ -4,8 +4,9 @@ A ``Cloud`` states once what is true of one cloud for gpupool: how it is named t
 Pulumi SDKs its program imports, whether it provisions machines or labels existing nodes, whether
 the catalog lists its instance types, how its managed GPU node images behave towards the NVIDIA
 GPU Operator, which taints it puts on spot nodes, whether one node pool mixes spot and on-demand
-nodes, and its naming limits. The builders that turn pools into that cloud's resources live
-beside it in ``gpupool.providers.<cloud>``.
+nodes, its naming limits, and the labels it puts on the nodes of node pools whose GPUs it shares
+itself (``NodeSharing`` says how a pool shares them). The builders that turn pools into that
+cloud's resources live beside it in ``gpupool.providers.<cloud>``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,26 @@ class Sdk:
 
 
 @dataclass(frozen=True)
+class NodeSharing:
+    """How a pool shares its GPUs, as a cloud that shares them itself labels the pool's nodes.
+
+    Attributes:
+        mode: the sharing mode's name.
+        device_plugin_key: the NVIDIA device plugin's config key of the mode, or None.
+        clients: pods per GPU when the mode replicates GPUs (time-slicing, MPS), else None.
+        replicated: the mode replicates GPUs, whether or not ``clients`` is set.
+        mig_profiles: the MIG profiles of the pool's layout (none without MIG).
+
+    """
+
+    mode: str
+    device_plugin_key: str | None
+    clients: int | None
+    replicated: bool
+    mig_profiles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Cloud:
     """One cloud's facts.
 
@@ -58,6 +79,9 @@ class Cloud:
         default_driver: the GPU driver default (managed GPU images carry one).
         shares_gpus_itself: with the preinstalled driver the cloud's node pools, not the GPU
             Operator, implement time-sharing, MPS and MIG (GKE).
+        node_sharing_labels: where the cloud shares GPUs itself, the labels it puts on a pool's
+            nodes (a None value: the label must be absent), which drift checks instead of GPU
+            Feature Discovery's; None where it does not.
         device_plugin_opt_out_label: the node label that turns the cloud's own device plugin
             off when another one serves the GPUs, or None.
         operator_values: GPU Operator values the cloud needs whatever the driver.
@@ -120,6 +144,7 @@ class Cloud:
     declares_gpus: bool = False
     default_driver: str = DRIVER_PREINSTALLED
     shares_gpus_itself: bool = False
+    node_sharing_labels: Callable[[NodeSharing], dict[str, str | None]] | None = None
     device_plugin_opt_out_label: str | None = None
     operator_values: Mapping[str, Any] = field(default_factory=dict)
     operator_values_preinstalled: Mapping[str, Any] = field(default_factory=dict)

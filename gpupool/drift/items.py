@@ -65,3 +65,15 @@ class DriftReport:
         if self.items:
             return "drift"
         return "no-drift" if any(s.checked for s in self.sources) else "unknown"
+
+
+class NodeFindings:
+    """Collects one node's findings under its address (``pool.<pool>/node/<node>``)."""
+
+    def __init__(self, addr: str) -> None:
+        self.addr = addr
+        self.items: list[DriftItem] = []
+
+    def __call__(self, declared: object, observed: object, summary: str) -> None:
+        """Add one finding."""
+        self.items.append(DriftItem("cluster", self.addr, declared, observed, summary))

@@ -47,14 +47,6 @@ UNCOUNTED_OPS: frozenset[str] = frozenset({
     "import-replacement", "remove-pending-replace", "refresh",
 })
 
-#: The kinds of operation an ``EngineResult`` can describe.
-RESULT_KINDS: frozenset[str] = frozenset({"preview", "up", "destroy", "refresh-preview"})
-
-#: The kinds of ``ProgressEvent``.
-PROGRESS_KINDS: frozenset[str] = frozenset(
-    {"resource-start", "resource-done", "resource-failed", "diagnostic", "policy", "summary"}
-)
-
 #: The enforcement level of a policy violation that stops the operation.
 MANDATORY = "mandatory"
 

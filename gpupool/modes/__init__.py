@@ -26,6 +26,7 @@ from gpupool.modes.base import (
     QOS_TIERS,
     ClientLimit,
     Fractional,
+    NodeDevices,
     SharingMode,
 )
 
@@ -36,6 +37,7 @@ __all__ = [
     "QOS_TIERS",
     "ClientLimit",
     "Fractional",
+    "NodeDevices",
     "Sharing",
     "SharingMode",
     "all_modes",

@@ -1,7 +1,9 @@
 """The types every sharing-mode plug-in is made of: its traits, and the QoS tiers.
 
 ``SharingMode`` states a mode's traits once; ``Fractional`` is the ``sharing.fractional`` block.
-The QoS tier names live here too because one of them (``exclusive``) is also a mode's name.
+``NodeDevices`` is what GPU Feature Discovery says of a node's devices under a mode, which drift
+checks the node's labels against. The QoS tier names live here too because one of them
+(``exclusive``) is also a mode's name.
 """
 
 from __future__ import annotations
@@ -44,6 +46,35 @@ class ClientLimit:
     clients: int
     older_clients: int
     older_below: str
+
+
+@dataclass(frozen=True)
+class NodeDevices:
+    """What GPU Feature Discovery writes of a node's devices under a mode: values, not labels.
+
+    ``gpupool.drift`` names the labels (``nvidia.com/gpu.count``, ``gpu.replicas``,
+    ``gpu.sharing-strategy``, ``mig-<profile>.count``: NVIDIA/k8s-device-plugin
+    ``docs/gpu-feature-discovery/README.md``, ``internal/lm/resource.go``).
+
+    Attributes:
+        count: ``gpu.count``: GPUs, or MIG devices under strategy single; None under strategy
+            mixed, which counts per profile.
+        mig_counts: (MIG profile, devices on the node) under strategy mixed.
+        replicas: ``gpu.replicas`` when the mode replicates ``nvidia.com/gpu``, else None.
+        strategy: ``gpu.sharing-strategy``'s value when the mode replicates (written only from
+            GFD v0.15.0 on, so never required).
+        unshared: GFD labels the node "without sharing" (``gpu.replicas`` 1, strategy
+            ``none``), where it writes those labels.
+        mig_profile: the MIG profile GFD names in the product under strategy single.
+
+    """
+
+    count: int | None = None
+    mig_counts: tuple[tuple[str, int], ...] = ()
+    replicas: int | None = None
+    strategy: str | None = None
+    unshared: bool = False
+    mig_profile: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +122,21 @@ class SharingMode:
         if self.scheduler_slots and sharing.fractional is not None:
             return sharing.fractional.slots_per_gpu
         return 1
+
+    def node_devices(self, sharing: Sharing, gpus: int, *, mig_single: bool) -> NodeDevices:
+        """Return what GFD writes of the devices of a node with ``gpus`` GPUs under this mode.
+
+        ``mig_single``: the cluster runs MIG strategy single (one profile per GPU, counted in
+        ``gpu.count``), else mixed.
+        """
+        if self.replicated and sharing.replicas:
+            return NodeDevices(count=gpus, replicas=sharing.replicas, strategy=self.name)
+        if self.partitioned and mig_single:
+            [(profile, per_gpu)] = sharing.mig_layout
+            return NodeDevices(count=gpus * per_gpu, mig_profile=profile)
+        if self.partitioned:
+            return NodeDevices(mig_counts=tuple((p, gpus * c) for p, c in sharing.mig_layout))
+        return NodeDevices(count=gpus, unshared=True)
 
     def default_qos(self, sharing: Sharing) -> str:
         """Return the QoS tier this mode gives by default (docs/stack-file.md, QoS tiers)."""

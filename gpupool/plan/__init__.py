@@ -28,6 +28,7 @@ choosing and loading it (the applied record, another stack file, a git revision)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -73,6 +74,7 @@ from gpupool.plan.tenant_cost import (
 from gpupool.sharing import scheduler_ha
 from gpupool.sharing.scheduler_ha import Placement
 from gpupool.spec.checks.advice import Advice, advice
+from gpupool.spec.diagnostics import Diagnostic, Severity
 
 if TYPE_CHECKING:
     from gpupool.model import Stack
@@ -140,7 +142,13 @@ class Base:
 
 @dataclass(frozen=True)
 class PlanResult:
-    """A whole plan: changes, capacity and cost of the desired stack against a base."""
+    """A whole plan: changes, capacity and cost of the desired stack against a base.
+
+    ``diagnostics`` are the desired stack file's warnings and advice (``info``) as ``validate``
+    reports them, so that every form of the plan can carry them (a reviewer reads the
+    pull-request comment, not the job's stderr); ``stack_file`` is the stack file as the command
+    was given it, which names the comment's hidden marker.
+    """
 
     stack: str
     cloud: str
@@ -163,6 +171,13 @@ class PlanResult:
         return None if self.desired is None else pin_graph(self.desired)
     # where KAI or HAMi runs and what a node loss does to it (None: kube-scheduler alone)
     scheduler: Placement | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+    stack_file: str | None = None
+
+    @property
+    def warnings(self) -> tuple[Diagnostic, ...]:
+        """The stack file's warnings (its diagnostics less advice)."""
+        return tuple(d for d in self.diagnostics if d.severity is Severity.WARNING)
 
     @property
     def summary(self) -> Summary:
@@ -175,13 +190,17 @@ class PlanResult:
         return any(c.actions != NO_OP for c in self.changes)
 
 
-def make_plan(base: Base, desired: ResourceGraph, stack: Stack) -> PlanResult:
+def make_plan(base: Base, desired: ResourceGraph, stack: Stack, *,
+              diagnostics: Sequence[Diagnostic] = (), stack_file: str | None = None) -> PlanResult:
     """Plan ``desired`` (built from ``stack``) against ``base``.
 
     Args:
         base: the base (its graph None for an empty base).
         desired: the desired graph.
         stack: the desired stack model, for capacity.
+        diagnostics: the stack file's diagnostics; its warnings and advice ride on the plan
+            (errors cannot: a stack with errors is not planned).
+        stack_file: the stack file as the command was given it (``PlanResult.stack_file``).
 
     Returns:
         The plan.
@@ -209,4 +228,6 @@ def make_plan(base: Base, desired: ResourceGraph, stack: Stack) -> PlanResult:
         advice=tuple(advice(stack)),
         desired=desired,
         scheduler=scheduler_ha.placement(stack),
+        diagnostics=tuple(d for d in diagnostics if not d.is_error),
+        stack_file=stack_file,
     )

@@ -56,6 +56,8 @@ class PoolCost:
             graph; None where its prices are the catalog's.
         price_currency: the currency of the pool's prices in the desired graph (None unpriced),
             which is not the plan's where ``unpriced`` says so.
+        price_region: the region its catalog prices are for (None for a declared price or
+            none), which may not be the stack's: a view says so beside the amounts.
 
     """
 
@@ -68,6 +70,7 @@ class PoolCost:
     existing_nodes: bool = False
     declared: str | None = None
     price_currency: str | None = None
+    price_region: str | None = None
 
     @property
     def monthly(self) -> MinMax:
@@ -249,6 +252,28 @@ def _node_pool_cost(f: Mapping[str, Any], currency: str) -> tuple[MinMax, MinMax
     return hourly, equivalent, missing
 
 
+def first_node_price(members: list[Mapping[str, Any]], currency: str) -> float | None:
+    """Return what one GPU of a pool's first node costs an hour, whatever its node count.
+
+    The price of a unit does not depend on how many nodes run: a pool that scales from zero
+    (``nodes.min: 0``) still has one. Its first node is one of its spot group where it has one
+    (a split pool's on-demand group holds only its base, which is no node here), bought
+    on-demand where a mixed spot node pool keeps an on-demand base (its first nodes). None where
+    that price is unknown, in another currency than ``currency``, or the GPUs per node are.
+    """
+    if not members:
+        return None
+    f = next((m for m in members if m.get("capacity") == "spot"), members[0])
+    on_demand = f.get("capacity") != "spot" or _count(f.get("on_demand_base")) > 0
+    price = f.get("on_demand_price_hourly" if on_demand else "price_hourly")
+    per = f.get("gpus_per_node")
+    if _currency(f) != currency or not isinstance(price, (int, float)) or isinstance(price, bool):
+        return None
+    if not isinstance(per, (int, float)) or isinstance(per, bool) or per <= 0:
+        return None
+    return float(price) / float(per)
+
+
 def _pool_cost(pool: str, members: list[Mapping[str, Any]], currency: str) -> PoolCost:
     """Price the node-pool resources of one pool (its base amount left at zero).
 
@@ -265,6 +290,7 @@ def _pool_cost(pool: str, members: list[Mapping[str, Any]], currency: str) -> Po
                      if f.get("price_declared") is not None), None)  # fmt: skip
     priced = [_currency(f) for f in members if _priced(f)]
     money = priced[0] if priced else None
+    region = min((str(f["price_region"]) for f in members if f.get("price_region")), default=None)
     if existing and not priced:
         return PoolCost(pool, UNKNOWN, UNKNOWN, ZERO, existing_nodes=True, declared=declared)
     spot = [f.get("capacity") == "spot" for f in members]
@@ -278,7 +304,7 @@ def _pool_cost(pool: str, members: list[Mapping[str, Any]], currency: str) -> Po
         h, e, m = _node_pool_cost(f, currency)
         hourly, equivalent, missing = hourly + h, equivalent + e, [*missing, *m]
     return PoolCost(pool, hourly, equivalent, ZERO, tuple(dict.fromkeys(missing)), fallback,
-                    existing, declared, money)  # fmt: skip
+                    existing, declared, money, region)  # fmt: skip
 
 
 def pool_costs(graph: ResourceGraph, currency: str | None = None) -> dict[str, PoolCost]:

@@ -10,7 +10,9 @@ The rules, at each end (nodes.min, nodes.max) of every pool:
 - Existing nodes (``cloud: kubernetes``) have no catalog price, so their tenants' cost is unknown
   unless the pool declares a price (``pools[].price``), which is used like any other.
 - A pool's cost per GPU is its cost at that end divided by the GPUs its node groups hold there
-  (a split spot pool blends its spot and on-demand groups, as its cost does).
+  (a split spot pool blends its spot and on-demand groups, as its cost does); at an end where
+  it holds none (``nodes.min: 0``), what one GPU of the first node it would add costs, so a pool
+  that scales from zero keeps its price per unit.
 - A tenant's **guaranteed** GPUs are its ``quota.gpus``. A tenant on several pools has them split
   over its pools in proportion to the GPUs each holds at ``nodes.max`` (the quota is one number
   for all of them, and this is the split that keeps every pool's share within what it holds).
@@ -36,7 +38,14 @@ from typing import Any
 
 from gpupool.graph import ResourceGraph
 from gpupool.plan.capacity import ZERO, MinMax, PoolCapacity
-from gpupool.plan.cost import HOURS_PER_MONTH, PoolCost, node_pools, pool_costs, price_currency
+from gpupool.plan.cost import (
+    HOURS_PER_MONTH,
+    PoolCost,
+    first_node_price,
+    node_pools,
+    pool_costs,
+    price_currency,
+)
 
 __all__ = ["PoolShare", "TenantCost", "TenantCostReport", "slot_prices", "tenant_costs"]
 
@@ -122,6 +131,7 @@ class TenantCostReport:
 class _Pool:
     gpus: MinMax
     cost: PoolCost
+    first_gpu_hourly: float | None = None  # one GPU of its first node (``first_node_price``)
 
 
 @dataclass(frozen=True)
@@ -141,8 +151,10 @@ def _sum(items: Any) -> MinMax:
 
 def _pools(graph: ResourceGraph, currency: str) -> dict[str, _Pool]:
     gpus: dict[str, MinMax] = {}
+    members: dict[str, list[Mapping[str, Any]]] = {}
     for r in node_pools(graph):
         f = r.facts
+        members.setdefault(str(f.get("pool")), []).append(f)
         per = f.get("gpus_per_node")
         per = float(per) if isinstance(per, (int, float)) and not isinstance(per, bool) else 0.0
         lo, hi = f.get("nodes_min"), f.get("nodes_max")
@@ -150,7 +162,8 @@ def _pools(graph: ResourceGraph, currency: str) -> dict[str, _Pool]:
         name = str(f.get("pool"))
         gpus[name] = gpus.get(name, ZERO) + held
     costs = pool_costs(graph, currency)
-    return {name: _Pool(gpus[name], costs[name]) for name in gpus}
+    return {name: _Pool(gpus[name], costs[name], first_node_price(members[name], currency))
+            for name in gpus}  # fmt: skip
 
 
 def _hourly(pool: _Pool) -> MinMax:
@@ -204,10 +217,18 @@ def _share_cost(gpus: MinMax, pool: _Pool) -> MinMax:
 
 
 def _per_gpu(pool: _Pool) -> MinMax:
+    """Return a pool's cost per GPU-hour at each end; where it holds no GPU, its first node's.
+
+    A pool that scales from zero still has a price per unit (its instance's over its GPUs): an
+    end with no GPUs is priced as the first node the pool would add (``first_node_price``).
+    """
     ends = []
     hourly = _hourly(pool)
     for held, cost in ((pool.gpus.min, hourly.min), (pool.gpus.max, hourly.max)):
-        ends.append(None if cost is None or not held else cost / held)
+        if not held:
+            ends.append(pool.first_gpu_hourly)
+        else:
+            ends.append(None if cost is None else cost / held)
     return MinMax(ends[0], ends[1])
 
 

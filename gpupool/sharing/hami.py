@@ -25,11 +25,18 @@ ServiceMonitor for the scheduler and one for the device plugin's monitor, and
 ``charts/hami/templates/scheduler/servicemonitor.yaml`` and
 ``device-plugin/servicemonitor.yaml``; the chart adds ``global.labels`` to object metadata only,
 never to selectors).
+
+What HAMi's device plugin registers on a node is HAMi's too: ``REGISTER_ANNOTATION`` read by
+``registered_devices``, and what a pool's nodes should carry there (``node_registration``: the
+GPUs, their split and their memory after ``deviceMemoryScaling``), which drift compares
+(``registration_findings``).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from gpupool import facts
@@ -146,3 +153,148 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
         )
     ]
     return release + scheduler_ha.build(stack, cloud, release[0].address)
+
+
+#: HAMi's node annotation: the devices HAMi's device plugin registered. HAMi v2.x writes a JSON
+#: list (``pkg/device/devices.go`` ``MarshalNodeDevices``: ``id``, ``count``, ``devmem`` MiB,
+#: ``devcore``, ``type``, ``numa``, ``health``, ``mode``); HAMi before 2.4 wrote
+#: ``id,count,devmem,devcore,type,numa,health[,index,mode]:`` per device (``EncodeNodeDevices``;
+#: HAMi website, "Protocol design").
+REGISTER_ANNOTATION = "hami.io/node-nvidia-register"
+
+#: One finding of a node against its registration: (declared, observed, summary).
+Finding = tuple[object, object, str]
+
+
+@dataclass(frozen=True)
+class NodeRegistration:
+    """What HAMi's device plugin should register on each node of a pool.
+
+    Attributes:
+        split: vGPUs per GPU (``deviceSplitCount`` or the node's override), or None.
+        memory_mib: the memory registered per GPU (after ``deviceMemoryScaling``), or None.
+
+    """
+
+    split: int | None
+    memory_mib: float | None
+
+
+def node_registration(pf: facts.PoolFacts) -> NodeRegistration:
+    """Return what HAMi should register on the nodes of the pool ``pf`` describes."""
+    memory = None
+    if pf.gpu_memory_gib is not None:
+        memory = pf.gpu_memory_gib * 1024 * (pf.hami_memory_scaling or 1.0)
+    return NodeRegistration(split=pf.hami_split, memory_mib=memory)
+
+
+def registered_devices(annotation: str) -> list[dict[str, object]] | None:
+    """Parse HAMi's ``hami.io/node-nvidia-register`` annotation; None when unreadable.
+
+    Returns one dict per device with ``type`` (str), ``count`` and ``devmem`` (int, MiB).
+    """
+    text = annotation.strip()
+    return _json_devices(text) if text.startswith("[") else _legacy_devices(text)
+
+
+def _json_devices(text: str) -> list[dict[str, object]] | None:
+    """HAMi v2.x: a JSON list of device objects."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, list):
+        return None
+    out = []
+    for d in data:
+        if not isinstance(d, Mapping):
+            return None
+        try:
+            out.append(
+                {"type": str(d["type"]), "count": int(d["count"]), "devmem": int(d["devmem"])}
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+    return out
+
+
+def _legacy_devices(text: str) -> list[dict[str, object]] | None:
+    """HAMi before 2.4: ``id,count,devmem,devcore,type,...:`` per device."""
+    devices = []
+    for part in text.split(":"):
+        if "," not in part:
+            continue
+        items = part.split(",")
+        if len(items) < 5:
+            return None
+        try:
+            devices.append({"type": items[4], "count": int(items[1]), "devmem": int(items[2])})
+        except ValueError:
+            return None
+    return devices
+
+
+def registration_findings(
+    want: NodeRegistration,
+    annotations: Mapping[str, str],
+    *,
+    gpus: int,
+    product: str | None,
+    declared: Callable[[str], bool] | None,
+    tolerance: float,
+) -> list[Finding]:
+    """Compare a node's registration with ``want``: each finding (declared, observed, summary).
+
+    Args:
+        want: what HAMi should register.
+        annotations: the node's annotations.
+        gpus: physical GPUs per node (0: not checked).
+        product: the declared GPU's name, for messages.
+        declared: whether a registered type names the declared GPU; None: not checked.
+        tolerance: how far (a share of it) registered memory may be from ``want``'s.
+
+    """
+    raw = annotations.get(REGISTER_ANNOTATION)
+    if raw is None:
+        return [(
+            REGISTER_ANNOTATION,
+            None,
+            f"HAMi has registered no GPUs on this node "
+            f"(no {REGISTER_ANNOTATION} annotation: is HAMi's device plugin running?)",
+        )]
+    devices = registered_devices(raw)
+    if devices is None:
+        return [(REGISTER_ANNOTATION, raw, f"{REGISTER_ANNOTATION} cannot be read")]
+    out: list[Finding] = []
+    if gpus and len(devices) != gpus:
+        out.append(
+            (gpus, len(devices), f"HAMi registered {len(devices)} GPU(s), pool declares {gpus}")
+        )
+    types = sorted({str(d["type"]) for d in devices})
+    wrong = [t for t in types if declared is not None and not declared(t)]
+    if wrong:
+        shown = ", ".join(wrong)
+        out.append((product, shown, f"HAMi registered {shown}, pool declares {product}"))
+    splits = sorted({int(str(d["count"])) for d in devices})
+    if want.split is not None and splits != [want.split]:
+        shown = ", ".join(map(str, splits))
+        out.append(
+            (want.split, shown, f"HAMi splits each GPU into {shown} vGPUs, expected {want.split}")
+        )
+    if not wrong and want.memory_mib:
+        out.extend(_memory_findings(want.memory_mib, devices, tolerance))
+    return out
+
+
+def _memory_findings(
+    want_mib: float, devices: list[dict[str, object]], tolerance: float
+) -> list[Finding]:
+    return [
+        (
+            f"{want_mib:.0f} MiB",
+            f"{mem} MiB",
+            "GPU memory HAMi registered differs from the declared GPU's",
+        )
+        for mem in sorted({int(str(d["devmem"])) for d in devices})
+        if abs(mem - want_mib) > want_mib * tolerance
+    ]

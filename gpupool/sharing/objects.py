@@ -89,11 +89,6 @@ def chart(key: str, version: str | None = None) -> Chart:
     )
 
 
-def common_labels(stack: Stack) -> dict[str, str]:
-    """Return the labels every object carries: the stack's labels plus gpupool's own."""
-    return dict(_common_labels(stack))
-
-
 def _common_labels(stack: Stack) -> Mapping[str, str]:
     """Return the common labels, computed once per stack (read-only: callers copy)."""
     return stack.memo(

@@ -53,8 +53,15 @@ from gpupool.simulate.tenancy import LIMIT, QUOTA, Tenancy, TenantState
 _FINISH, _EVICT, _GONE, _READY, _INTERRUPT, _WAKE, _SUBMIT, _IDLE, _UNFILLED = range(9)
 
 PENDING, RUNNING, DONE, REJECTED, NEVER = "pending", "running", "done", "rejected", "never"
+GAVE_UP_STATE = "gave up"
 FRAGMENTATION = "fragmentation"
 CAPACITY = "waiting for capacity"
+GIVE_UP_FACTOR = 10
+"""A job interrupted later than this many times its duration after its first start is not
+resubmitted: at high interruption rates a long job would otherwise restart without end."""
+GAVE_UP = (f"given up: still interrupted {GIVE_UP_FACTOR}x its duration after its first start "
+           "(not resubmitted)")
+CLOCK_EVERY = 64  # instants of the run between two calls of its clock (progress)
 
 
 @dataclass(frozen=True)
@@ -197,7 +204,8 @@ class Simulation:
     """One run of a workload on a stack."""
 
     def __init__(self, stack: Stack, workload: Workload, settings: Settings | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> None:
+                 progress: Callable[[int, int], None] | None = None,
+                 clock: Callable[[float], None] | None = None) -> None:
         self.stack = stack
         self.workload = workload
         self.settings = settings or Settings()
@@ -207,6 +215,7 @@ class Simulation:
         self.kai = self.scheduler == SCHEDULER_KAI
         self.rng = random.Random(self.settings.seed)
         self.progress = progress
+        self.clock = clock  # told the simulated time every CLOCK_EVERY instants (progress)
         self.heap: list[tuple[float, int, int, object]] = []
         self.seq = 0
         self.now = 0.0
@@ -317,8 +326,12 @@ class Simulation:
         }
         end = 0.0
         heap = self.heap
+        instants = 0
         while heap or submitted < total:
             t = heap[0][0] if heap else jobs[submitted].submit
+            instants += 1
+            if self.clock is not None and instants % CLOCK_EVERY == 0:
+                self.clock(t)
             if submitted < total and jobs[submitted].submit < t:
                 t = jobs[submitted].submit
             self._advance(t)
@@ -397,7 +410,14 @@ class Simulation:
         self.timeline.append((self.now, queued, allocated))
 
     # -- nodes ----------------------------------------------------------------------------
-    def _add_node(self, pm: PoolModel, g: GroupModel, ready_at: float) -> Node:
+    def _add_node(self, pm: PoolModel, g: GroupModel, ready_at: float, *,
+                  asked: bool = False) -> Node:
+        """Add a node ready at ``ready_at``; ``asked``: by a scale-up, ready through an event.
+
+        A node a scale-up asks for is made ready by a ``_READY`` event even when it is ready at
+        once (``--scale-up-seconds 0``), so a scheduling pass follows at the same instant; made
+        ready on the spot it would wait for the next event, which may be hours away.
+        """
         members = self.group_nodes.setdefault(g.name, [])
         node = Node(self.node_id, pm, g, len(members), self.now)
         self.by_id[node.id] = node
@@ -412,7 +432,7 @@ class Simulation:
             stats.cost_known = False
         else:
             stats.cost_rate += price
-        if ready_at <= self.now:
+        if ready_at <= self.now and not asked:
             self._ready(node)
         else:
             self.inflight[pm.name] = self.inflight.get(pm.name, 0) + 1
@@ -564,7 +584,12 @@ class Simulation:
             gang = self.owner.get(key)
             if gang is not None and gang.state == RUNNING:
                 gang.interruptions += 1
-                self._stop(gang, requeue=True)
+                first = gang.first_start if gang.first_start is not None else self.now
+                give_up = self.now - first > GIVE_UP_FACTOR * gang.job.duration
+                lost = self._stop(gang, requeue=not give_up)
+                if give_up:
+                    gang.state, gang.reason = GAVE_UP_STATE, GAVE_UP
+                    gang.gpu_seconds_lost += lost
 
     def _gone(self, node: Node) -> None:  # type: ignore[override]
         if node.removed:
@@ -1136,7 +1161,7 @@ class Simulation:
                             self.shortage_rng.random() < self.settings.spot_shortage):
                         self._ask_unfilled(pm, g)
                     else:
-                        self._add_node(pm, g, ready_at=self.now + self.scale_up)
+                        self._add_node(pm, g, ready_at=self.now + self.scale_up, asked=True)
 
     def _ask_unfilled(self, pm: PoolModel, g: GroupModel) -> None:
         """Ask for a spot node that never comes; the autoscaler gives up on it later."""
@@ -1180,6 +1205,7 @@ def _retake(node: Node, key: int, d: Demand, devices: tuple[int, ...]) -> None:
 
 
 def simulate(stack: Stack, workload: Workload, settings: Settings | None = None,
-             progress: Callable[[int, int], None] | None = None) -> Outcome:
+             progress: Callable[[int, int], None] | None = None,
+             clock: Callable[[float], None] | None = None) -> Outcome:
     """Replay ``workload`` on ``stack`` and return what happened."""
-    return Simulation(stack, workload, settings, progress).run()
+    return Simulation(stack, workload, settings, progress, clock).run()

@@ -4,7 +4,10 @@ This module owns when and on what the report's fragmentation is measured. The ru
 engine's own (``engine.Simulation``); this subclass only looks at the nodes as the clock
 advances, at ``SAMPLES`` instants evenly spaced over the workload's span (the latest submit
 plus duration; instants keep the same step past it while pods still wait), and keeps those
-before the run's end. At each instant every ready, schedulable node of a pool is measured with
+before the run's end. Instants that see the same cluster are kept as one run of instants, and
+a run that outlasts ``MAX_INSTANTS`` steps doubles its step (keeping every other instant), so
+a workload of microseconds that waits minutes for a node costs no more than a long one.
+At each instant every ready, schedulable node of a pool is measured with
 ``fragmentation.Meter`` for the workload's typical pod shapes; a pool's figure is the
 fragmented GPU capacity summed over the instants over its ready GPU capacity summed over the
 same instants (so an instant with more nodes weighs more, as allocation's time weighting does).
@@ -17,6 +20,7 @@ equivalents as whole free GPUs and one partly free GPU for the remainder.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 
 from gpupool.model import Stack
@@ -28,6 +32,9 @@ from gpupool.simulate.placement import Node
 
 SAMPLES = 120
 """Instants the workload's span is measured at (the report's timeline keeps as many)."""
+
+MAX_INSTANTS = SAMPLES * 64
+"""The most instants a run keeps: past it the step doubles and every other instant goes."""
 
 _NO_CPU_LIMIT = 10**12  # milli-CPU standing for a node whose CPU the stack does not give
 
@@ -54,26 +61,48 @@ class MeteredSimulation(Simulation):
     """``engine.Simulation`` measuring each pool's fragmentation at evenly spaced instants."""
 
     def __init__(self, stack: Stack, workload: Workload, settings: Settings | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> None:
-        super().__init__(stack, workload, settings, progress)
+                 progress: Callable[[int, int], None] | None = None,
+                 clock: Callable[[float], None] | None = None) -> None:
+        super().__init__(stack, workload, settings, progress, clock)
         shapes = typical_shapes(workload.jobs)
         self.meter = Meter(shapes) if shapes else None
         span = max((j.submit + j.duration for j in workload.jobs), default=0.0)
         self.step = span / SAMPLES if span > 0 else 0.0
         self.next_sample = 0  # index k of the next instant, k x step
-        # (instant, pool) -> (fragmented milli-GPU, ready milli-GPU)
-        self.samples: list[tuple[float, dict[str, tuple[float, float]]]] = []
+        # runs of instants k0 <= k < k1 that saw one cluster: (k0, k1, pool -> (fragmented
+        # milli-GPU, ready milli-GPU))
+        self.samples: list[tuple[int, int, dict[str, tuple[float, float]]]] = []
 
     def _advance(self, t: float) -> None:
         if self.meter is not None and self.step > 0:
-            due = []
-            while self.next_sample * self.step < t:
-                due.append(self.next_sample * self.step)
-                self.next_sample += 1
-            if due:
-                now = self._measure()
-                self.samples.extend((at, now) for at in due)
+            due = self._due(t)
+            while due > MAX_INSTANTS:
+                self._coarsen()
+                due = self._due(t)
+            if due > self.next_sample:
+                self.samples.append((self.next_sample, due, self._measure()))
+                self.next_sample = due
         super()._advance(t)
+
+    def _due(self, t: float) -> int:
+        """Return the index of the first instant at or after ``t`` (none before it is taken)."""
+        k = max(self.next_sample, math.ceil(t / self.step))
+        while k > self.next_sample and (k - 1) * self.step >= t:
+            k -= 1
+        while k * self.step < t:
+            k += 1
+        return k
+
+    def _coarsen(self) -> None:
+        """Double the step: keep the instants of even index, renumbered by half."""
+        self.step *= 2
+        kept = []
+        for k0, k1, now in self.samples:
+            a, b = (k0 + 1) // 2, (k1 + 1) // 2
+            if b > a:
+                kept.append((a, b, now))
+        self.samples = kept
+        self.next_sample = (self.next_sample + 1) // 2
 
     def _measure(self) -> dict[str, tuple[float, float]]:
         assert self.meter is not None
@@ -101,19 +130,23 @@ class MeteredSimulation(Simulation):
         """
         frag: dict[str, float] = {pm.name: 0.0 for pm in self.cluster.pools}
         cap: dict[str, float] = dict(frag)
-        for at, pools in self.samples:
-            if at >= end and at > 0:
+        for k0, k1, pools in self.samples:
+            if k0 * self.step >= end and k0 > 0:
                 break
-            for name, (f, c) in pools.items():
-                frag[name] += f
-                cap[name] += c
+            for k in range(k0, k1):
+                if k * self.step >= end and k > 0:
+                    break
+                for name, (f, c) in pools.items():
+                    frag[name] += f
+                    cap[name] += c
         return {name: frag[name] / cap[name] if cap[name] else None for name in frag}
 
 
 def simulate_metered(stack: Stack, workload: Workload, settings: Settings | None = None,
                      progress: Callable[[int, int], None] | None = None,
+                     clock: Callable[[float], None] | None = None,
                      ) -> tuple[Outcome, Mapping[str, float | None]]:
     """Replay ``workload`` on ``stack``; return what happened and each pool's fragmentation."""
-    sim = MeteredSimulation(stack, workload, settings, progress)
+    sim = MeteredSimulation(stack, workload, settings, progress, clock)
     outcome = sim.run()
     return outcome, sim.fragmentation(outcome.end)

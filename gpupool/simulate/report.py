@@ -18,13 +18,13 @@ This module owns what ``gpupool simulate`` reports from an ``engine.Outcome``:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from gpupool.formats import FORMAT_VERSION
-from gpupool.simulate.engine import REJECTED, Gang, Outcome
+from gpupool.quantile import percentile
+from gpupool.simulate.engine import GAVE_UP_STATE, REJECTED, Gang, Outcome
 
 TIMELINE_POINTS = 120
 """Points of the queue and allocation timeline kept for charts (evenly spaced in time)."""
@@ -88,15 +88,6 @@ class Report:
     timeline: tuple[tuple[float, int, float], ...] = field(default=())
 
 
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """Return the nearest-rank ``q`` percentile of ``values`` (None when empty)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q / 100 * len(ordered)))
-    return ordered[rank - 1]
-
-
 def _tenant(name: str, gangs: list[Gang], outcome: Outcome) -> TenantFigures:
     submitted = started = rejected = never = preempted = interrupted = 0
     lost = 0.0
@@ -114,6 +105,8 @@ def _tenant(name: str, gangs: list[Gang], outcome: Outcome) -> TenantFigures:
         else:
             started += n
             waits.extend([g.first_start - g.job.submit] * n)
+            if g.state == GAVE_UP_STATE:  # it ran, but never to its end
+                reasons[g.reason] = reasons.get(g.reason, 0) + n
         preempted += g.preemptions * n
         interrupted += g.interruptions * n
         lost += g.gpu_seconds_lost

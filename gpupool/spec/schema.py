@@ -9,12 +9,12 @@ check alone; ``jsonschema`` is imported and run only for documents that check sa
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from gpupool import didyoumean
 from gpupool.resources import schema_path
 from gpupool.spec.compiled import compile_schema, is_integer, is_number
 from gpupool.spec.diagnostics import Diagnostic, Path, error
@@ -66,18 +66,6 @@ def _validator() -> Any:
     return jsonschema.validators.extend(cls, type_checker=checker)(schema())
 
 
-def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
-    """Return the closest of ``choices`` to ``word`` when one is close, else None."""
-    lowered = {c.lower(): c for c in choices}
-    if word.lower() in lowered:
-        return lowered[word.lower()]
-    hits = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    if not hits:
-        hits = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
-        hits = [lowered[h] for h in hits]
-    return hits[0] if hits else None
-
-
 def _field(path: Path) -> str:
     for part in reversed(path):
         if isinstance(part, str):
@@ -86,8 +74,8 @@ def _field(path: Path) -> str:
 
 
 def _did_you_mean(word: str, choices: list[str]) -> str:
-    hit = suggest(word, choices)
-    return f" Did you mean '{hit}'?" if hit else ""
+    hit = didyoumean.closest(word, choices, 1, cutoff=0.6)
+    return f" Did you mean '{hit[0]}'?" if hit else ""
 
 
 def _description(sch: dict[str, Any], key: str) -> str:

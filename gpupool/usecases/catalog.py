@@ -20,7 +20,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from gpupool import catalog
+from gpupool import catalog, didyoumean
 from gpupool.catalog import CloudFacts, GpuModel, InstanceType
 from gpupool.errors import GpupoolError, InputError
 from gpupool.files import UnsafePathError, write_atomic
@@ -31,7 +31,7 @@ REFRESHABLE = VENDORS
 
 
 def _unknown(gpu: str) -> InputError:
-    close = ", ".join(catalog.closest(gpu, [g.name for g in catalog.gpus()]))
+    close = ", ".join(didyoumean.closest(gpu, [g.name for g in catalog.gpus()]))
     return InputError(f"unknown GPU model '{gpu}'; closest: {close}")
 
 
@@ -177,7 +177,8 @@ def _checked_region(cloud: str, region: str, vendor_name: str) -> str:
     if not region or catalog.is_region(cloud, region):
         return region  # no region: the vendor module says which option is missing
     known = catalog.cloud(cloud).regions
-    hint = f"closest: {', '.join(catalog.closest(region, known))}" if known else "e.g. cn-beijing"
+    close = ", ".join(didyoumean.closest(region, known))
+    hint = f"closest: {close}" if known else "e.g. cn-beijing"
     raise InputError(
         f"'{_printable(region, 60)}' is not a region of {vendor_name} ({hint}); nothing was read "
         "or written"

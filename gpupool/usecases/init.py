@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpupool import catalog, clouds
+from gpupool import catalog, clouds, didyoumean
 from gpupool.catalog import GpuModel, InstanceType
 from gpupool.clouds import Cloud
 from gpupool.errors import InputError
@@ -77,7 +77,7 @@ def _gpu(name: str | None, cloud: Cloud) -> GpuModel:
             name = min(catalog.instances(cloud.name), key=_cost).gpu
     gpu = catalog.gpu(name)
     if gpu is None:
-        hint = ", ".join(catalog.closest(name, catalog.gpu_names())) or "none close"
+        hint = ", ".join(didyoumean.closest(name, catalog.gpu_names())) or "none close"
         raise InputError(
             f"gpupool init: unknown GPU {name!r} (closest: {hint}); "
             "`gpupool catalog gpus` lists them"

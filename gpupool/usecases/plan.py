@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from gpupool.assemble import build
 from gpupool.model import Stack
 from gpupool.plan import PlanResult, make_plan
+from gpupool.spec.diagnostics import Diagnostic
 from gpupool.usecases.base import load_base
 
 
-def plan(stack_file: Path, stack: Stack, base: str | None, *,
-         force_base: bool = False) -> PlanResult:
+def plan(stack_file: Path, stack: Stack, base: str | None, *, force_base: bool = False,
+         diagnostics: Sequence[Diagnostic] = (), shown_as: str | None = None) -> PlanResult:
     """Plan ``stack`` (read from ``stack_file``) against the base ``--base`` names.
 
     Args:
@@ -19,6 +21,8 @@ def plan(stack_file: Path, stack: Stack, base: str | None, *,
         stack: the validated stack.
         base: ``--base`` as given; None for the applied record (see ``usecases.base``).
         force_base: accept a base that is another stack (``--force-base``).
+        diagnostics: the stack file's diagnostics (its warnings and advice ride on the plan).
+        shown_as: the stack file as the command was given it (default: ``stack_file``).
 
     Raises:
         InvalidBaseError: the base stack file is invalid (its diagnostics ride on the error).
@@ -27,4 +31,5 @@ def plan(stack_file: Path, stack: Stack, base: str | None, *,
 
     """
     resolved = load_base(stack_file, stack.name, base, force=force_base)
-    return make_plan(resolved, build(stack), stack)
+    return make_plan(resolved, build(stack), stack, diagnostics=diagnostics,
+                     stack_file=str(stack_file) if shown_as is None else shown_as)

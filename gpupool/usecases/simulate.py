@@ -3,10 +3,11 @@
 ``prepare`` finds the workload (``--workload``, else the file the stack's ``simulation`` block
 names, refused outside the stack file's folder), reads it (``gpupool.simulate.workload``),
 checks it against the stack and settles the run's settings (``resolve``: each from its flag,
-else the block, else its default). ``simulate`` runs it on the stack and, with ``--base``, on
-the base stack (``usecases.base.base_stack``: another stack file or this file at a git ref)
-under the same settings, and returns both reports; ``capacity`` runs capacity mode
-(``simulate.saturate``) on both instead.
+else the block, else its default); ``generated`` makes one up for the stack instead
+(``--generate``). ``simulate`` runs it on the stack and, with ``--base``, on the base stack
+(``usecases.base.base_stack``: another stack file or this file at a git ref) under the same
+settings, and returns both reports; ``capacity`` runs capacity mode (``simulate.saturate``) on
+both instead.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from gpupool.errors import InputError
 from gpupool.model import Simulation, Stack
 from gpupool.simulate.engine import Settings
+from gpupool.simulate.generate import generate
 from gpupool.simulate.jobs import Workload
 from gpupool.simulate.metered import simulate_metered
 from gpupool.simulate.report import Report, report
@@ -67,10 +69,12 @@ class PreparedWorkload:
 
 
 def prepare(stack_file: Path, stack: Stack, *, path: str | None, fmt: str | None,
-            flags: Mapping[str, object], instead: str = "") -> PreparedWorkload | None:
+            flags: Mapping[str, object], replay: bool = True,
+            instead: str = "") -> PreparedWorkload | None:
     """Find, read and check the workload to replay: ``path`` where given, else the block's.
 
-    ``flags`` are the settings the command's flags gave (``resolve``). A file the stack names
+    ``flags`` are the settings the command's flags gave (``resolve``); ``replay`` is False for
+    capacity mode, which never lets a pod end (``check_workload``). A file the stack names
     must exist; ``instead`` ends that error with what the user may do instead of fixing the
     path (``", or give --workload FILE"``).
 
@@ -90,7 +94,7 @@ def prepare(stack_file: Path, stack: Stack, *, path: str | None, fmt: str | None
         raise InputError(f"{stack_file}: simulation.workload names {where}, which does not "
                          f"exist; fix the path{instead}")
     workload = read_workload(where, where_fmt)
-    problems = diagnostics.sort(check_workload(stack, workload))
+    problems = diagnostics.sort(check_workload(stack, workload, replay=replay))
     return PreparedWorkload(where, workload, problems, resolve(stack.simulation, flags))
 
 
@@ -123,6 +127,18 @@ def _workload_file(stack_file: Path, stack: Stack, path: str | None,
     return where, fmt or sim.format
 
 
+def generated(stack: Stack, *, jobs: int, flags: Mapping[str, object]) -> PreparedWorkload:
+    """Return a workload made up for the stack (``simulate.generate``) and the run's settings.
+
+    ``gpupool simulate --generate``: ``jobs`` jobs of the stack's tenants on their pools, the
+    same for the same seed (the flag's, else the ``simulation`` block's, else 0: ``resolve``).
+    """
+    settings = resolve(stack.simulation, flags)
+    source = f"--generate {jobs}"  # what the report names it by: how to make it again
+    workload = generate(stack, settings.seed, jobs=jobs, source=source)
+    return PreparedWorkload(Path(source), workload, [], settings)
+
+
 @dataclass(frozen=True)
 class SimulationResult:
     """The head stack's report, and the base stack's when ``--base`` was given."""
@@ -133,7 +149,8 @@ class SimulationResult:
 
 def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | None,
              settings: Settings,
-             progress: Callable[[str, int, int], None] | None = None) -> SimulationResult:
+             progress: Callable[[str, int, int], None] | None = None,
+             clock: Callable[[str, float], None] | None = None) -> SimulationResult:
     """Replay ``workload`` on ``stack`` (and on the ``--base`` stack) and report both runs.
 
     Args:
@@ -143,6 +160,7 @@ def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | 
         base: ``--base`` as given, or None.
         settings: seed, spot interruption rate, autoscaler timings.
         progress: called with (stack name, jobs submitted, jobs in all) on long runs.
+        clock: called with (stack name, simulated seconds) now and then as a run goes.
 
     Raises:
         InvalidBaseError: the base stack file is invalid.
@@ -156,8 +174,14 @@ def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | 
             return None
         return lambda done, total: progress(name, done, total)
 
-    head = report(*simulate_metered(stack, workload, settings, tell(stack.name)))
-    before = (report(*simulate_metered(other, workload, settings, tell(other.name)))
+    def at(name: str) -> Callable[[float], None] | None:
+        if clock is None:
+            return None
+        return lambda seconds: clock(name, seconds)
+
+    head = report(*simulate_metered(stack, workload, settings, tell(stack.name), at(stack.name)))
+    before = (report(*simulate_metered(other, workload, settings, tell(other.name),
+                                       at(other.name)))
               if other else None)
     return SimulationResult(head, before)
 

@@ -5,8 +5,10 @@ text the command line writes.
 
 - ``validate``: ``gpupool validate`` (and the diagnostics every stack-reading command prints);
 - ``plan``: ``gpupool plan`` and ``gpupool preview``, dispatching on ``--format`` to
-  ``plan_text`` (which also holds the number, money and table helpers the formats share),
-  ``plan_json`` (the JSON document) and ``plan_markdown`` (the pull-request comment);
+  ``plan_text`` (which also holds the tables and notes the formats share), ``plan_json`` (the
+  JSON document) and ``plan_markdown`` (the pull-request comment), and to ``plan_summary`` (the
+  summary every form leads with, all ``--summary`` prints); ``plan_numbers`` formats their
+  numbers and money;
 - ``render``: what ``gpupool render`` says it wrote;
 - ``engine``: ``gpupool up`` / ``destroy`` progress lines, their closing summary and their JSON;
 - ``errors``: the one JSON shape of an error, for every command run with ``--format json``;

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from gpupool.catalog import dataset, overlay, overlay_types
 from gpupool.catalog.models import CloudFacts, Dataset, GpuModel, InstanceType
-from gpupool.catalog.store import dataset, overlay, overlay_types
 from gpupool.formats import FORMAT_VERSION
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 This module owns the choice of format and what goes to stdout (the plan) and what to stderr (a
 note on how the base was chosen, for JSON, whose readers are scripts). The formats themselves are
-``plan_text``, ``plan_json`` and ``plan_markdown``.
+``plan_text``, ``plan_json`` and ``plan_markdown``, and ``plan_summary`` for ``--summary``.
 """
 
 from __future__ import annotations
@@ -10,26 +10,40 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gpupool.plan import PlanResult
-from gpupool.views import Output, plan_json, plan_markdown, plan_text
+from gpupool.views import Output, plan_json, plan_markdown, plan_summary, plan_text
 
 
-def render(result: PlanResult, fmt: str) -> Output:
+def render(result: PlanResult, fmt: str, *, summary: bool = False) -> Output:
     """Render a plan as ``text``, ``json`` or ``markdown``.
 
     Args:
         result: the plan.
         fmt: the output format.
+        summary: only the summary (``gpupool plan --summary``): the header, counts, cost and
+            warnings in text, the comment's head and warnings in markdown, the document's
+            leading keys in JSON (``plan_summary.summary_json``).
 
     Returns:
         The plan for stdout and notes for stderr.
 
     """
+    if summary:
+        short = {"text": plan_summary.format_summary_text,
+                 "json": plan_summary.format_summary_json,
+                 "markdown": lambda r: plan_markdown.format_markdown(r, summary=True)}
+        return Output(short[fmt](result), _note(result, fmt))
     formats: dict[str, Callable[[PlanResult], str]] = {
         "text": plan_text.format_text,
         "json": plan_json.format_json,
         "markdown": plan_markdown.format_markdown,
     }
-    # text and markdown say how the base was chosen in the plan itself; JSON says it in
-    # ``base.note`` and, for people watching the terminal, on stderr
-    note = f"note: {result.base.note}\n" if result.base.note and fmt == "json" else ""
-    return Output(formats[fmt](result), note)
+    return Output(formats[fmt](result), _note(result, fmt))
+
+
+def _note(result: PlanResult, fmt: str) -> str:
+    """Say on stderr how the base was chosen, for JSON, whose readers are scripts.
+
+    Text and markdown say it in the plan itself; JSON in ``base.note`` and, for people watching
+    the terminal, here.
+    """
+    return f"note: {result.base.note}\n" if result.base.note and fmt == "json" else ""

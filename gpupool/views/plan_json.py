@@ -2,9 +2,10 @@
 
 This module owns the stable machine-readable shape: ``format_version``, ``stack``,
 ``resource_changes`` (Terraform's ``actions`` vocabulary and ``replace_paths``), ``summary``,
-``capacity``, ``cost`` and ``pins`` (what ``up --expect`` holds the file applied to). Fields may
-be added (``base``, ``tenants``, per-pool cost, slot profiles, ``changed_paths``, ``owner``,
-``pins``), never renamed; a breaking change bumps
+``capacity``, ``cost``, ``diagnostics`` (the stack file's warnings and advice, as ``validate``
+writes them) and ``pins`` (what ``up --expect`` holds the file applied to). Fields may be added
+(``base``, ``tenants``, per-pool cost, slot profiles, ``changed_paths``, ``owner``, ``pins``,
+``diagnostics``), never renamed; a breaking change bumps
 ``format_version``. Unknown amounts are ``null``, never 0.
 """
 
@@ -21,7 +22,7 @@ from gpupool.plan import (
     slot_prices,
 )
 from gpupool.plan import pins as plan_pins
-from gpupool.views import json_text
+from gpupool.views import json_text, plan_summary
 
 
 def _mm(mm: MinMax, digits: int = 4) -> dict[str, float | None]:
@@ -126,6 +127,7 @@ def to_json(result: PlanResult) -> dict[str, Any]:
                     "declaredPrice": None if p.declared is None else {
                         "source": p.declared, "currency": p.price_currency,
                     },
+                    "priceRegion": p.price_region,
                 }
                 for p in cost.pools
             ],
@@ -142,6 +144,7 @@ def to_json(result: PlanResult) -> dict[str, Any]:
             }
             for a in result.advice
         ],
+        "diagnostics": plan_summary.diagnostics_json(result),
         "pins": None if result.pins is None else plan_pins.to_json(result.pins),
         "scheduler": _scheduler(result),
     }

@@ -1,9 +1,10 @@
 """Markdown output of ``gpupool plan``: a pull-request comment a CI bot posts and edits.
 
-This module owns the comment's layout: a hidden first line (``marker``) a bot finds its earlier
-comment by and edits in place (as Infracost's hidden tag does), the counts line and the
-replacements a reviewer must not miss, cost first, then per-pool capacity, tenants and their cost
-(with a Mermaid pie of cost by tenant), and every
+This module owns the comment's layout: a hidden first line (``marker``, one per stack file, the
+same the bundled workflow writes) a bot finds its earlier comment by and edits in place (as
+Infracost's hidden tag does), the counts line and the replacements a reviewer must not miss,
+cost first, the stack file's warnings, then per-pool capacity, tenants and their cost (with a
+Mermaid pie of cost by tenant), and every
 resource change folded in ``<details>`` as a ``diff`` block. It keeps the comment under
 ``MARKDOWN_LIMIT`` characters (GitHub refuses comments over 65,536), cutting table rows and
 change lines from the end and saying so.
@@ -11,10 +12,13 @@ change lines from the end and saying so.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from gpupool import escape
 from gpupool.plan import HOURS_PER_MONTH, PlanResult
+from gpupool.views.plan_numbers import ELSEWHERE, delta, elsewhere_mark, money, monthly
+from gpupool.views.plan_summary import describe_base, where
 from gpupool.views.plan_text import (
     CAPACITY_HEAD,
     TENANT_COST_HEAD,
@@ -24,10 +28,6 @@ from gpupool.views.plan_text import (
     advice_lines,
     capacity_rows,
     change_lines,
-    delta,
-    describe_base,
-    money,
-    monthly,
     price_notes,
     tenant_cost_rows,
     tenant_rows,
@@ -41,9 +41,23 @@ MAX_NOTE = 2_000
 """Most characters of one note or reason (gpupool's sentence with values in it)."""
 
 
-def marker(stack: str) -> str:
-    """Return the hidden first line a bot finds its own comment by."""
-    return f"<!-- gpupool-plan: {stack} -->"
+def marker(key: str) -> str:
+    """Return the hidden first line a bot finds its own comment by: one per stack file.
+
+    ``key`` is the stack file as the command was given it (``PlanResult.stack_file``; the stack's
+    name where there is none), so the bundled workflow (templates/ci/github-plan-comment.yml),
+    which knows only the file, writes the same line when the plan fails and finds this comment
+    again: one comment per stack file, edited in place. ``%``, ``<``, ``>``, ``!``, ``#``,
+    control and line-separator characters and bidirectional overrides are written ``%`` and their
+    code point in hex (``%3E``, ``%202E``), as the workflow writes them, so no file name can end
+    the HTML comment early, read as another marker or a workflow command (``##[``, anywhere in a
+    log line), or reach a terminal raw.
+    """
+    return f"<!-- gpupool-plan: {_UNSAFE.sub(lambda m: f'%{ord(m[0]):02X}', key)} -->"
+
+
+#: what the marker writes as ``%`` and hex; the workflow's script has the same class
+_UNSAFE = re.compile("[%<>!#\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _md_table(
@@ -81,7 +95,10 @@ def _md_head(result: PlanResult) -> list[str]:
         counts += f" {s.replace} replacement{'s' * (s.replace != 1)}." if s.replace else ""
     else:
         counts = "**No changes.** The GPU pools match the base."
-    lines = [marker(result.stack), f"### gpupool plan: {code(result.stack)}", "", counts, "",
+    if n := len(result.warnings):
+        counts += f" :warning: {n} warning{'s' * (n != 1)} (below)."
+    key = result.stack_file or result.stack
+    lines = [marker(key), f"### gpupool plan: {code(result.stack)}", "", counts, "",
              f"Base: {text(describe_base(result.base))}"
              + (f"; {text(result.base.note)}." if result.base.note else "."), ""]  # fmt: skip
     risky = [c for c in result.changes if c.action in ("replace", "delete")]
@@ -91,14 +108,15 @@ def _md_head(result: PlanResult) -> list[str]:
     if len(risky) > 10:
         lines.append(f"> :warning: and {len(risky) - 10} more replacements or deletions")
     month, cur = HOURS_PER_MONTH, cost.currency
+    mark = "\\" + ELSEWHERE if elsewhere_mark(result) else ""  # a literal mark, not emphasis
     rows = [
-        ["this plan", monthly(cost.monthly.min, cur), monthly(cost.monthly.max, cur)],
+        ["this plan", monthly(cost.monthly.min, cur) + mark, monthly(cost.monthly.max, cur) + mark],
         ["base", monthly(cost.base_hourly.scaled(month).min, cur),
          monthly(cost.base_hourly.scaled(month).max, cur)],
-        ["**change**", f"**{delta(cost.delta_monthly.min, cur)}**",
-         f"**{delta(cost.delta_monthly.max, cur)}**"],
-        ["all on-demand", monthly(cost.on_demand_hourly.scaled(month).min, cur),
-         monthly(cost.on_demand_hourly.scaled(month).max, cur)],
+        ["**change**", f"**{delta(cost.delta_monthly.min, cur)}**{mark}",
+         f"**{delta(cost.delta_monthly.max, cur)}**{mark}"],
+        ["all on-demand", monthly(cost.on_demand_hourly.scaled(month).min, cur) + mark,
+         monthly(cost.on_demand_hourly.scaled(month).max, cur) + mark],
     ]  # fmt: skip
     lines += [*([""] if risky else []), f"#### Cost ({cur} a month)", ""]
     lines += _md_table(["", "at nodes.min", "at nodes.max"], rows, right=2, values=False)
@@ -174,17 +192,31 @@ def _diff_line(line: str) -> str:
 _Block = tuple[list[str], list[str], list[str], str]
 
 
-def _md_blocks(result: PlanResult) -> list[_Block]:
+def _warnings(result: PlanResult) -> list[_Block]:
+    """Return the block of the stack file's warnings, one item each (none without any)."""
+    items = []
+    for d in result.warnings:
+        at = where(d)
+        item = f"- {note(d.summary)} {code(d.code)}" + (f" at {code(at)}" if at else "")
+        items.append(item + (f"<br><sub>{note(d.detail)}</sub>" if d.detail else ""))
+    if not items:
+        return []
+    return [([f"#### Warnings ({len(items)})", ""], items, [""], "warnings")]
+
+
+def _md_blocks(result: PlanResult, *, summary: bool = False) -> list[_Block]:
+    """Return the comment's blocks; with ``summary``, its head and warnings only."""
+    blocks: list[_Block] = [(_md_head(result), [], [], ""), *_warnings(result)]
+    if summary:
+        return blocks
     cur = result.cost.currency
-    per_pool = {p.pool: money(p.monthly, monthly, cur) for p in result.cost.pools}
+    per_pool = {p.pool: money(p.monthly, monthly, cur) + elsewhere_mark(result, p.pool)
+                for p in result.cost.pools}  # fmt: skip
     capacity = _md_table(
         [*CAPACITY_HEAD, "cost/month"],
         [[*row, per_pool.get(row[0], monthly(0.0, cur))] for row in capacity_rows(result)],
     )
-    blocks: list[_Block] = [
-        (_md_head(result), [], [], ""),
-        (["#### Capacity", "", *capacity[:2]], capacity[2:], [""], "pools"),
-    ]
+    blocks.append((["#### Capacity", "", *capacity[:2]], capacity[2:], [""], "pools"))
     if result.tenants:
         tenants = _md_table(TENANT_HEAD, tenant_rows(result))
         blocks.append((["#### Tenants", "", *tenants[:2]], tenants[2:], [""], "tenants"))
@@ -208,22 +240,24 @@ def _md_blocks(result: PlanResult) -> list[_Block]:
     return blocks
 
 
-def format_markdown(result: PlanResult, limit: int = MARKDOWN_LIMIT) -> str:
-    """Render a plan as a pull-request comment: summary and cost first, details folded.
+def format_markdown(result: PlanResult, limit: int = MARKDOWN_LIMIT, *,
+                    summary: bool = False) -> str:
+    """Render a plan as a pull-request comment: summary, cost and warnings first, details folded.
 
     The first line is a hidden marker (``marker``) a bot finds its earlier comment by. A
-    comment longer than ``limit`` keeps its summary and cost, cuts the longest parts (table
-    rows, then change lines) and says so at the end.
+    comment longer than ``limit`` keeps its summary and cost, cuts the longest parts (warnings,
+    table rows, then change lines, from the end of each) and says so at the end.
 
     Args:
         result: the plan.
         limit: the most characters to return.
+        summary: only the summary, cost and warnings (``gpupool plan --summary``).
 
     Returns:
         The comment.
 
     """
-    blocks = _md_blocks(result)
+    blocks = _md_blocks(result, summary=summary)
     whole = "\n".join(line for b, rows, a, _ in blocks for line in (*b, *rows, *a)) + "\n"
     if len(whole) <= limit:
         return whole

@@ -1,28 +1,28 @@
-"""Text output of ``gpupool plan`` and what the other plan formats share with it.
+"""Text output of ``gpupool plan`` and the tables and notes the markdown form shares with it.
 
-This module owns how a ``PlanResult`` reads in a terminal: Terraform's ``+ ~ - +/- -/+`` symbols
-and legend (a replacement reads in the order Pulumi runs it: ``+/-`` creates the new resource
-first, ``-/+`` deletes the old one first), each changed input as ``old -> new`` (``# forces
-replacement`` on the ones behind a replace), the reasons, the closing ``Plan: X to add, Y to
-change, Z to destroy.`` line (or ``No changes.``), then the capacity (with each unit's price),
-tenant and cost tables (with a note on each pool whose node groups can hold more than its
-``nodes.max``), the cost per tenant and the advice. The number, money and table helpers here,
-and how a base is named (``describe_base``), are shared with ``plan_markdown``;
+This module owns how a ``PlanResult`` reads in a terminal: the header and the summary
+(``plan_summary``: counts, cost a month and its change, warnings), then Terraform's
+``+ ~ - +/- -/+`` symbols and legend (a replacement reads in the order Pulumi runs it: ``+/-``
+creates the new resource first, ``-/+`` deletes the old one first), each changed input as
+``old -> new`` (``# forces replacement`` on the ones behind a replace), the reasons, the closing
+``Plan: X to add, Y to change, Z to destroy.`` line (or ``No changes.``), then the capacity (with
+each unit's price), tenant and cost tables (with a note on each pool whose node groups can hold
+more than its ``nodes.max``, and ``ELSEWHERE`` beside amounts priced at another region's list
+prices, which the notes explain), the cost per tenant and the advice. The tables, rows and notes
+here are shared with ``plan_markdown``; numbers and money are ``plan_numbers``';
 ``gpupool.views.plan`` dispatches on the format. It computes nothing: ``gpupool.plan`` does.
 """
 
 from __future__ import annotations
 
 import difflib
-import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from gpupool import modes
 from gpupool.escape import one_line
 from gpupool.plan import (
     HOURS_PER_MONTH,
     MISSING,
-    Base,
     CostReport,
     MinMax,
     PlanResult,
@@ -31,6 +31,20 @@ from gpupool.plan import (
     show_value,
     slot_prices,
 )
+from gpupool.views.plan_numbers import (
+    ELSEWHERE,
+    delta,
+    elsewhere,
+    elsewhere_mark,
+    gib,
+    hourly,
+    low_high,
+    money,
+    monthly,
+    num,
+    span,
+)
+from gpupool.views.plan_summary import header, summary_lines
 
 # Keyed by ``kind``: the action, with the two orders of a replacement apart.
 SYMBOLS = {"create": "+", "update": "~", "delete": "-", "replace": "+/-", "replace-delete": "-/+"}
@@ -54,97 +68,7 @@ def kind(c: ResourceChange) -> str:
     return "replace-delete" if c.deletes_first else c.action
 
 
-def describe_base(base: Base) -> str:
-    """Return a short phrase naming the base, for the plan's header."""
-    if base.kind == "recorded":
-        return f"last applied graph ({base.ref})"
-    if base.kind == "file":
-        return f"stack file {base.ref}"
-    if base.kind == "git" and base.graph is None:
-        return f"git revision {base.ref}: empty"
-    if base.kind == "git":
-        return f"git revision {base.ref}"
-    return "empty (every resource is new)"
-
-
-# ------------------------------------------------------------------------------ numbers
-
-
-def num(v: float | None) -> str:
-    """Format a count or quantity: ``8``, ``0.5``, ``?`` when unknown."""
-    return "?" if v is None else f"{round(v, 2):g}"
-
-
-def span(mm: MinMax, one: Callable[[float | None], str] = num, sep: str = "-") -> str:
-    """Format ``min<sep>max``, or one value when both ends read the same."""
-    lo, hi = one(mm.min), one(mm.max)
-    return lo if lo == hi else f"{lo}{sep}{hi}"
-
-
-# usd is pure and sees the same few amounts thousands of times (4,000 tenants' rows on pools of a
-# few shapes): each text is made once. Numbers that compare equal read the same here (1 and 1.0,
-# 0.0 and -0.0: the sign of a zero is dropped), so they may share a text. (num may not: it writes
-# -0.0 as "-0".)
-@functools.lru_cache(maxsize=4096)
-def usd(v: float | None, cents: bool = False, sign: bool = False, currency: str = "USD") -> str:
-    """Format dollars (``$1,234``; ``$0.98`` with cents); ``unknown`` when unknown.
-
-    Args:
-        v: the amount.
-        cents: keep two decimals (hourly prices) instead of whole dollars.
-        sign: prefix ``+`` on increases (deltas).
-        currency: the amount's ISO 4217 code; another than USD is written before it
-            (``CNY 1,234``).
-
-    Returns:
-        The amount as text.
-
-    """
-    if v is None:
-        return "unknown"
-    shown = round(v, 2 if cents else 0)
-    unit = "$" if currency == "USD" else f"{currency} "
-    text = f"{unit}{abs(shown):,.2f}" if cents else f"{unit}{abs(shown):,.0f}"
-    if shown == 0:
-        return text
-    return ("+" if sign and shown > 0 else "-" if shown < 0 else "") + text
-
-
-def hourly(v: float | None, currency: str = "USD") -> str:
-    """Format an hourly amount (with cents)."""
-    return usd(v, cents=True, currency=currency)
-
-
-def monthly(v: float | None, currency: str = "USD") -> str:
-    """Format a monthly amount (whole dollars)."""
-    return usd(v, currency=currency)
-
-
-def delta(v: float | None, currency: str = "USD") -> str:
-    """Format a monthly change, signed."""
-    return usd(v, sign=True, currency=currency)
-
-
-def money(mm: MinMax, one: Callable[..., str], currency: str = "USD") -> str:
-    """Format an amount at nodes.min and nodes.max in ``currency``: ``$1 to $2``."""
-    return span(mm, lambda v: one(v, currency=currency), " to ")
-
-
-def gib(v: float | None) -> str:
-    """Format GiB: ``6 GiB``, ``2.7 GiB``, ``?``."""
-    return "?" if v is None else f"{round(v, 1):g} GiB"
-
-
 # -------------------------------------------------------------------------------- parts
-
-
-def header(result: PlanResult) -> list[str]:
-    """Return the lines naming the stack and the base."""
-    where = f"{result.cloud}, {one_line(result.region)}" if result.region else result.cloud
-    base = f"Base: {one_line(describe_base(result.base))}"
-    if result.base.note:
-        base += f"; {one_line(result.base.note)}"
-    return [f"gpupool plan: stack {result.stack} ({where})", base]
 
 
 def _multiline(a: object, b: object) -> bool:
@@ -229,24 +153,30 @@ def capacity_rows(result: PlanResult) -> list[list[str]]:
         mode = p.mode if whole else f"{p.mode} ({slots})"
         qos = p.qos + (" (derived)" if p.qos_derived else "")
         tflops = "?" if p.bf16_tflops_max is None else f"{p.bf16_tflops_max:,.0f}"
+        price = unit_price(result, p) + elsewhere_mark(result, p.pool)
         rows.append(
             [p.pool, p.gpu or "?", span(p.gpus), mode, str(p.slots_per_gpu),
-             gib(p.slot_memory_gib), unit_price(result, p), qos, tflops]
+             gib(p.slot_memory_gib), price, qos, tflops]
         )  # fmt: skip
     return rows
 
 
 def unit_price(result: PlanResult, p: PoolCapacity) -> str:
-    """Return what one unit of a pool costs an hour: per GPU, per slot, or per MIG profile."""
+    """Return what one unit of a pool costs an hour: per GPU, per slot, or per MIG profile.
+
+    A unit's price can differ between the ends (a split spot pool's on-demand base costs more
+    per GPU at nodes.min than its blend at nodes.max), so a range reads from the least to the
+    most, whichever end that is at.
+    """
     per_gpu = result.tenant_cost.gpu_hourly.get(p.pool) if result.tenant_cost else None
     prices = slot_prices(p, per_gpu) if per_gpu is not None else ()
     if not prices or not any(v.known for _, v in prices):
         return "?"
     cur = result.cost.currency
     if len(prices) > 1:
-        return ", ".join(f"{name} {money(v, hourly, cur)}" for name, v in prices)
+        return ", ".join(f"{name} {money(low_high(v), hourly, cur)}" for name, v in prices)
     whole = (kind := modes.find(p.mode)) is not None and kind.whole
-    return f"{money(prices[0][1], hourly, cur)}/{'GPU' if whole else 'slot'}"
+    return f"{money(low_high(prices[0][1]), hourly, cur)}/{'GPU' if whole else 'slot'}"
 
 
 TENANT_COST_HEAD = ("tenant", "pool", "guaranteed GPUs", "guaranteed/month", "ceiling/month",
@@ -313,25 +243,31 @@ def quota_rows(result: PlanResult) -> list[list[str]]:
     return rows
 
 
-def cost_rows(cost: CostReport) -> list[list[str]]:
-    """Return one row per pool and a total: hourly, monthly, all on-demand, change."""
+def cost_rows(cost: CostReport, marked: Iterable[str] = ()) -> list[list[str]]:
+    """Return one row per pool and a total: hourly, monthly, all on-demand, change.
+
+    The pools in ``marked`` (``elsewhere``), and the total when there are any, have
+    ``ELSEWHERE`` after each amount.
+    """
+    marked = set(marked)
     rows = []
     for p in cost.pools:
         if p.existing_nodes and p.declared is None:
             rows.append([p.pool, "existing nodes: not priced", "", "", ""])
         else:
             rows.append(_cost_row(p.pool, p.hourly, p.on_demand_hourly, p.delta_monthly,
-                                  cost.currency))  # fmt: skip
+                                  cost.currency, p.pool in marked))  # fmt: skip
     return [*rows, _cost_row("total", cost.hourly, cost.on_demand_hourly, cost.delta_monthly,
-                             cost.currency)]  # fmt: skip
+                             cost.currency, bool(marked))]  # fmt: skip
 
 
 def _cost_row(
-    name: str, per_hour: MinMax, on_demand: MinMax, change: MinMax, cur: str
+    name: str, per_hour: MinMax, on_demand: MinMax, change: MinMax, cur: str, mark: bool
 ) -> list[str]:
-    month = HOURS_PER_MONTH
-    return [name, money(per_hour, hourly, cur), money(per_hour.scaled(month), monthly, cur),
-            money(on_demand.scaled(month), monthly, cur), money(change, delta, cur)]  # fmt: skip
+    month, tail = HOURS_PER_MONTH, ELSEWHERE if mark else ""
+    cells = [money(per_hour, hourly, cur), money(per_hour.scaled(month), monthly, cur),
+             money(on_demand.scaled(month), monthly, cur), money(change, delta, cur)]  # fmt: skip
+    return [name, *(cell + tail for cell in cells)]
 
 
 def price_notes(result: PlanResult) -> list[str]:
@@ -363,8 +299,7 @@ def price_notes(result: PlanResult) -> list[str]:
         )
     if cost.base_prices_as_of and cost.base_prices_as_of != cost.prices_as_of:
         out.append(f"The base is priced as recorded, as of {', '.join(cost.base_prices_as_of)}.")
-    if result.region and cost.price_region and result.region != cost.price_region:
-        out.append(f"The stack runs in {one_line(result.region)}; prices there may differ.")
+    out += elsewhere_notes(result)
     saving = (cost.on_demand_hourly - cost.hourly).scaled(HOURS_PER_MONTH)
     if saving.max:
         out.append(
@@ -374,6 +309,19 @@ def price_notes(result: PlanResult) -> list[str]:
     if cost.unpriced:
         out.append("Unknown (no price, not counted as 0): " + "; ".join(cost.unpriced))
     return out
+
+
+def elsewhere_notes(result: PlanResult) -> list[str]:
+    """Return the legend of ``ELSEWHERE``: whose list prices the marked amounts are."""
+    found = elsewhere(result)
+    if not found or not result.region:
+        return []
+    regions = _names(sorted({one_line(r) for r in found.values()}))
+    return [
+        f"{ELSEWHERE} priced at {regions} list prices: the stack runs in "
+        f"{one_line(result.region)}, where they may differ (`gpupool catalog refresh --cloud "
+        f"{result.cloud} --region {one_line(result.region)}` prices them there)."
+    ]
 
 
 def _names(names: Sequence[str]) -> str:
@@ -403,15 +351,15 @@ def ceiling_notes(result: PlanResult) -> list[str]:
 
 
 def format_text(result: PlanResult) -> str:
-    """Render a plan for a terminal: Terraform-style changes, then capacity and cost."""
-    lines = [*header(result), "", *changes_section(result), ""]
+    """Render a plan for a terminal: its summary, Terraform-style changes, capacity and cost."""
+    lines = [*header(result), "", *summary_lines(result), "", *changes_section(result), ""]
     lines += ["Capacity:", *table(CAPACITY_HEAD, capacity_rows(result)), ""]
     if result.tenants:
         lines += ["Tenants:", *table(TENANT_HEAD, tenant_rows(result)), ""]
         lines += ["ResourceQuota per tenant (each line in its resource's own units):"]
         lines += [*table(QUOTA_HEAD, quota_rows(result)), ""]
     cur = result.cost.currency
-    lines += [f"Cost ({cur}):", *table(COST_HEAD, cost_rows(result.cost))]
+    lines += [f"Cost ({cur}):", *table(COST_HEAD, cost_rows(result.cost, elsewhere(result)))]
     lines += [f"  {note}" for note in price_notes(result)]
     if result.tenants and result.tenant_cost is not None:
         lines += ["", f"Cost per tenant ({cur} a month; guaranteed = quota.gpus, "

@@ -3,9 +3,9 @@
 Capacity mode (``--saturate``) reads as the allocation curve, with ``render_capacity``.
 
 This module owns how a ``simulate.report.Report`` reads: per tenant (pods, waits, preemptions,
-GPU-hours, cost) and per pool (allocation, fragmentation, idle GPU-hours, node-hours, peak
-nodes, cost), the reasons pods did not run, and, with a base run, every figure beside its
-change from the base.
+spot interruptions, GPU-hours, cost) and per pool (allocation, fragmentation, idle GPU-hours,
+node-hours, peak nodes, cost), the reasons pods did not run, and, with a base run, every
+figure beside its change from the base.
 The markdown form adds a Mermaid chart of queued pods and allocated GPUs over time (base and
 head). JSON is ``simulate.report.document``.
 """
@@ -73,7 +73,7 @@ def _cell(head: Number, base: Number, show: Callable[[Number], str], has_base: b
 
 def _tenant_rows(r: Report, base: Report | None) -> tuple[list[str], list[list[str]]]:
     header = ["tenant", "submitted", "started", "rejected", "never started", "wait p50",
-              "wait p95", "wait max", "preempted", "GPU-h lost", "GPU-h", "cost"]
+              "wait p95", "wait max", "preempted", "interrupted", "GPU-h lost", "GPU-h", "cost"]
     before = {t.tenant: t for t in base.tenants} if base else {}
     rows = []
     names = [t.tenant for t in r.tenants] + [n for n in before if n not in
@@ -98,7 +98,8 @@ def _tenant_cells(h: TenantFigures | None, b: TenantFigures | None, currency: st
         (lambda t: t.rejected, _num), (lambda t: t.never_started, _num),
         (lambda t: t.wait.p50, _duration), (lambda t: t.wait.p95, _duration),
         (lambda t: t.wait.max, _duration), (lambda t: t.preemptions, _num),
-        (lambda t: t.gpu_hours_lost, _num), (lambda t: t.gpu_hours, _num),
+        (lambda t: t.interruptions, _num), (lambda t: t.gpu_hours_lost, _num),
+        (lambda t: t.gpu_hours, _num),
         (lambda t: t.cost, money),
     ]
     return [_cell(get(h, f), get(b, f), show, has_base) for f, show in fields]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gpupool import catalog, clouds
-from gpupool.catalog import store
+from gpupool.catalog import instance_types, price_overlay, rows
 from tests import upstream_facts
 
 ALL_INSTANCES = catalog.instances()
@@ -219,10 +219,10 @@ def test_catalog_loads_lazily() -> None:
     """Importing gpupool.catalog reads no data file until the first lookup."""
     code = (
         "import gpupool.catalog as c\n"
-        "from gpupool.catalog import store\n"
-        "assert store._load.cache_info().currsize == 0\n"
+        "from gpupool.catalog import rows\n"
+        "assert rows.load.cache_info().currsize == 0\n"
         "c.gpu('L4')\n"
-        "assert store._load.cache_info().currsize == 1\n"
+        "assert rows.load.cache_info().currsize == 1\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -383,26 +383,15 @@ def test_instances_filter_by_cloud_and_gpu_alias() -> None:
     assert {e.cloud for e in l4} == {"aws", "gcp"} and all(e.gpu == "L4" for e in l4)
     assert catalog.instances(gpu="no-such-gpu") == ()
     assert catalog.instances(cloud="nowhere") == ()
-    assert len(catalog.instances()) == sum(len(catalog.instances(c)) for c in store.INSTANCE_CLOUDS)
-
-
-def test_closest_suggests_three_names() -> None:
-    """closest() ranks near misses first and always returns up to n names."""
-    aws_names = [e.name for e in catalog.instances(cloud="aws")]
-    assert catalog.closest("g6.xlarg", aws_names)[0] == "g6.xlarge"
-    assert catalog.closest("p5.48xl", aws_names)[0] == "p5.48xlarge"
-    assert len(catalog.closest("zzzz-unrelated", aws_names)) == 3
-    assert catalog.closest("A100", catalog.gpu_names())[:2] == ["A100-40GB", "A100-80GB"]
-    assert catalog.closest("x", ["b", "a"], n=5) == ["a", "b"]
-    assert catalog.closest("x", []) == []
+    assert len(catalog.instances()) == sum(len(catalog.instances(c)) for c in rows.INSTANCE_CLOUDS)
 
 
 def test_malformed_data_is_rejected() -> None:
     """The loader refuses rows with unknown keys instead of ignoring a typo."""
     with pytest.raises(catalog.CatalogDataError, match="unexpected"):
-        store._keys({"name": "x", "nmae": "y"}, ("name",), "test row")
+        rows.keys({"name": "x", "nmae": "y"}, ("name",), "test row")
     with pytest.raises(catalog.CatalogDataError, match="positive"):
-        store._positive(0, "test row")
+        rows.positive(0, "test row")
 
 
 # ---------------------------------------------------------------- prices and regions
@@ -489,7 +478,7 @@ def test_volcengine_rows_are_only_the_sourced_types() -> None:
 def overlay_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Point the catalog at an empty overlay directory, with its caches cleared around it."""
     monkeypatch.setenv(catalog.OVERLAY_ENV, str(tmp_path))
-    caches = (store._overlay, store._instance_catalog)
+    caches = (price_overlay.read_overlay, instance_types._instance_catalog)
     for cached in caches:
         cached.cache_clear()
     yield tmp_path / "instances-volcengine.json"

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from gpupool import catalog
-from gpupool.catalog import overlay_file, store
+from gpupool.catalog import instance_rows, instance_types, overlay_file, price_overlay
 from gpupool.cli import run
 from gpupool.refresh import VENDORS, vendor
 from tests.paths import EXAMPLES
@@ -33,7 +33,7 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     where = tmp_path / "overlay"
     where.mkdir()
     monkeypatch.setenv(catalog.OVERLAY_ENV, str(where))
-    caches = (store._overlay, store._instance_catalog)
+    caches = (price_overlay.read_overlay, instance_types._instance_catalog)
     for cached in caches:
         cached.cache_clear()
     yield where
@@ -88,8 +88,8 @@ def test_a_refreshed_overlay_is_still_read(folder: Path) -> None:
     for document in (aws_overlay(), {k: v for k, v in aws_overlay().items()
                                      if k != "format_version"}):  # fmt: skip
         (folder / "instances-aws.json").write_text(json.dumps(document), "utf-8")
-        store._overlay.cache_clear()
-        store._instance_catalog.cache_clear()
+        price_overlay.read_overlay.cache_clear()
+        instance_types._instance_catalog.cache_clear()
         entry = catalog.instance("aws", "g6.2xlarge")
         assert entry is not None and entry.price.on_demand_hourly == 1.5
 
@@ -258,7 +258,8 @@ def test_an_overlay_folder_that_is_a_file_means_no_overlay(
     plain.write_text("x")
     monkeypatch.setenv(catalog.OVERLAY_ENV, str(plain))
     assert catalog.overlay("aws") is None
-    assert catalog.instance("aws", "g6.2xlarge") == store._bundled("aws")["g6.2xlarge"]
+    bundled = instance_rows.bundled_by_name("aws")
+    assert catalog.instance("aws", "g6.2xlarge") == bundled["g6.2xlarge"]
 
 
 def test_instance_rows_only_where_the_clouds_refresh_writes_them(folder: Path) -> None:

@@ -205,3 +205,19 @@ def test_drift_exit_codes(
     assert run(["drift", "--format", "json", "--node-reports", str(empty), str(stack_file)]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert (doc["status"], doc["drifted"]) == ("unknown", None)
+
+
+def test_preview_carries_the_stack_files_warnings_and_advice_as_plan_does(
+    stack_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The engine's plan leads with the same summary: its diagnostics are the file's, not none."""
+    from gpupool.spec.validate import validate_file
+
+    found = [d.to_json() for d in validate_file(stack_file, str(stack_file)).diagnostics]
+    assert found  # the example has advice
+    assert run(["preview", "--format", "json", str(stack_file)]) == 0
+    assert json.loads(capsys.readouterr().out)["diagnostics"] == found
+    assert run(["preview", str(stack_file)]) == 0
+    summary = capsys.readouterr().out.split("\n\n")[1]
+    advice = sum(1 for d in found if d["severity"] == "info")
+    assert summary.startswith("Summary:\n") and f"Advice: {advice} items" in summary

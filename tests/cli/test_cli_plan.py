@@ -96,11 +96,11 @@ def test_json_on_stdout_notes_on_stderr(tmp_path: Path, capsys: Capture) -> None
 
 
 def test_markdown_on_stdout(capsys: Capture) -> None:
-    """--format markdown prints the comment with its marker first."""
+    """--format markdown prints the comment with its marker first: the stack file as given."""
     desired, base = _case("instance-type")
     assert run(["plan", desired, "--base", base, "--format", "markdown"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("<!-- gpupool-plan: plan-test -->\n")
+    assert out.startswith(f"<!-- gpupool-plan: {desired} -->\n### gpupool plan: `plan-test`\n")
 
 
 # -------------------------------------------------------------------------------- bases

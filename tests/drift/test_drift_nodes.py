@@ -26,6 +26,8 @@ from typing import Any
 import pytest
 
 from gpupool.cluster import ObservedNode
+from gpupool.drift import expected as drift_expected
+from gpupool.drift import gpu_identity, gpu_names
 from gpupool.drift import nodes as node_state
 from gpupool.drift.items import DriftReport
 from gpupool.views import drift as drift_view
@@ -126,7 +128,7 @@ def test_capacity_the_source_shows_is_what_the_stack_expects(name: str) -> None:
     """The OpenShift T4 page shows capacity nvidia.com/gpu 8: 1 GPU x 8 time-slicing replicas."""
     st = stack(AWS, t4())
     [node] = observe(st, "t4", load(name))
-    want = node_state.expected(st, st.pool("t4"))
+    want = drift_expected.expected(st, st.pool("t4"))
     assert want.allocatable == {"nvidia.com/gpu": int(node.capacity["nvidia.com/gpu"])}
 
 
@@ -214,17 +216,17 @@ def test_item4_mig_memory_is_compared_with_the_catalogs_profiles() -> None:
     on the expectation alone. The H100 NVL figure is checked on real labels below.
     """
     st = stack(GCP, a100_single())
-    want = node_state.expected(st, st.pool("a100"))
-    assert node_state._memory_matches(want, 4864.0)
-    assert not node_state._memory_matches(want, 9728.0)  # a 2g.10gb / 1g.10gb-sized device
+    want = drift_expected.expected(st, st.pool("a100"))
+    assert gpu_identity.memory_matches(want, 4864.0)
+    assert not gpu_identity.memory_matches(want, 9728.0)  # a 2g.10gb / 1g.10gb-sized device
     h200 = stack(
         ONPREM,
         "{name: h200, nodeNames: [n1], gpu: {model: H200-SXM5-141GB, count: 8},"
         " host: {memoryGiB: 2048}, sharing: {mode: mig, mig: {layout: {1g.18gb: 7}}}}",
     )
-    want = node_state.expected(h200, h200.pool("h200"))
-    assert node_state._memory_matches(want, 16384.0)
-    assert not node_state._memory_matches(want, 33280.0)  # nearer 1g.35gb
+    want = drift_expected.expected(h200, h200.pool("h200"))
+    assert gpu_identity.memory_matches(want, 16384.0)
+    assert not gpu_identity.memory_matches(want, 33280.0)  # nearer 1g.35gb
 
 
 @pytest.mark.parametrize("name", twins(A100))
@@ -325,9 +327,9 @@ def test_item8_exclusive_pool_under_hami_has_an_expectation(name: str) -> None:
         " host: {memoryGiB: 256}, sharing: {mode: exclusive}}"
     )
     st = stack(ONPREM, pool, scheduler="hami")
-    want = node_state.expected(st, st.pool("v100"))
+    want = drift_expected.expected(st, st.pool("v100"))
     assert want.allocatable == {"nvidia.com/gpu": 2}
-    assert want.hami_split == 1
+    assert want.hami is not None and want.hami.split == 1
     text = drift(st, "v100", name)
     assert "HAMi splits each GPU into 10 vGPUs, expected 1" in text
     assert doc["node"]["metadata"]["name"] == node_name(name)
@@ -382,15 +384,15 @@ def test_item1_every_catalog_spelling_of_a_product_matches() -> None:
     ``gpu-operator/gpu-sharing.rst`` (@04d43c1f) gives for renameByDefault=false under
     migStrategy=single; ``NVIDIA-NVIDIA L40S`` is HAMi's type for an L40S on a driver >= 470.
     """
-    from_catalog = node_state.spellings(st_gpu("A100-SXM4-40GB"))
-    name, profile, shared = node_state.split_product("A100-SXM4-40GB-MIG-1g.5gb-SHARED")
+    from_catalog = gpu_names.spellings(st_gpu("A100-SXM4-40GB"))
+    name, profile, shared = gpu_names.split_product("A100-SXM4-40GB-MIG-1g.5gb-SHARED")
     assert (name, profile, shared) == ("A100-SXM4-40GB", "1g.5gb", True)
     for spelling in (name, "NVIDIA-A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB"):
-        assert node_state.normalise_product(spelling) in from_catalog
-    assert node_state.normalise_product("NVIDIA-NVIDIA L40S") in node_state.spellings(
+        assert gpu_names.normalise_product(spelling) in from_catalog
+    assert gpu_names.normalise_product("NVIDIA-NVIDIA L40S") in gpu_names.spellings(
         st_gpu("L40S")
     )
-    assert node_state.normalise_product("A100-SXM4-80GB") not in from_catalog
+    assert gpu_names.normalise_product("A100-SXM4-80GB") not in from_catalog
 
 
 def st_gpu(name: str) -> Any:
@@ -451,7 +453,7 @@ def test_item9_ncv3_pools_expect_the_pcie_v100_they_report(name: str) -> None:
     writes it (spaces as dashes, ``internal/lm/resource.go`` ``sanitise``).
     """
     st = stack(AZURE, "{name: v100, instanceType: Standard_NC6s_v3, nodes: {min: 1, max: 1}}")
-    want = node_state.expected(st, st.pool("v100"))
+    want = drift_expected.expected(st, st.pool("v100"))
     assert (want.product, want.memory_mib) == ("Tesla-V100-PCIE-16GB", 16384.0)
     pcie = {"nvidia.com/gpu.product": "Tesla-V100-PCIE-16GB"}
     assert drift(st, "v100", name, edit=pcie) == []

@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 from gpupool import assemble, catalog, facts, plan
-from gpupool.drift import nodes as drift_nodes
+from gpupool.drift import expected as drift_expected
 from gpupool.facts.names import GPU_RESOURCE, MIG_CONFIGMAP_KEY, mig_resource
 from gpupool.graph import ResourceGraph
 from gpupool.model import Pool, Stack
@@ -159,7 +159,7 @@ def quota_units(stack: Stack, graph: ResourceGraph, pool: Pool) -> dict[str, int
 
 def drift_units(stack: Stack, pool: Pool) -> dict[str, int]:
     """Units per GPU as drift expects each node to report them as allocatable."""
-    want = drift_nodes.expected(stack, pool)
+    want = drift_expected.expected(stack, pool)
     n = pool.gpus_per_node
     assert all(v % n == 0 for v in want.allocatable.values())
     return {res: v // n for res, v in want.allocatable.items()}

@@ -39,7 +39,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpupool import catalog, cli
-from gpupool.catalog import overlay_file, store
+from gpupool.catalog import instance_rows, instance_types, overlay_file, price_overlay
 from tests.paths import EXAMPLES
 
 FUZZ_EXAMPLES = int(os.environ.get("GPUPOOL_FUZZ_EXAMPLES", "400"))
@@ -159,8 +159,8 @@ def text_of(doc: dict[str, Any], data: st.DataObject) -> bytes:
 
 
 def clear() -> None:
-    store._overlay.cache_clear()
-    store._instance_catalog.cache_clear()
+    price_overlay.read_overlay.cache_clear()
+    instance_types._instance_catalog.cache_clear()
 
 
 def check_served(cloud: str) -> None:
@@ -168,11 +168,13 @@ def check_served(cloud: str) -> None:
     for entry in catalog.instances(cloud):
         price = entry.price
         for figure in (price.on_demand_hourly, price.spot_hourly):
-            assert figure is None or (math.isfinite(figure) and 0 < figure <= store.MAX_HOURLY)
+            top = instance_rows.MAX_HOURLY
+            assert figure is None or (math.isfinite(figure) and 0 < figure <= top)
         if price.source.startswith("gpupool catalog refresh") or price.source == "refresh":
             assert price.currency == overlay_file.CURRENCIES[cloud]
         date.fromisoformat(price.as_of)
-        assert 1 <= entry.gpu_count <= store.MAX_GPUS and 1 <= entry.vcpus <= store.MAX_VCPUS
+        assert 1 <= entry.gpu_count <= instance_rows.MAX_GPUS
+        assert 1 <= entry.vcpus <= instance_rows.MAX_VCPUS
         assert math.isfinite(entry.memory_gib) and entry.gpus > 0
         for text in (entry.name, price.currency, price.region, price.source):
             assert not RAW_CONTROL.search(text) and "<!--" not in text

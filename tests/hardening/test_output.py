@@ -134,6 +134,19 @@ def test_markdown_keeps_a_hostile_region_literal() -> None:
     assert "forged" in _html(out)  # the value is still there, as text
 
 
+@pytest.mark.cloud_sdks  # cmarkgfm is a dev-only dependency
+def test_a_hostile_stack_file_name_stays_inside_the_one_marker() -> None:
+    """The marker names the stack file as given: no name ends it early or forges another."""
+    out = format_markdown(dataclasses.replace(_planned("us-east-1"), stack_file=HOSTILE))
+    _assert_inert(out, "the marker of a hostile file name")
+    first = out.split("\n")[0]
+    assert first.startswith("<!-- gpupool-plan: ") and first.count("-->") == 1
+    html = _html(out)  # one hidden comment, all of the name inside it, nothing rendered from it
+    assert html.count("<!--") == 1 and html.startswith(first + "\n")
+    assert "<img" not in html and "<a " not in html and html.count("<details>") == 1
+    assert "<strong>No changes.</strong>" not in html and "forged" not in html[len(first):]
+
+
 def test_an_unknown_hostile_region_stops_at_validation(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -162,7 +175,7 @@ def test_the_comment_cap_holds_for_any_value() -> None:
     """A 70,000-character region made a 71,489-character comment although the cap is 65,000."""
     out = format_markdown(_planned("r" * 70_000))
     assert len(out) <= MARKDOWN_LIMIT
-    assert out.startswith(marker("inference-prod"))
+    assert out.startswith(marker(str(EXAMPLE)))
 
 
 def test_the_cap_holds_however_small() -> None:
@@ -171,4 +184,4 @@ def test_the_cap_holds_however_small() -> None:
     for limit in (2_000, 5_000, 20_000):
         text = format_markdown(result, limit)
         assert len(text) <= limit
-        assert text.startswith(marker(result.stack))
+        assert text.startswith(marker(str(result.stack_file)))

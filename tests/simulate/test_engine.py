@@ -213,7 +213,7 @@ def test_spot_interruption_drains_and_resubmits() -> None:
         " interruption: {drainSeconds: 60}}\n"
     )
     out = simulate(
-        stack, workload(*(job(f"j{i}", 0, 20000, gpus=1, cpu=1, memory_gib=4) for i in range(1))),
+        stack, workload(*(job(f"j{i}", 0, 7200, gpus=1, cpu=1, memory_gib=4) for i in range(1))),
         Settings(seed=3, spot_interruptions_per_hour=1.0),
     )
     g = _gang(out, "j0")

@@ -25,6 +25,7 @@ EXAMPLES = """\
 examples:
   gpupool plan prod.yaml
   gpupool plan prod.yaml --base main --format markdown   # the pull-request comment
+  gpupool plan prod.yaml --summary
   gpupool plan prod.yaml --detailed-exitcode             # exit 2 when anything changes"""
 
 
@@ -43,6 +44,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      "stack's simulation.workload")
     p.add_argument("--no-simulation", action="store_true",
                    help="leave out the simulated section the stack's simulation block asks for")
+    p.add_argument("--summary", action="store_true",
+                   help="print only the summary: counts of changes, cost and its change, "
+                   "warnings (no simulation is run)")
     options.detailed_exitcode(p)
     options.fmt(p, "markdown")
 
@@ -53,16 +57,17 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from gpupool.usecases.base import InvalidBaseError
     from gpupool.views import validate as validate_view
 
-    stack = steps.stack(args.file, console)
+    stack, found = steps.checked_stack(args.file, console)
     try:
-        result = plan.plan(Path(args.file), stack, args.base, force_base=args.force_base)
+        result = plan.plan(Path(args.file), stack, args.base, force_base=args.force_base,
+                           diagnostics=found, shown_as=args.file)
     except InvalidBaseError as exc:
         console.err(validate_view.render([exc.result], "text").notes)
         raise
-    prepared = None if args.no_simulation else steps.workload(
+    prepared = None if args.no_simulation or args.summary else steps.workload(
         args, console, stack, instead=", or leave the section out with --no-simulation")
     if prepared is None:
-        steps.show_plan(args.format, console, result)
+        steps.show_plan(args.format, console, result, summary=args.summary)
     else:
         _show_with_simulation(args, console, stack, result, prepared)
     return EXIT_CHANGES if args.detailed_exitcode and result.has_changes else EXIT_OK

@@ -43,12 +43,13 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from gpupool.usecases import engine, expect
     from gpupool.views import engine as engine_view
 
-    stack = steps.stack(args.file, console)
+    stack, found = steps.checked_stack(args.file, console)
     reviewed = expect.load_reviewed(Path(args.expect), stack.name) if args.expect else None
     shown: list[PlanResult] = []
 
     def approve(preview: PlanResult) -> bool:
         """Show the plan about to be applied, hold it against the reviewed one, then ask."""
+        preview = steps.noted(preview, found, args.file)
         shown.append(preview)
         asking = not args.yes and preview.has_changes
         if args.format == "text" or asking:  # a person about to answer reads it as text

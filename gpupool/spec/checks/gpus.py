@@ -7,7 +7,7 @@ bands and the same-GPU suggestion) and interconnect for compact placement.
 
 from __future__ import annotations
 
-from gpupool import catalog
+from gpupool import catalog, didyoumean
 from gpupool.catalog.mig import fit_layout
 from gpupool.model import Pool, Stack
 from gpupool.spec.checks.advice import BANDS, better_instance
@@ -36,7 +36,7 @@ def _names(pool: Pool, stack: Stack) -> list[Diagnostic]:
         ]
     if plugin.has_instance_catalog and pool.instance_type is not None and pool.instance is None:
         known = [i.name for i in catalog.instances(cloud)]
-        close = catalog.closest(pool.instance_type, known)
+        close = didyoumean.closest(pool.instance_type, known)
         return [
             error(
                 "catalog.unknown-instance-type",
@@ -97,7 +97,7 @@ def _declared(pool: Pool, stack: Stack) -> list[Diagnostic]:
                 anchor="key",
             )
         ]
-    close = ", ".join(catalog.closest(model, [g.name for g in catalog.gpus()]))
+    close = ", ".join(didyoumean.closest(model, [g.name for g in catalog.gpus()]))
     existing = not stack.cloud.provisions
     if existing and pool.declared_gpu_memory_gib is not None:
         mig = (
@@ -159,7 +159,7 @@ def _mig(pool: Pool) -> list[Diagnostic]:
     for name, count in pool.sharing.mig_layout:
         prof = geo.profile(name)
         if prof is None:
-            close = catalog.closest(name, [p.name for p in geo.profiles])
+            close = didyoumean.closest(name, [p.name for p in geo.profiles])
             out.append(
                 error(
                     "mig.unknown-profile",

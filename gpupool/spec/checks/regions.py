@@ -10,7 +10,7 @@ lag behind the cloud's.
 
 from __future__ import annotations
 
-from gpupool import catalog
+from gpupool import catalog, didyoumean
 from gpupool.model import Stack
 from gpupool.spec.diagnostics import Diagnostic, error, warning
 
@@ -29,7 +29,7 @@ def _region(stack: Stack) -> list[Diagnostic]:
         error(
             "catalog.unknown-region",
             f"Unknown {stack.cloud.display} region '{region}'",
-            f"Did you mean: {', '.join(catalog.closest(region, known))}?{elsewhere} See the "
+            f"Did you mean: {', '.join(didyoumean.closest(region, known))}?{elsewhere} See the "
             f"regions in gpupool catalog regions --cloud {stack.provider.cloud}.",
             ("provider", "region"),
         )

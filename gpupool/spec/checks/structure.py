@@ -9,11 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from gpupool import clouds, modes
+from gpupool import clouds, didyoumean, modes
 from gpupool.model import Pool, Stack
 from gpupool.modes import SharingMode
 from gpupool.spec.diagnostics import Diagnostic, Path, error
-from gpupool.spec.schema import suggest
 
 
 def _duplicates(items: Iterable[tuple[str, Path]], what: str, code: str) -> list[Diagnostic]:
@@ -296,8 +295,8 @@ def _tenants(stack: Stack) -> list[Diagnostic]:
     for t in stack.tenants:
         for j, ref in enumerate(t.pools):
             if ref not in known:
-                hit = suggest(ref, names)
-                hint = f" Did you mean '{hit}'?" if hit else ""
+                hit = didyoumean.closest(ref, names, 1, cutoff=0.6)
+                hint = f" Did you mean '{hit[0]}'?" if hit else ""
                 out.append(
                     error(
                         "tenant.unknown-pool",

@@ -1,0 +1,157 @@
+"""A run's cost is bounded by its input, and the figures it prints say what happened.
+
+Each test is a reproducer from issue 34 (runaway runs) or 35 (simulate's figures): a two-row
+workload that recorded 10^7 metered samples, a scale-up of 0 s that waited half an hour where
+1 s waited a second, a spot rate at the documented top of its range that never ended.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from gpupool.simulate.engine import (
+    DONE,
+    GAVE_UP,
+    GAVE_UP_STATE,
+    GIVE_UP_FACTOR,
+    Settings,
+    Simulation,
+    simulate,
+)
+from gpupool.simulate.metered import MAX_INSTANTS, MeteredSimulation
+from gpupool.simulate.report import report
+from gpupool.views.simulate import render
+from tests.simulate.simstacks import job, workload
+from tests.stacks import load_stack_text
+
+AWS = (
+    "apiVersion: gpupool.io/v1\nkind: GpuPoolStack\nmetadata: {name: t}\n"
+    "provider: {cloud: aws, region: us-east-1, cluster: c, settings: {subnets: "
+    "[{id: subnet-0a1b2c3d4e5f60718, zone: us-east-1a}], "
+    "nodeRoleArn: 'arn:aws:iam::123456789012:role/gpu-nodes'}}\n"
+    "cluster: {scheduler: default}\npools:\n"
+)
+FROM_ZERO = AWS + (
+    "  - {name: l4, instanceType: g6.2xlarge, workload: inference, nodes: {min: 0, max: 2}}\n"
+)
+SPOT = AWS + (
+    "  - {name: s, instanceType: g6.2xlarge, workload: inference, nodes: {min: 1, max: 3},"
+    " capacity: {type: spot}, interruption: {checkpoint: none}}\n"
+)
+
+
+@contextmanager
+def _within(seconds: int) -> Iterator[None]:
+    """Fail instead of hanging: the old engine never ended some of these runs."""
+    def stop(*_: object) -> None:
+        raise TimeoutError(f"the run took over {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _instants(sim: MeteredSimulation) -> int:
+    return sim.samples[-1][1] if sim.samples else 0
+
+
+def test_a_workload_of_microseconds_waiting_for_a_node_keeps_few_samples() -> None:
+    """Span 20 ms, so a step of 1/6 ms; the node takes 300 s: 1.8 million instants before."""
+    stack = load_stack_text(FROM_ZERO)
+    wl = workload(job("a1", 0, 0.01, gpus=1), job("b2", 0.01, 0.01, gpus=1))
+    sim = MeteredSimulation(stack, wl)
+    out = sim.run()
+    assert out.end >= 300
+    assert 0 < _instants(sim) <= MAX_INSTANTS
+    assert len(sim.samples) <= MAX_INSTANTS
+
+
+def test_a_long_scale_up_keeps_few_samples() -> None:
+    """--scale-up-seconds 1000000 on an hour's workload: 33,000 steps of 30 s, halved."""
+    stack = load_stack_text(FROM_ZERO)
+    wl = workload(job("a1", 0, 3600, gpus=1))
+    sim = MeteredSimulation(stack, wl, Settings(scale_up_seconds=1_000_000))
+    sim.run()
+    assert 0 < _instants(sim) <= MAX_INSTANTS
+
+
+def test_a_short_run_keeps_its_samples_as_before() -> None:
+    """Within the bound nothing is coarsened: one instant per step of span / 120."""
+    stack = load_stack_text(FROM_ZERO)
+    wl = workload(job("a1", 0, 1200, gpus=1))
+    sim = MeteredSimulation(stack, wl)
+    sim.run()
+    assert sim.step == 1200 / 120
+    # every step up to the last instant the clock reached (the empty node's removal)
+    assert _instants(sim) == math.ceil(sim.last_t / sim.step)
+
+
+def test_scale_up_seconds_zero_waits_no_longer_than_one() -> None:
+    """A node ready at once is scheduled on at once (it waited for the next event before)."""
+    stack = load_stack_text(FROM_ZERO)
+    wl = workload(job("a1", 0, 1800, gpus=1), job("b2", 100, 1800, gpus=1))
+    waits = {}
+    for up in (0.0, 1.0):
+        with _within(30):
+            out = simulate(stack, wl, Settings(scale_up_seconds=up))
+        waits[up] = max(g.first_start - g.job.submit for g in out.gangs)  # type: ignore[operator]
+    assert waits[0.0] == 0.0
+    assert waits[0.0] <= waits[1.0] == 1.0
+
+
+def test_spot_rates_at_the_top_of_their_range_end_promptly() -> None:
+    """3,600 interruptions an hour: a 2 h job never survives; it gives up at 10x its duration."""
+    stack = load_stack_text(SPOT)
+    wl = workload(*(job(f"j{i}", i * 60, 7200, gpus=1) for i in range(4)))
+    for rate in (1000.0, 3600.0):
+        with _within(60):
+            out = Simulation(stack, wl, Settings(spot_interruptions_per_hour=rate)).run()
+        assert {g.state for g in out.gangs} == {GAVE_UP_STATE}
+        assert out.end <= 3 * 60 + (GIVE_UP_FACTOR + 1) * 7200 + 3600
+        figures = report(out).tenants[0]
+        assert figures.reasons == {GAVE_UP: 4}
+        assert figures.interruptions > 4
+
+
+def test_a_job_that_survives_is_not_given_up() -> None:
+    """At a low rate the bound changes nothing: the job is resubmitted until it finishes."""
+    stack = load_stack_text(SPOT)
+    out = simulate(stack, workload(job("j", 0, 600, gpus=1)),
+                   Settings(seed=1, spot_interruptions_per_hour=2.0))
+    assert out.gangs[0].state == DONE
+
+
+def test_the_text_report_shows_interruptions_beside_preemptions() -> None:
+    """Issue 35: `preempted 0` beside the GPU-hours spot interruptions lost, and no column."""
+    stack = load_stack_text(SPOT)
+    out = simulate(stack, workload(job("j", 0, 7200, gpus=1)),
+                   Settings(seed=3, spot_interruptions_per_hour=1.0))
+    figures = report(out)
+    count = figures.tenants[0].interruptions
+    assert count > 0
+    for fmt in ("text", "markdown"):
+        text = render(figures, fmt).result
+        header = next(line for line in text.splitlines() if "preempted" in line)
+        row = text.splitlines()[text.splitlines().index(header) + (2 if fmt == "markdown" else 1)]
+        cells = header.replace("|", " ").split("  ") if fmt == "text" else header.split(" | ")
+        cells = [c.strip() for c in cells if c.strip()]
+        values = [c.strip() for c in (row.split("  ") if fmt == "text" else row.split(" | "))
+                  if c.strip()]
+        assert cells[cells.index("preempted") + 1] == "interrupted"
+        assert values[cells.index("interrupted")].strip("| ") == str(count)
+
+
+def test_a_run_tells_its_clock() -> None:
+    """The clock (the command line's progress) hears the simulated time, never going back."""
+    stack = load_stack_text(FROM_ZERO)
+    wl = workload(*(job(f"j{i}", i * 10, 600, gpus=1) for i in range(300)))
+    seen: list[float] = []
+    simulate(stack, wl, clock=seen.append)
+    assert seen and seen == sorted(seen) and seen[-1] > 0
