@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from gpupool.assemble import build
 from gpupool.model import Stack
 from gpupool.plan import PlanResult, make_plan
+from gpupool.spec.acknowledge import Acknowledged
 from gpupool.usecases.base import load_base
 
 
-def plan(stack_file: Path, stack: Stack, base: str | None, *,
-         force_base: bool = False) -> PlanResult:
+def plan(stack_file: Path, stack: Stack, base: str | None, *, force_base: bool = False,
+         acknowledged: Sequence[Acknowledged] = ()) -> PlanResult:
     """Plan ``stack`` (read from ``stack_file``) against the base ``--base`` names.
 
     Args:
@@ -19,6 +22,7 @@ def plan(stack_file: Path, stack: Stack, base: str | None, *,
         stack: the validated stack.
         base: ``--base`` as given; None for the applied record (see ``usecases.base``).
         force_base: accept a base that is another stack (``--force-base``).
+        acknowledged: the stack file's acknowledged warnings, which the plan's JSON lists.
 
     Raises:
         InvalidBaseError: the base stack file is invalid (its diagnostics ride on the error).
@@ -27,4 +31,4 @@ def plan(stack_file: Path, stack: Stack, base: str | None, *,
 
     """
     resolved = load_base(stack_file, stack.name, base, force=force_base)
-    return make_plan(resolved, build(stack), stack)
+    return replace(make_plan(resolved, build(stack), stack), acknowledged=tuple(acknowledged))

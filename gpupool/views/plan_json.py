@@ -2,9 +2,10 @@
 
 This module owns the stable machine-readable shape: ``format_version``, ``stack``,
 ``resource_changes`` (Terraform's ``actions`` vocabulary and ``replace_paths``), ``summary``,
-``capacity``, ``cost`` and ``pins`` (what ``up --expect`` holds the file applied to). Fields may
+``capacity``, ``cost``, ``pins`` (what ``up --expect`` holds the file applied to) and
+``acknowledged`` (the stack file's acknowledged warnings, each with its reason). Fields may
 be added (``base``, ``tenants``, per-pool cost, slot profiles, ``changed_paths``, ``owner``,
-``pins``), never renamed; a breaking change bumps
+``pins``, ``acknowledged``), never renamed; a breaking change bumps
 ``format_version``. Unknown amounts are ``null``, never 0.
 """
 
@@ -144,6 +145,7 @@ def to_json(result: PlanResult) -> dict[str, Any]:
         ],
         "pins": None if result.pins is None else plan_pins.to_json(result.pins),
         "scheduler": _scheduler(result),
+        "acknowledged": [a.to_json() for a in result.acknowledged],
     }
 
 
