@@ -46,7 +46,7 @@ WARNING_CODES = frozenset({
 #: The advice (``info``) codes, which an entry cannot name either; said as such when one does.
 ADVICE_CODES = frozenset({
     "advice.host-memory-high", "advice.host-memory-low", "advice.idle-floor",
-    "advice.spot-saving", "nvsentinel.datastore-needs",
+    "advice.spot-saving", "catalog.region-availability-unknown", "nvsentinel.datastore-needs",
 })  # fmt: skip
 
 _NAMED_LISTS = ("pools", "tenants")
