@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from gpupool.plan import PlanResult
     from gpupool.simulate.jobs import Workload
     from gpupool.spec.diagnostics import Diagnostic
+    from gpupool.spec.validate import ValidateResult
     from gpupool.usecases.simulate import NamedWorkload
 
 EXIT_OK = 0
@@ -141,7 +142,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from gpupool.usecases.validate import validate
     from gpupool.views import validate as view
 
-    results = validate(args.files)
+    results = [_shown(args, r) for r in validate(args.files)]
     out = view.render(results, args.format)
     if args.format == "text":
         _console(args).err(out.notes)
@@ -217,6 +218,15 @@ def _complete_paths(parser: argparse.ArgumentParser, files: object, dirs: object
                 _complete_paths(sub, files, dirs)
 
 
+def _shown(args: argparse.Namespace, result: ValidateResult) -> ValidateResult:
+    """Return what is shown of a stack file's validation: its errors alone under ``--quiet``.
+
+    The one place ``--quiet`` acts (``_quiet``), before any view renders the diagnostics; it
+    changes no exit code.
+    """
+    return result.quieted() if getattr(args, "quiet", False) else result
+
+
 def _stack(args: argparse.Namespace) -> Stack:
     """Read and validate the stack file; print its diagnostics on stderr; return it when valid.
 
@@ -230,10 +240,17 @@ def _stack(args: argparse.Namespace) -> Stack:
 
 def _checked_stack(args: argparse.Namespace) -> tuple[Stack, tuple[Diagnostic, ...]]:
     """Return ``_stack``'s stack with the file's diagnostics (its warnings and advice)."""
+    checked = _checked(args)
+    assert checked.stack is not None  # _checked raises for an invalid file
+    return checked.stack, tuple(checked.diagnostics)
+
+
+def _checked(args: argparse.Namespace) -> ValidateResult:
+    """``_stack``'s validation result: the valid stack, its diagnostics and acknowledged ones."""
     from gpupool.usecases.validate import load_stack
     from gpupool.views.validate import stack_diagnostics
 
-    checked = load_stack(args.file)
+    checked = _shown(args, load_stack(args.file))
     _console(args).err(stack_diagnostics(checked))
     if checked.stack is None:
         errors = sum(1 for d in checked.diagnostics if d.is_error)
@@ -242,7 +259,7 @@ def _checked_stack(args: argparse.Namespace) -> tuple[Stack, tuple[Diagnostic, .
             f"`gpupool validate {args.file}` lists them",
             [d.to_json() for d in checked.diagnostics],
         )
-    return checked.stack, tuple(checked.diagnostics)
+    return checked
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
@@ -250,12 +267,15 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from gpupool.usecases.base import InvalidBaseError
     from gpupool.views import validate as validate_view
 
-    stack, found = _checked_stack(args)
+    checked = _checked(args)
+    stack = checked.stack
+    assert stack is not None
     try:
         result = plan.plan(Path(args.file), stack, args.base, force_base=args.force_base,
-                           diagnostics=found, shown_as=args.file)
+                           diagnostics=tuple(checked.diagnostics), shown_as=args.file,
+                           acknowledged=checked.acknowledged)
     except InvalidBaseError as exc:
-        _console(args).err(validate_view.render([exc.result], "text").notes)
+        _console(args).err(validate_view.render([_shown(args, exc.result)], "text").notes)
         raise
     named = None if args.no_simulation or args.summary else _named_workload(args, stack)
     if named is None:
@@ -389,7 +409,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                                       settings=settings, progress=progress, clock=clock)
             out = view.render(result.head, args.format, result.base)
     except InvalidBaseError as exc:
-        console.err(validate_view.render([exc.result], "text").notes)
+        console.err(validate_view.render([_shown(args, exc.result)], "text").notes)
         raise
     console.err(out.notes)
     console.out(out.result)
@@ -702,7 +722,16 @@ def _cmd_advise_demo(args: argparse.Namespace) -> int:
 
 
 def _stack_file(p: argparse.ArgumentParser) -> None:
+    """Add the stack file argument and ``--quiet`` (a command reading one prints its warnings)."""
     p.add_argument("file", metavar="FILE", help="stack file")
+    _quiet(p)
+
+
+def _quiet(p: argparse.ArgumentParser) -> None:
+    """``--quiet``, for every command that prints a stack file's diagnostics (``_shown``)."""
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="leave the stack file's warnings and advice out (errors are still "
+                   "shown; exit codes do not change)")
 
 
 def _detailed_exitcode(p: argparse.ArgumentParser) -> None:
@@ -756,6 +785,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("validate", "check stack files against the schema and GPU facts")
     p.add_argument("files", nargs="+", metavar="FILE", help="stack files")
+    _quiet(p)
     _formats(p)
     p.set_defaults(handler=_cmd_validate)
 
@@ -828,6 +858,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("advise", "right-size the stack from what its GPUs did (reads Prometheus)")
     p.add_argument("file", metavar="FILE", nargs="?", help="stack file (not with --demo)")
+    _quiet(p)
     p.add_argument("--prometheus", metavar="URL",
                    help="the Prometheus-compatible query API (Prometheus, Thanos, Mimir, "
                    "VictoriaMetrics); required without --demo")
