@@ -54,8 +54,16 @@ def common() -> argparse.ArgumentParser:
 
 
 def stack_file(p: argparse.ArgumentParser) -> None:
-    """Add the stack file, the first positional argument."""
+    """Add the stack file argument and ``--quiet`` (a command reading one prints its warnings)."""
     p.add_argument("file", metavar="FILE", help="stack file")
+    quiet(p)
+
+
+def quiet(p: argparse.ArgumentParser) -> None:
+    """Add ``--quiet``, for every command that prints a stack file's diagnostics."""
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="leave the stack file's warnings and advice out (errors are still "
+                   "shown; exit codes do not change)")
 
 
 def fmt(p: argparse.ArgumentParser, *extra: str) -> None:

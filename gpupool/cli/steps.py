@@ -1,6 +1,7 @@
 """Steps several commands take: read the stack, show a plan, read the workload to replay.
 
-``noted`` gives the engine's plan the stack file's warnings and advice, as ``plan`` has them.
+``visible`` is where ``--quiet`` leaves a stack file's warnings and advice out; ``noted`` gives
+the engine's plan the stack file's warnings and advice, as ``plan`` has them.
 
 Each reads its inputs through a use case and prints what it found; a stack or workload with
 errors ends the command (``InvalidStackError``, ``InvalidWorkloadError``: their diagnostics are
@@ -24,34 +25,52 @@ if TYPE_CHECKING:
     from gpupool.model import Stack
     from gpupool.plan import PlanResult
     from gpupool.spec.diagnostics import Diagnostic
+    from gpupool.spec.validate import ValidateResult
     from gpupool.usecases.simulate import PreparedWorkload
 
 
-def stack(file: str, console: Console) -> Stack:
-    """Read and validate the stack file; print its diagnostics on stderr; return it when valid.
+def visible(args: argparse.Namespace, result: ValidateResult) -> ValidateResult:
+    """Return what is shown of a stack file's validation: its errors alone under ``--quiet``.
+
+    The one place ``--quiet`` acts, before any view renders the diagnostics; it changes no exit
+    code.
+    """
+    return result.quieted() if args.quiet else result
+
+
+def checked(args: argparse.Namespace, console: Console) -> ValidateResult:
+    """Read and validate the stack file; print its diagnostics on stderr; return the result.
 
     Raises:
         InvalidStackError: the file has errors (their diagnostics ride on it for JSON).
 
     """
-    return checked_stack(file, console)[0]
-
-
-def checked_stack(file: str, console: Console) -> tuple[Stack, tuple[Diagnostic, ...]]:
-    """Return ``stack``'s stack with the file's diagnostics (its warnings and advice)."""
     from gpupool.usecases.validate import load_stack
     from gpupool.views.validate import stack_diagnostics
 
-    checked = load_stack(file)
-    console.err(stack_diagnostics(checked))
-    if checked.stack is None:
-        errors = sum(1 for d in checked.diagnostics if d.is_error)
+    result = visible(args, load_stack(args.file))
+    console.err(stack_diagnostics(result))
+    if result.stack is None:
+        errors = sum(1 for d in result.diagnostics if d.is_error)
         raise InvalidStackError(
-            f"{file} is invalid ({errors} error{'s' * (errors != 1)}); "
-            f"`gpupool validate {file}` lists them",
-            [d.to_json() for d in checked.diagnostics],
+            f"{args.file} is invalid ({errors} error{'s' * (errors != 1)}); "
+            f"`gpupool validate {args.file}` lists them",
+            [d.to_json() for d in result.diagnostics],
         )
-    return checked.stack, tuple(checked.diagnostics)
+    return result
+
+
+def checked_stack(args: argparse.Namespace,
+                  console: Console) -> tuple[Stack, tuple[Diagnostic, ...]]:
+    """Return ``checked``'s valid stack with the file's diagnostics (its warnings and advice)."""
+    result = checked(args, console)
+    assert result.stack is not None  # checked raises for an invalid file
+    return result.stack, tuple(result.diagnostics)
+
+
+def stack(args: argparse.Namespace, console: Console) -> Stack:
+    """Return ``checked``'s valid stack."""
+    return checked_stack(args, console)[0]
 
 
 def show_plan(fmt: str, console: Console, result: PlanResult, *, stderr: bool = False,
@@ -99,10 +118,10 @@ def workload(args: argparse.Namespace, console: Console, checked: Stack, *,
                        flags=simulation_flags(args), replay=replay, instead=instead)
     if prepared is None:
         return None
-    return shown(prepared, console)
+    return reported(prepared, console)
 
 
-def shown(prepared: PreparedWorkload, console: Console) -> PreparedWorkload:
+def reported(prepared: PreparedWorkload, console: Console) -> PreparedWorkload:
     """Print the workload's problems on stderr; return it when it has no error.
 
     Raises:

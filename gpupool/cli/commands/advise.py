@@ -29,6 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from gpupool.advise import window  # the window's bounds and converters (nothing heavy)
 
     p.add_argument("file", metavar="FILE", nargs="?", help="stack file (not with --demo)")
+    options.quiet(p)
     p.add_argument("--prometheus", metavar="URL",
                    help="the Prometheus-compatible query API (Prometheus, Thanos, Mimir, "
                    "VictoriaMetrics); required without --demo")
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
                          "try it offline on a bundled example)")
     if args.write and args.in_place:
         raise UsageError(f"{_PROG}: give --write FILE or --in-place, not both")
-    stack = steps.stack(args.file, console)
+    stack = steps.stack(args, console)
     auth = auth_from(
         environment(),
         token_file=Path(args.bearer_token_file) if args.bearer_token_file else None,

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from gpupool.usecases import engine
     from gpupool.views import engine as view
 
-    stack = steps.stack(args.file, console)
+    stack = steps.stack(args, console)
 
     def approve() -> bool:
         """Ask, once the engine is known to be able to run (the use case checked)."""

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from gpupool.usecases import drift
     from gpupool.views import drift as view
 
-    stack = steps.stack(args.file, console)
+    stack = steps.stack(args, console)
     reports = Path(args.node_reports) if args.node_reports else None
     result = drift.drift(Path(args.file), stack, reports, args.require or frozenset(),
                          console.progress())

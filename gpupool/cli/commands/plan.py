@@ -57,12 +57,15 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from gpupool.usecases.base import InvalidBaseError
     from gpupool.views import validate as validate_view
 
-    stack, found = steps.checked_stack(args.file, console)
+    checked = steps.checked(args, console)
+    stack = checked.stack
+    assert stack is not None  # checked raises for an invalid file
     try:
         result = plan.plan(Path(args.file), stack, args.base, force_base=args.force_base,
-                           diagnostics=found, shown_as=args.file)
+                           diagnostics=tuple(checked.diagnostics), shown_as=args.file,
+                           acknowledged=checked.acknowledged)
     except InvalidBaseError as exc:
-        console.err(validate_view.render([exc.result], "text").notes)
+        console.err(validate_view.render([steps.visible(args, exc.result)], "text").notes)
         raise
     prepared = None if args.no_simulation or args.summary else steps.workload(
         args, console, stack, instead=", or leave the section out with --no-simulation")

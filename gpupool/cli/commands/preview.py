@@ -32,7 +32,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     """Preview the stack through the engine; show the plan it found."""
     from gpupool.usecases import engine
 
-    stack, found = steps.checked_stack(args.file, console)
+    stack, found = steps.checked_stack(args, console)
     result = engine.preview(Path(args.file), stack, console.progress(), refresh=args.refresh)
     steps.show_plan(args.format, console, steps.noted(result, found, args.file))
     return EXIT_CHANGES if args.detailed_exitcode and result.has_changes else EXIT_OK

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from gpupool.usecases import render
     from gpupool.views import render as view
 
-    stack = steps.stack(args.file, console)
+    stack = steps.stack(args, console)
     result = render.render(Path(args.file), stack, args.out)
     console.out(view.summary(result, args.format))
     return EXIT_OK

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from gpupool.views import simulate as view
     from gpupool.views import validate as validate_view
 
-    stack = steps.stack(args.file, console)
+    stack = steps.stack(args, console)
     prepared = _workload(args, console, stack)
 
     def progress(name: str, done: int, total: int) -> None:
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
                                       clock=clock)
             out = view.render(result.head, args.format, result.base)
     except InvalidBaseError as exc:
-        console.err(validate_view.render([exc.result], "text").notes)
+        console.err(validate_view.render([steps.visible(args, exc.result)], "text").notes)
         raise
     console.err(out.notes)
     console.out(out.result)

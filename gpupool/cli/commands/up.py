@@ -43,7 +43,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from gpupool.usecases import engine, expect
     from gpupool.views import engine as engine_view
 
-    stack, found = steps.checked_stack(args.file, console)
+    stack, found = steps.checked_stack(args, console)
     reviewed = expect.load_reviewed(Path(args.expect), stack.name) if args.expect else None
     shown: list[PlanResult] = []
 

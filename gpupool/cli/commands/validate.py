@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gpupool.cli import options
+from gpupool.cli import options, steps
 from gpupool.cli.console import Console
 from gpupool.cli.exits import EXIT_ERROR, EXIT_OK
 
@@ -15,12 +15,14 @@ problem at once, with its line; exits 1 when any file has an error."""
 EXAMPLES = """\
 examples:
   gpupool validate prod.yaml
+  gpupool validate --quiet stacks/*.yaml       # errors only
   gpupool validate --format json stacks/*.yaml"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add the stack files, and ``--format``."""
     p.add_argument("files", nargs="+", metavar="FILE", help="stack files")
+    options.quiet(p)
     options.fmt(p)
 
 
@@ -29,7 +31,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from gpupool.usecases.validate import validate
     from gpupool.views import validate as view
 
-    results = validate(args.files)
+    results = [steps.visible(args, r) for r in validate(args.files)]
     out = view.render(results, args.format)
     if args.format == "text":
         console.err(out.notes)
