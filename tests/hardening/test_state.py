@@ -224,7 +224,7 @@ def test_killed_renders_leave_every_file_whole(tmp_path: Path) -> None:
         ),
     )
     variants = [(s, assemble.build(s)) for s in (stack, bigger)]
-    texts = [render._files(s, g) for s, g in variants]
+    texts = [render._files(s, g, s.backend) for s, g in variants]
     assert texts[0]["__main__.py"] != texts[1]["__main__.py"]
     out = tmp_path / "out"
     render.render(*variants[0], out)
