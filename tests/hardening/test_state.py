@@ -232,7 +232,7 @@ def test_killed_renders_leave_every_file_whole(tmp_path: Path) -> None:
 
     def renderer(ready: Callable[[], None]) -> None:
         cached = {id(s): t for (s, _), t in zip(variants, texts, strict=True)}
-        render._files = lambda s, g, c=cached: c[id(s)]  # writing is what a kill tears
+        render._files = lambda s, g, backend, c=cached: c[id(s)]  # writing is what a kill tears
         render.render(*variants[1], out)
         ready()
         while True:
