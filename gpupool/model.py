@@ -296,7 +296,7 @@ class Simulation:
     """The workload a stack names for ``gpupool plan`` and ``gpupool simulate`` (``simulation``).
 
     ``workload`` is the path as written, relative to the stack file's folder; the commands
-    resolve it (``gpupool.usecases.simulate.named_workload``) and a ``--workload`` flag wins.
+    resolve it (``gpupool.usecases.simulate.prepare``) and a ``--workload`` flag wins.
     """
 
     workload: str

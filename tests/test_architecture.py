@@ -90,7 +90,7 @@ def test_no_function_level_imports_of_gpupool() -> None:
     found = []
     for path in _modules():
         rel = _rel(path)
-        if rel == "gpupool/cli.py":
+        if rel.startswith("gpupool/cli/"):
             continue
         tree = ast.parse(path.read_text(), rel)
         for func in ast.walk(tree):

@@ -1,72 +1,119 @@
-"""``gpupool simulate``: replay a workload on the stack (and on a base stack) and report it.
+"""``gpupool simulate``: find, read and check the workload, then replay it and report.
 
-The workload is read by the command line (``gpupool.simulate.workload``) from ``--workload`` or
-from the file the stack's ``simulation`` block names (``named_workload`` finds it, and refuses
-one outside the stack file's folder), or ``generated`` makes one up for the stack
-(``--generate``); this use case runs it on the stack and, with ``--base``,
-on the base stack (``usecases.base.base_stack``: another stack file or this file at a git ref)
-under the same settings, and returns both reports; with ``--saturate`` it runs capacity mode
-instead (``simulate.saturate``) on both.
+``prepare`` finds the workload (``--workload``, else the file the stack's ``simulation`` block
+names, refused outside the stack file's folder), reads it (``gpupool.simulate.workload``),
+checks it against the stack and settles the run's settings (``resolve``: each from its flag,
+else the block, else its default); ``generated`` makes one up for the stack instead
+(``--generate``). ``simulate`` runs it on the stack and, with ``--base``, on the base stack
+(``usecases.base.base_stack``: another stack file or this file at a git ref) under the same
+settings, and returns both reports; ``capacity`` runs capacity mode (``simulate.saturate``) on
+both instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from gpupool.errors import InputError
-from gpupool.model import Stack
+from gpupool.model import Simulation, Stack
 from gpupool.simulate.engine import Settings
 from gpupool.simulate.generate import generate
 from gpupool.simulate.jobs import Workload
 from gpupool.simulate.metered import simulate_metered
 from gpupool.simulate.report import Report, report
 from gpupool.simulate.saturate import Saturation, saturate
+from gpupool.simulate.workload import check_workload, read_workload
+from gpupool.spec import diagnostics
+from gpupool.spec.diagnostics import Diagnostic
 from gpupool.usecases.base import base_stack
 
 
+def resolve(block: Simulation | None, flags: Mapping[str, object]) -> Settings:
+    """Return the run's settings: each field from its flag, else the block, else its default.
+
+    Both are read by ``Settings``' field names: ``flags`` holds the ones the command's flags
+    gave (None or absent: not given), ``block`` is the stack's ``simulation`` block, whose
+    fields of the same name (``seed``, the spot figures) stand in for a flag not given.
+    """
+    stated = {f.name: getattr(block, f.name) for f in fields(block)} if block else {}
+    chosen: dict[str, Any] = {}
+    for f in fields(Settings):
+        value = flags.get(f.name)
+        if value is None:
+            value = stated.get(f.name)
+        if value is not None:
+            chosen[f.name] = value
+    return Settings(**chosen)
+
+
 @dataclass(frozen=True)
-class NamedWorkload:
-    """The workload file to replay, its format (None: by its suffix), and the run's figures."""
+class PreparedWorkload:
+    """A workload read and checked against the stack, and the settings to replay it under.
+
+    ``problems`` are the workload's diagnostics, sorted; with any error among them the workload
+    is not to be replayed.
+    """
 
     path: Path
-    format: str | None
-    seed: int
-    spot_interruptions_per_hour: float = 0.0
-    spot_shortage: float = 0.0
+    workload: Workload
+    problems: list[Diagnostic]
+    settings: Settings
 
-    def settings(self, scale_up_seconds: float | None = None) -> Settings:
-        """Return the run's settings: these figures, and the autoscaler's timing."""
-        return Settings(seed=self.seed,
-                        spot_interruptions_per_hour=self.spot_interruptions_per_hour,
-                        spot_shortage=self.spot_shortage, scale_up_seconds=scale_up_seconds)
+    @property
+    def errors(self) -> int:
+        """How many of the problems are errors."""
+        return sum(1 for d in self.problems if d.is_error)
 
 
-def named_workload(stack_file: Path, stack: Stack, *, path: str | None, fmt: str | None,
-                   seed: int | None, spot_interruptions_per_hour: float | None = None,
-                   spot_shortage: float | None = None) -> NamedWorkload | None:
-    """Return the workload to replay: the flags' where given, else the stack's ``simulation``.
+def prepare(stack_file: Path, stack: Stack, *, path: str | None, fmt: str | None,
+            flags: Mapping[str, object], replay: bool = True,
+            instead: str = "") -> PreparedWorkload | None:
+    """Find, read and check the workload to replay: ``path`` where given, else the block's.
 
-    Each figure a flag gives wins; the others come from the stack's ``simulation`` block, else
-    their defaults (seed 0, no spot interruptions, no spot shortage).
+    ``flags`` are the settings the command's flags gave (``resolve``); ``replay`` is False for
+    capacity mode, which never lets a pod end (``check_workload``). A file the stack names
+    must exist; ``instead`` ends that error with what the user may do instead of fixing the
+    path (``", or give --workload FILE"``).
+
+    Returns:
+        None when neither ``path`` nor the stack names a workload.
+
+    Raises:
+        InputError: the stack's workload does not exist or leads outside the stack file's
+            folder, or the file cannot be read.
+
+    """
+    found = _workload_file(stack_file, stack, path, fmt)
+    if found is None:
+        return None
+    where, where_fmt = found
+    if path is None and not where.exists():
+        raise InputError(f"{stack_file}: simulation.workload names {where}, which does not "
+                         f"exist; fix the path{instead}")
+    workload = read_workload(where, where_fmt)
+    problems = diagnostics.sort(check_workload(stack, workload, replay=replay))
+    return PreparedWorkload(where, workload, problems, resolve(stack.simulation, flags))
+
+
+def _workload_file(stack_file: Path, stack: Stack, path: str | None,
+                   fmt: str | None) -> tuple[Path, str | None] | None:
+    """Return the workload file and its format (None: by its suffix), or None when none is named.
 
     A file the stack names is relative to the stack file's folder and must stay inside it once
     links are followed: a stack file can come from a pull request, and a workload's problems are
     printed with the cells they found, so a link to a file elsewhere on the CI machine is refused
     (the schema and ``simulation.workload-outside`` refuse the path as written).
 
-    Returns:
-        None when neither the flags nor the stack name a workload.
-
     Raises:
         InputError: the stack's workload leads outside the stack file's folder.
 
     """
-    sim = stack.simulation
-    run_seed, rate, shortage = _figures(stack, seed, spot_interruptions_per_hour, spot_shortage)
     if path is not None:
-        return NamedWorkload(Path(path), fmt, run_seed, rate, shortage)
+        return Path(path), fmt
+    sim = stack.simulation
     if sim is None:
         return None
     folder = stack_file.parent
@@ -77,32 +124,19 @@ def named_workload(stack_file: Path, stack: Stack, *, path: str | None, fmt: str
             f"{stack_file}: simulation.workload {sim.workload!r} leads outside the stack file's "
             "folder (through a link); put the workload beside the stack file"
         )
-    return NamedWorkload(where, fmt or sim.format, run_seed, rate, shortage)
+    return where, fmt or sim.format
 
 
-def _figures(stack: Stack, seed: int | None, rate: float | None,
-             shortage: float | None) -> tuple[int, float, float]:
-    """Return the run's seed and spot figures: each flag's, else the ``simulation`` block's."""
-    sim = stack.simulation
-    return (
-        seed if seed is not None else sim.seed if sim is not None else 0,
-        rate if rate is not None else sim.spot_interruptions_per_hour if sim is not None else 0.0,
-        shortage if shortage is not None else sim.spot_shortage if sim is not None else 0.0,
-    )
-
-
-def generated(stack: Stack, *, jobs: int, seed: int | None,
-              spot_interruptions_per_hour: float | None = None,
-              spot_shortage: float | None = None) -> tuple[NamedWorkload, Workload]:
-    """Return a workload made up for the stack (``simulate.generate``) and the run's figures.
+def generated(stack: Stack, *, jobs: int, flags: Mapping[str, object]) -> PreparedWorkload:
+    """Return a workload made up for the stack (``simulate.generate``) and the run's settings.
 
     ``gpupool simulate --generate``: ``jobs`` jobs of the stack's tenants on their pools, the
-    same for the same seed (the flag's, else the ``simulation`` block's, else 0).
+    same for the same seed (the flag's, else the ``simulation`` block's, else 0: ``resolve``).
     """
-    run_seed, rate, shortage = _figures(stack, seed, spot_interruptions_per_hour, spot_shortage)
+    settings = resolve(stack.simulation, flags)
     source = f"--generate {jobs}"  # what the report names it by: how to make it again
-    workload = generate(stack, run_seed, jobs=jobs, source=source)
-    return NamedWorkload(Path(source), None, run_seed, rate, shortage), workload
+    workload = generate(stack, settings.seed, jobs=jobs, source=source)
+    return PreparedWorkload(Path(source), workload, [], settings)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ CI then runs ``gpupool plan`` on it, which reads the workload and prints the pro
 with the cells they are in: a path that leaves the folder (absolute, ``~``, or ``..`` out of it)
 would have CI read, and quote, a file the repository does not own. It is an error, so nothing
 is read; a link inside the folder that leads out is refused when the file is opened
-(``gpupool.usecases.simulate.named_workload``).
+(``gpupool.usecases.simulate.prepare``).
 """
 
 from __future__ import annotations
