@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from gpupool import catalog, clouds, modes
+from gpupool import catalog, clouds, modes, schedulers
 from gpupool.modes import Fractional, Sharing
 
 if TYPE_CHECKING:
@@ -543,12 +543,12 @@ def build(data: Mapping[str, Any], source: str = "") -> Stack:
                 version=op.get("version"),
                 driver=op.get("driver", default_driver),
             ),
-            scheduler=clus.get("scheduler", "default"),
+            scheduler=clus.get("scheduler", schedulers.default().name),
             scheduler_ha=bool(
                 clus.get(
                     "schedulerHighAvailability",
                     meta.get("environment") == "production"
-                    and clus.get("scheduler", "default") != "default",
+                    and schedulers.get(clus.get("scheduler", schedulers.default().name)).installs,
                 )
             ),
             scheduler_ha_stated="schedulerHighAvailability" in clus,

@@ -36,7 +36,7 @@ from typing import Any
 import jinja2
 import yaml
 
-from gpupool import __version__, clouds, outdir, sharing
+from gpupool import __version__, clouds, outdir, schedulers, sharing
 from gpupool.errors import RenderError
 from gpupool.graph import Lookup, Ref, Resource, ResourceGraph
 from gpupool.model import Stack
@@ -421,8 +421,7 @@ def _scheduler(stack: Stack) -> dict[str, Any] | None:
     placement = scheduler_ha.placement(stack)
     if placement is None:
         return None
-    title = {"kai": "The KAI Scheduler", "hami": "HAMi's scheduler"}[placement.scheduler]
-    return {"title": title, "lines": placement.lines()}
+    return {"title": schedulers.of(stack).title, "lines": placement.lines()}
 
 
 def _component(address: str, suffix: str) -> str:

@@ -17,6 +17,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gpupool import schedulers
 from gpupool.advise.prometheus import Prometheus
 from gpupool.model import Pool, Stack
 
@@ -39,8 +40,8 @@ class SlotUse:
 
 
 def hami_pools(stack: Stack) -> list[Pool]:
-    """Return the pools whose slots HAMi enforces."""
-    if stack.cluster.scheduler != "hami":
+    """Return the pools whose slots HAMi enforces (its device plugin reports their use)."""
+    if not schedulers.of(stack).own_device_plugin:
         return []
     return [p for p in stack.pools if p.sharing.kind.scheduler_slots]
 

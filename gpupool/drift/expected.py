@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gpupool import facts
+from gpupool import facts, schedulers
 from gpupool.clouds import NodeSharing
 from gpupool.drift.expectation import Expected
 from gpupool.drift.gpu_names import spellings
@@ -35,7 +35,7 @@ def expected(stack: Stack, pool: Pool) -> Expected:
     """Return what every node of ``pool`` should advertise, from the GPU facts and plug-ins."""
     pf = facts.pool_facts(stack, pool)
     base = _base(pool, pf)
-    if facts.uses_scheduler(stack, facts.SCHEDULER_HAMI):
+    if schedulers.of(stack).own_device_plugin:
         return replace(base, hami=hami.node_registration(pf))
     s = pool.sharing
     strategy = facts.mig_strategy(stack) if s.kind.partitioned else None

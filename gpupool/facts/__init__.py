@@ -21,7 +21,8 @@ This package owns the answers every other part of gpupool derives from, so they 
 
 ``of(stack)`` computes the facts once and keeps them with the stack (``Stack.memo``); the helper
 functions below read from there. This package imports nothing of gpupool but the model, the
-plug-ins under it (``gpupool.clouds``, ``gpupool.modes``) and the catalog.
+plug-ins under it (``gpupool.clouds``, ``gpupool.modes``, ``gpupool.schedulers``) and the
+catalog.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from gpupool import schedulers
 from gpupool.catalog import GpuModel
 from gpupool.clouds import DRIVER_PREINSTALLED
 from gpupool.facts.names import (
@@ -47,9 +49,12 @@ from gpupool.facts.names import (
 )
 from gpupool.model import Pool, Stack, Taint
 
-SCHEDULER_DEFAULT = "default"
-SCHEDULER_HAMI = "hami"
-SCHEDULER_KAI = "kai"
+# The scheduler names gpupool/simulate/ still compares (engine, placement, cluster, tenancy: see
+# the allow-list in tests/test_architecture.py); they go when the simulator reads
+# ``gpupool.schedulers``' ``Emulation``. Everything else asks the scheduler plug-in's traits.
+SCHEDULER_DEFAULT = schedulers.default().name
+SCHEDULER_HAMI = schedulers.hami.SCHEDULER.name
+SCHEDULER_KAI = schedulers.kai.SCHEDULER.name
 
 MIG_SINGLE = "single"
 MIG_MIXED = "mixed"
@@ -207,7 +212,10 @@ def node_labels(stack: Stack, pool: Pool) -> dict[str, str]:
 
 
 def uses_scheduler(stack: Stack, name: str) -> bool:
-    """Return True when the stack's GPU scheduler is ``name`` (``hami``, ``kai``, ``default``)."""
+    """Return True when the stack's GPU scheduler is ``name`` (for gpupool/simulate/ only).
+
+    Everything else asks the plug-in's traits (``gpupool.schedulers.of(stack)``).
+    """
     return stack.cluster.scheduler == name
 
 
@@ -226,7 +234,7 @@ def open_spot_pools(stack: Stack) -> list[Pool]:
 
 def kai_fractional_pools(stack: Stack) -> list[Pool]:
     """Return the pools whose pods ask KAI for part of a GPU: by annotation, with no resource."""
-    if not uses_scheduler(stack, SCHEDULER_KAI):
+    if not schedulers.of(stack).fractions_by_annotation:
         return []
     return [p for p in stack.pools if p.sharing.kind.scheduler_slots]
 
@@ -246,7 +254,7 @@ def _compute(stack: Stack) -> StackFacts:
     op = stack.cluster.gpu_operator
     # GKE's own driver comes with GKE's device plugin, which shares from node-pool settings
     shares = cloud.shares_gpus_itself and op.driver == DRIVER_PREINSTALLED
-    hami = uses_scheduler(stack, SCHEDULER_HAMI)
+    hami = schedulers.of(stack).own_device_plugin
     layouts = [p.sharing.mig_layout for p in stack.pools if p.sharing.kind.partitioned]
     strategy = MIG_MIXED if any(len(layout) > 1 for layout in layouts) else MIG_SINGLE
     device_plugin = not hami and not shares
@@ -340,7 +348,7 @@ def _labels(
         labels[MIG_CONFIG_LABEL] = (
             mig_config_name(pool) if pool.sharing.kind.partitioned else MIG_DISABLED
         )
-    hami = uses_scheduler(stack, SCHEDULER_HAMI)
+    hami = schedulers.of(stack).own_device_plugin
     if hami:
         labels[HAMI_NODE_LABEL] = "on"
     opt_out = stack.cloud.device_plugin_opt_out_label

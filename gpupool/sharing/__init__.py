@@ -1,6 +1,7 @@
 """In-cluster sharing configuration, built from pools and tenants.
 
-One module per mechanism turns pools and tenants into Kubernetes objects and Helm releases.
+One module per mechanism turns pools and tenants into Kubernetes objects and Helm releases; the
+stack's GPU scheduler's own module (``kai``, ``hami``) is found by ``scheduler`` from its plug-in.
 
 ``build(stack, cloud)`` returns the in-cluster resources (GPU Operator, device-plugin and MIG
 configs, the EFA device plugin, GKE's GPUDirect networks, HAMi or KAI, NVSentinel, namespaces,
@@ -26,11 +27,10 @@ from gpupool.sharing import (
     deviceplugin,
     efa,
     gpudirect,
-    hami,
-    kai,
     mig,
     nvsentinel,
     operator,
+    scheduler,
     showback,
     snippets,
     tenants,
@@ -73,8 +73,7 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
     out = [*ns, *configs, *release]
     out += efa.build(stack, cloud)
     out += gpudirect.build(stack, cloud)
-    out += hami.build(stack, cloud, after)
-    out += kai.build(stack, cloud, after)
+    out += scheduler.build(stack, cloud, after)
     out += nvsentinel.build(stack, cloud, after)
     tenant_objects = tenants.build(stack, cloud)
     out += tenant_objects

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gpupool import facts
+from gpupool import facts, schedulers
 from gpupool.facts.names import (
     HAMI_CORES,
     HAMI_MEMORY,
@@ -222,7 +222,8 @@ def validations(stack: Stack, tenant: Tenant) -> list[dict[str, str]]:
               f"Pods of tenant {tenant.name} that use GPUs must set priorityClassName "
               f"{priority_class_name(tenant.priority)} (its priority, {tenant.priority})."),
     ]
-    if facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
+    plugin = schedulers.of(stack)
+    if plugin.queues:
         out.append(_rule(
             f"has(object.spec.schedulerName) && object.spec.schedulerName == "
             f"'{kai.SCHEDULER_NAME}' && has(object.metadata.labels) && "
@@ -236,7 +237,7 @@ def validations(stack: Stack, tenant: Tenant) -> list[dict[str, str]]:
         pool = stack.pool(name)
         if pool is None:
             continue
-        if facts.uses_scheduler(stack, facts.SCHEDULER_HAMI):
+        if plugin.caps_fractions:
             out += _hami(tenant, pool)
         out += _drain(tenant, pool)
     return out

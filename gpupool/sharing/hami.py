@@ -30,6 +30,10 @@ What HAMi's device plugin registers on a node is HAMi's too: ``REGISTER_ANNOTATI
 ``registered_devices``, and what a pool's nodes should carry there (``node_registration``: the
 GPUs, their split and their memory after ``deviceMemoryScaling``), which drift compares
 (``registration_findings``).
+
+This is the builder half of the HAMi plug-in (``gpupool.schedulers.hami`` states its traits):
+``build``, and where its scheduler runs and what high availability adds (``ha_placement``,
+``ha_objects``: its PodDisruptionBudget, from the pieces of ``sharing.scheduler_ha``).
 """
 
 from __future__ import annotations
@@ -39,14 +43,21 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpupool import facts
+from gpupool import facts, schedulers
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack
 from gpupool.sharing import scheduler_ha
 from gpupool.sharing.objects import chart, helm_release
 from gpupool.sharing.pools import daemon_tolerations
 
-SCHEDULER_NAME = "hami-scheduler"
+SCHEDULER_NAME = str(schedulers.hami.SCHEDULER.pod_scheduler_name)
+#: The labels HAMi 2.10.0's scheduler pods carry (``app.kubernetes.io/component`` and the
+#: chart's selector labels, release ``hami``).
+POD_LABELS = {
+    "app.kubernetes.io/component": "hami-scheduler",
+    "app.kubernetes.io/name": "hami",
+    "app.kubernetes.io/instance": "hami",
+}
 
 _GPU_TOLERATION = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
 
@@ -124,7 +135,7 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
         after: addresses the release must follow (the GPU Operator release).
 
     """
-    if not facts.uses_scheduler(stack, facts.SCHEDULER_HAMI):
+    if schedulers.of(stack) is not schedulers.hami.SCHEDULER:
         return []
     deps = list(after)
     for pool in stack.pools:
@@ -152,7 +163,30 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
             },
         )
     ]
-    return release + scheduler_ha.build(stack, cloud, release[0].address)
+    return release + ha_objects(stack, cloud, release[0].address)
+
+
+def ha_placement(stack: Stack) -> scheduler_ha.Placement:
+    """Return where HAMi's scheduler runs (``sharing.scheduler_ha.placement``)."""
+    ha = stack.cluster.scheduler_ha
+    replicas = scheduler_ha.REPLICAS if ha else 1
+    open_spots = tuple(p.name for p in facts.open_spot_pools(stack))
+    ns = chart("hami").namespace
+    deployment = f"{ns}/{scheduler_ha.HAMI_DEPLOYMENT}"
+    return scheduler_ha.Placement(
+        schedulers.hami.SCHEDULER.name, ha, replicas,
+        (scheduler_ha.Deployment(ns, scheduler_ha.HAMI_DEPLOYMENT, replicas),), False, (),
+        open_spots, scheduler_ha.HAMI_PRIORITY_CLASS, ((deployment, "gpupool"),) if ha else (),
+    )
+
+
+def ha_objects(stack: Stack, cloud: CloudResult, release: str) -> list[Resource]:
+    """Return the scheduler's PodDisruptionBudget under high availability (the chart has none)."""
+    if not stack.cluster.scheduler_ha:
+        return []
+    ns = chart("hami").namespace
+    return [scheduler_ha.pdb(stack, cloud, ns, scheduler_ha.HAMI_DEPLOYMENT, dict(POD_LABELS),
+                             release)]
 
 
 #: HAMi's node annotation: the devices HAMi's device plugin registered. HAMi v2.x writes a JSON

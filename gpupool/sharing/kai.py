@@ -23,13 +23,18 @@ Queues (KAI v0.17.0 ``docs/queues/README.md``; the proportion plugin's ``max_all
   pools' KAI units per GPU (the smallest, when its pools differ; a rendering check warns).
 
 Every Queue has ``spec.resources`` with all three resources and all three fields.
+
+This is the builder half of the KAI plug-in (``gpupool.schedulers.kai`` states its traits):
+``build``, and where its components run and what high availability adds (``ha_placement``,
+``ha_objects``: the binder's PodDisruptionBudget and the PriorityClass, from the pieces of
+``sharing.scheduler_ha``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gpupool import facts
+from gpupool import facts, schedulers
 from gpupool.errors import RenderError
 from gpupool.facts.names import OPERATOR_RUNTIME_CLASS
 from gpupool.facts.tenancy import PRIORITY_VALUES, parent_queue_name
@@ -38,7 +43,7 @@ from gpupool.model import Stack, Tenant
 from gpupool.sharing import scheduler_ha
 from gpupool.sharing.objects import chart, helm_release, k8s_object
 
-SCHEDULER_NAME = "kai-scheduler"
+SCHEDULER_NAME = str(schedulers.kai.SCHEDULER.pod_scheduler_name)
 RELEASE_ADDRESS = "helm.kai-scheduler"
 QUEUE_API = "scheduling.run.ai/v2"
 NO_LIMIT = -1
@@ -165,12 +170,12 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
         after: addresses the release must follow (the GPU Operator release).
 
     """
-    if not facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
+    if schedulers.of(stack) is not schedulers.kai.SCHEDULER:
         return []
     all_pools: list[str] = list(after)
     for pool in stack.pools:
         all_pools.extend(cloud.node_pools.get(pool.name, ()))
-    ha = scheduler_ha.build(stack, cloud, RELEASE_ADDRESS)
+    ha = ha_objects(stack, cloud, RELEASE_ADDRESS)
     # the PriorityClass the release's pods name exists before them
     classes = tuple(r.address for r in ha if r.manifest and r.manifest["kind"] == "PriorityClass")
     release = helm_release(
@@ -218,3 +223,52 @@ def build(stack: Stack, cloud: CloudResult, after: tuple[str, ...]) -> list[Reso
             )
         )
     return out
+
+
+def ha_placement(stack: Stack) -> scheduler_ha.Placement:
+    """Return where KAI's components run (``sharing.scheduler_ha.placement``)."""
+    ha = stack.cluster.scheduler_ha
+    replicas = scheduler_ha.REPLICAS if ha else 1
+    open_spots = tuple(p.name for p in facts.open_spot_pools(stack))
+    ns = chart("kai-scheduler").namespace
+    deployments = tuple(
+        scheduler_ha.Deployment(ns, d, replicas) for d in scheduler_ha.KAI_COMPONENTS.values()
+    )
+    pdbs = (
+        (f"{ns}/kai-scheduler-default", "chart"),
+        (f"{ns}/binder", "gpupool"),
+        (f"{ns}/pod-grouper", "chart"),
+    )
+    labels = scheduler_ha.spot_labels(stack) if ha else ()
+    return scheduler_ha.Placement(
+        schedulers.kai.SCHEDULER.name, ha, replicas, deployments,
+        ha and scheduler_ha.spread_zones(stack), labels, () if ha else open_spots,
+        scheduler_ha.PRIORITY_CLASS if ha else None, pdbs if ha else (),
+    )
+
+
+def ha_objects(stack: Stack, cloud: CloudResult, release: str) -> list[Resource]:
+    """Return what high availability adds beyond the chart values; empty when it is off.
+
+    The PriorityClass KAI's pods run at (before the release) and the binder's
+    PodDisruptionBudget, which KAI's operator does not create.
+    """
+    if not stack.cluster.scheduler_ha:
+        return []
+    ns = chart("kai-scheduler").namespace
+    priority = k8s_object(
+        stack,
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": scheduler_ha.PRIORITY_CLASS},
+            "value": scheduler_ha.PRIORITY_VALUE,
+            "globalDefault": False,
+            "preemptionPolicy": "PreemptLowerPriority",
+            "description": "gpupool: the GPU scheduler's own pods, which no workload preempts",
+        },
+        provider=cloud.k8s_provider,
+        facts={"scheduler_ha": True},
+    )
+    pdb = scheduler_ha.pdb(stack, cloud, ns, "binder", {"app": "binder"}, release)
+    return [priority, pdb]

@@ -4,7 +4,9 @@ This module owns what makes KAI or HAMi survive the loss of one pod or node: the
 that run their control pods as two leader-elected replicas, spread over nodes (and zones) and
 off spot nodes; the objects gpupool renders where the charts have none (a PodDisruptionBudget
 for KAI's binder and for HAMi's scheduler, the PriorityClass KAI's pods run at); and
-``placement``, the sentence-ready facts the plan and the rendered README read.
+``placement``, the sentence-ready facts the plan and the rendered README read. Which objects and
+which placement a scheduler has is its builder's (``gpupool.sharing.kai``, ``...hami``:
+``ha_objects`` and ``ha_placement``, made of the pieces here); ``placement`` asks it.
 
 How each chart spells it (read from the pinned charts' values and templates):
 
@@ -44,11 +46,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gpupool import facts
 from gpupool.facts.names import CAPACITY_LABEL
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack
-from gpupool.sharing.objects import chart, k8s_object
+from gpupool.sharing import scheduler
+from gpupool.sharing.objects import k8s_object
 
 #: Replicas of each scheduler component when highly available.
 REPLICAS = 2
@@ -65,14 +67,9 @@ HAMI_PRIORITY_CLASS = "system-node-critical"
 #: KAI v0.17.0's Deployments for the components that must stay up, by their ``app`` label.
 KAI_COMPONENTS = {"scheduler": "kai-scheduler-default", "binder": "binder",
                   "podgrouper": "pod-grouper"}
-#: HAMi 2.10.0's scheduler Deployment (``<release>-scheduler``; release ``hami``) and the
-#: labels its pods carry (``app.kubernetes.io/component`` and the chart's selector labels).
+#: HAMi 2.10.0's scheduler Deployment (``<release>-scheduler``; release ``hami``); the labels
+#: its pods carry are ``gpupool.sharing.hami.POD_LABELS``.
 HAMI_DEPLOYMENT = "hami-scheduler"
-HAMI_POD_LABELS = {
-    "app.kubernetes.io/component": "hami-scheduler",
-    "app.kubernetes.io/name": "hami",
-    "app.kubernetes.io/instance": "hami",
-}
 
 
 @dataclass(frozen=True)
@@ -156,7 +153,8 @@ class Placement:
         return out
 
 
-def _spread_zones(stack: Stack) -> bool:
+def spread_zones(stack: Stack) -> bool:
+    """Whether the stack names several zones, so replicas spread over zones too."""
     zones = {z for p in stack.pools for z in p.zones}
     zones |= {z for _, z in stack.provider.settings.subnet_zones}
     return len(zones) > 1
@@ -188,7 +186,7 @@ def anti_affinity(stack: Stack, labels: dict[str, str]) -> dict[str, Any]:
                                 "topologyKey": HOSTNAME_KEY},
         }
     ]
-    if _spread_zones(stack):
+    if spread_zones(stack):
         terms.append(
             {
                 "weight": 50,
@@ -235,35 +233,14 @@ def hami_values(stack: Stack) -> dict[str, Any]:
 
 
 def placement(stack: Stack) -> Placement | None:
-    """Return where the stack's scheduler runs; None under the default scheduler."""
-    ha = stack.cluster.scheduler_ha
-    replicas = REPLICAS if ha else 1
-    open_spots = tuple(p.name for p in facts.open_spot_pools(stack))
-    if facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
-        ns = chart("kai-scheduler").namespace
-        deployments = tuple(Deployment(ns, d, replicas) for d in KAI_COMPONENTS.values())
-        pdbs = (
-            (f"{ns}/kai-scheduler-default", "chart"),
-            (f"{ns}/binder", "gpupool"),
-            (f"{ns}/pod-grouper", "chart"),
-        )
-        labels = spot_labels(stack) if ha else ()
-        return Placement(
-            "kai", ha, replicas, deployments, ha and _spread_zones(stack), labels,
-            () if ha else open_spots, PRIORITY_CLASS if ha else None, pdbs if ha else (),
-        )
-    if facts.uses_scheduler(stack, facts.SCHEDULER_HAMI):
-        ns = chart("hami").namespace
-        return Placement(
-            "hami", ha, replicas, (Deployment(ns, HAMI_DEPLOYMENT, replicas),), False, (),
-            open_spots, HAMI_PRIORITY_CLASS,
-            ((f"{ns}/{HAMI_DEPLOYMENT}", "gpupool"),) if ha else (),
-        )
-    return None
+    """Return where the stack's scheduler runs (its builder's ``ha_placement``), or None."""
+    module = scheduler.builder(stack)
+    return None if module is None else module.ha_placement(stack)
 
 
-def _pdb(stack: Stack, cloud: CloudResult, namespace: str, name: str,
-         labels: dict[str, str], after: str) -> Resource:
+def pdb(stack: Stack, cloud: CloudResult, namespace: str, name: str,
+        labels: dict[str, str], after: str) -> Resource:
+    """Return a PodDisruptionBudget of one unavailable pod with ``labels``, after ``after``."""
     return k8s_object(
         stack,
         {
@@ -276,41 +253,3 @@ def _pdb(stack: Stack, cloud: CloudResult, namespace: str, name: str,
         depends_on=(after,),
         facts={"scheduler_ha": True},
     )
-
-
-def build(stack: Stack, cloud: CloudResult, release: str) -> list[Resource]:
-    """Return the objects high availability needs beyond the chart values.
-
-    KAI: the PriorityClass its pods run at (before the release) and the binder's
-    PodDisruptionBudget; HAMi: its scheduler's PodDisruptionBudget. Empty when it is off.
-
-    Args:
-        stack: the validated stack.
-        cloud: the cloud result.
-        release: the address of the scheduler's Helm release.
-
-    """
-    if not stack.cluster.scheduler_ha:
-        return []
-    if facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
-        ns = chart("kai-scheduler").namespace
-        priority = k8s_object(
-            stack,
-            {
-                "apiVersion": "scheduling.k8s.io/v1",
-                "kind": "PriorityClass",
-                "metadata": {"name": PRIORITY_CLASS},
-                "value": PRIORITY_VALUE,
-                "globalDefault": False,
-                "preemptionPolicy": "PreemptLowerPriority",
-                "description": "gpupool: the GPU scheduler's own pods, which no workload preempts",
-            },
-            provider=cloud.k8s_provider,
-            facts={"scheduler_ha": True},
-        )
-        pdb = _pdb(stack, cloud, ns, "binder", {"app": "binder"}, release)
-        return [priority, pdb]
-    if facts.uses_scheduler(stack, facts.SCHEDULER_HAMI):
-        ns = chart("hami").namespace
-        return [_pdb(stack, cloud, ns, HAMI_DEPLOYMENT, dict(HAMI_POD_LABELS), release)]
-    return []

@@ -43,7 +43,7 @@ from typing import Any
 
 import yaml
 
-from gpupool import facts
+from gpupool import facts, schedulers
 from gpupool.errors import RenderError
 from gpupool.facts.names import (
     GPU_RESOURCE,
@@ -65,7 +65,7 @@ from gpupool.facts.network import (
 )
 from gpupool.facts.tenancy import priority_class_name
 from gpupool.model import Pool, Stack, Tenant
-from gpupool.sharing import gpudirect, hami, kai
+from gpupool.sharing import gpudirect
 from gpupool.sharing.pools import kai_annotation, slot, toleration
 
 ZONE_LABEL = "topology.kubernetes.io/zone"  # well-known label the kubelet sets from the cloud
@@ -96,7 +96,7 @@ def _resources(stack: Stack, tenant: Tenant, pool: Pool) -> tuple[dict[str, Any]
     """Return ``(limits, annotations)`` for one slot of ``pool``."""
     if pool.sharing.kind.scheduler_slots:
         sl = slot(pool)
-        if facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
+        if schedulers.of(stack).fractions_by_annotation:
             key, value = kai_annotation(pool)
             return {}, {key: value}
         limits: dict[str, Any] = {GPU_RESOURCE: 1}
@@ -130,18 +130,16 @@ def _resources(stack: Stack, tenant: Tenant, pool: Pool) -> tuple[dict[str, Any]
 
 def snippet(stack: Stack, tenant: Tenant, pool: Pool) -> str:
     """Return the YAML snippet for pods of ``tenant`` on ``pool``."""
-    kai_scheduler = facts.uses_scheduler(stack, facts.SCHEDULER_KAI)
+    plugin = schedulers.of(stack)
     limits, annotations = _resources(stack, tenant, pool)
     metadata: dict[str, Any] = {"namespace": tenant.namespace}
-    if kai_scheduler:
+    if plugin.queues:
         metadata["labels"] = {KAI_QUEUE_LABEL: tenant.name}
     if annotations:
         metadata["annotations"] = annotations
     spec: dict[str, Any] = {}
-    if kai_scheduler:
-        spec["schedulerName"] = kai.SCHEDULER_NAME
-    elif facts.uses_scheduler(stack, facts.SCHEDULER_HAMI):
-        spec["schedulerName"] = hami.SCHEDULER_NAME
+    if plugin.pod_scheduler_name is not None:
+        spec["schedulerName"] = plugin.pod_scheduler_name
     spec["priorityClassName"] = priority_class_name(tenant.priority)
     spec["nodeSelector"] = {POOL_LABEL: pool.name}
     tols = [toleration(t) for t in facts.pool_facts(stack, pool).taints]

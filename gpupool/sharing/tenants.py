@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpupool import facts
+from gpupool import schedulers
 from gpupool.errors import RenderError
 from gpupool.facts.names import TENANT_LABEL
 from gpupool.facts.tenancy import (
@@ -47,7 +47,7 @@ def quota_hard(stack: Stack, tenant: Tenant) -> dict[str, str]:
 
 def _description(stack: Stack, level: str, value: int) -> str:
     """Return a PriorityClass description; KAI's meaning only on stacks that run KAI."""
-    if not facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
+    if not schedulers.of(stack).queues:
         return f"gpupool priority {level}"
     return f"gpupool priority {level} " + (
         "(preemptible under KAI: may borrow beyond quota)"

@@ -35,7 +35,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
-from gpupool import facts
+from gpupool import schedulers
 from gpupool.facts.tenancy import kai_preemptible
 from gpupool.model import PRIORITIES, Pool, Stack
 from gpupool.simulate.columns import COLUMNS
@@ -89,7 +89,7 @@ def _ceilings(stack: Stack) -> dict[str | None, float]:
     priority KAI does not preempt gets no more than its ``quota.gpus`` (docs/commands.md,
     gpupool simulate: Tenancy).
     """
-    kai = facts.uses_scheduler(stack, facts.SCHEDULER_KAI)
+    kai = schedulers.of(stack).queues
     out: dict[str | None, float] = {}
     for t in stack.tenants:
         bounds = [t.limit_gpus] if t.limit_gpus is not None else []

@@ -9,7 +9,7 @@ cannot work at all; warnings are ones that work with a caveat the user should kn
 
 from __future__ import annotations
 
-from gpupool import facts
+from gpupool import facts, schedulers
 from gpupool.facts.names import (
     GPU_OPERATOR_NAMESPACE,
     HAMI_CORES,
@@ -100,7 +100,7 @@ def _hami_split_on_whole(stack: Stack, pool: Pool) -> list[Diagnostic]:
 
 
 def _hami(stack: Stack) -> list[Diagnostic]:
-    if not facts.uses_scheduler(stack, facts.SCHEDULER_HAMI):
+    if not schedulers.of(stack).own_device_plugin:
         return []
     out = [
         error(
@@ -171,7 +171,7 @@ def _namespaces(stack: Stack) -> list[Diagnostic]:
 
 
 def _kai(stack: Stack) -> list[Diagnostic]:
-    if stack.cluster.scheduler != "kai":
+    if not schedulers.of(stack).queues:
         return []
     out = []
     taken = {parent_queue_name(stack), *KAI_DEFAULT_QUEUES}

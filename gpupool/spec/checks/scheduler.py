@@ -11,7 +11,7 @@ but HAMi's chart takes no affinity and only a taint on the spot pool keeps it of
 
 from __future__ import annotations
 
-from gpupool import facts
+from gpupool import facts, schedulers
 from gpupool.model import Stack
 from gpupool.spec.diagnostics import Diagnostic, warning
 
@@ -21,7 +21,7 @@ _PATH = ("cluster", "schedulerHighAvailability")
 def run(stack: Stack) -> list[Diagnostic]:
     """Warn when a production stack's KAI or HAMi scheduler is one replica or may run on spot."""
     name = stack.cluster.scheduler
-    if stack.environment != "production" or facts.uses_scheduler(stack, facts.SCHEDULER_DEFAULT):
+    if stack.environment != "production" or not schedulers.of(stack).installs:
         return []
     ha = stack.cluster.scheduler_ha
     path = _PATH if stack.cluster.scheduler_ha_stated else ("cluster", "scheduler")
@@ -37,7 +37,7 @@ def run(stack: Stack) -> list[Diagnostic]:
                 path,
             )
         )
-    kept_off = ha and facts.uses_scheduler(stack, facts.SCHEDULER_KAI)
+    kept_off = ha and schedulers.of(stack).ha_keeps_off_spot
     spots = [] if kept_off else [p.name for p in facts.open_spot_pools(stack)]
     if spots:
         why = (

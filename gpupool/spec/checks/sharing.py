@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gpupool import modes
+from gpupool import modes, schedulers
 from gpupool.model import Pool, Stack, Tenant
 from gpupool.modes import QOS_EXCLUSIVE, QOS_GUARANTEED
+from gpupool.schedulers import Scheduler
 from gpupool.spec.diagnostics import Diagnostic, error, warning
 
 #: GPU memory a replica needs at least to be useful (``_slot_memory``).
@@ -78,14 +79,14 @@ def _slot_memory(pool: Pool, slots: int, path: tuple[str | int, ...]) -> list[Di
     ]
 
 
-def _fractional(pool: Pool, scheduler: str) -> list[Diagnostic]:
+def _fractional(pool: Pool, scheduler: Scheduler) -> list[Diagnostic]:
     f = pool.sharing.fractional
     kind = pool.sharing.kind
     if not kind.scheduler_slots or f is None:
         return []
     fp = (*pool.path, "sharing", kind.section or "")
     out = []
-    if scheduler not in ("hami", "kai"):
+    if not scheduler.enforces_fractions:
         out.append(
             error(
                 "fractional.needs-scheduler",
@@ -96,7 +97,7 @@ def _fractional(pool: Pool, scheduler: str) -> list[Diagnostic]:
                 (*pool.path, "sharing", "mode"),
             )
         )
-    if f.memory_overcommit != 1.0 and scheduler != "hami":
+    if f.memory_overcommit != 1.0 and not scheduler.virtualises_memory:
         out.append(
             error(
                 "fractional.overcommit-needs-hami",
@@ -106,7 +107,7 @@ def _fractional(pool: Pool, scheduler: str) -> list[Diagnostic]:
                 (*fp, "memoryOvercommit"),
             )
         )
-    if f.cores_percent is not None and scheduler == "kai":
+    if f.cores_percent is not None and scheduler.uncapped_fractions:
         out.append(
             warning(
                 "fractional.cores-not-enforced",
@@ -153,10 +154,10 @@ def _fractional(pool: Pool, scheduler: str) -> list[Diagnostic]:
 
 def _policy(pool: Pool, stack: Stack, weighted: Mapping[str, Tenant]) -> list[Diagnostic]:
     """Check a pool's compute policy; ``weighted`` is ``_first_weighted(stack)``."""
-    mode, sched, policy = pool.sharing.mode, stack.cluster.scheduler, pool.policy
+    mode, sched, policy = pool.sharing.mode, schedulers.of(stack), pool.policy
     kind = pool.sharing.kind
     path = (*pool.path, "compute", "policy")
-    if policy == "priority" and sched not in ("kai", "hami"):
+    if policy == "priority" and not sched.priority_preemption:
         return [
             error(
                 "policy.unachievable",
@@ -168,7 +169,7 @@ def _policy(pool: Pool, stack: Stack, weighted: Mapping[str, Tenant]) -> list[Di
         ]
     if policy == "strict":
         # whole GPUs and isolating modes cap compute themselves; fractional slots need HAMi
-        ok = kind.whole or kind.isolates or (kind.scheduler_slots and sched == "hami")
+        ok = kind.whole or kind.isolates or (kind.scheduler_slots and sched.caps_fractions)
         if not ok:
             return [
                 error(
@@ -194,7 +195,7 @@ def _policy(pool: Pool, stack: Stack, weighted: Mapping[str, Tenant]) -> list[Di
                     path,
                 )
             ]
-    if policy == "fair" and sched != "kai":
+    if policy == "fair" and not sched.queues:
         t = weighted.get(pool.name)
         if t is not None:
             return [
@@ -210,7 +211,7 @@ def _policy(pool: Pool, stack: Stack, weighted: Mapping[str, Tenant]) -> list[Di
     return []
 
 
-def _qos(pool: Pool, scheduler: str) -> list[Diagnostic]:
+def _qos(pool: Pool, scheduler: Scheduler) -> list[Diagnostic]:
     if not pool.qos_declared:
         return []
     mode, f = pool.sharing.mode, pool.sharing.fractional
@@ -226,7 +227,7 @@ def _qos(pool: Pool, scheduler: str) -> list[Diagnostic]:
             )
         ]
     if pool.qos == QOS_GUARANTEED:
-        if kind.scheduler_slots and scheduler == "kai":
+        if kind.scheduler_slots and scheduler.uncapped_fractions:
             # KAI v0.17.0 docs/gpu-sharing/README.md: "KAI Scheduler does not enforce memory
             # allocation limit or performs memory isolation between processes"
             return [
@@ -275,7 +276,7 @@ def run(stack: Stack) -> list[Diagnostic]:
     weighted = _first_weighted(stack)
     for pool in stack.pools:
         out += _replicas(pool)
-        out += _fractional(pool, stack.cluster.scheduler)
+        out += _fractional(pool, schedulers.of(stack))
         out += _policy(pool, stack, weighted)
-        out += _qos(pool, stack.cluster.scheduler)
+        out += _qos(pool, schedulers.of(stack))
     return out

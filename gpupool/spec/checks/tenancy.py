@@ -27,7 +27,7 @@ Warnings, each naming what the cluster does instead:
 
 from __future__ import annotations
 
-from gpupool import facts
+from gpupool import facts, schedulers
 from gpupool.facts.tenancy import (
     ADMISSION_MIN_MINOR,
     kai_preemptible,
@@ -61,7 +61,7 @@ def _units_mixed(stack: Stack, t: Tenant) -> list[Diagnostic]:
 
 
 def _quota_not_enforced(stack: Stack, t: Tenant) -> list[Diagnostic]:
-    if t.quota_gpus is None or facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
+    if t.quota_gpus is None or schedulers.of(stack).queues:
         return []
     return [
         warning(
@@ -107,7 +107,7 @@ def _not_fenced(stack: Stack, t: Tenant) -> list[Diagnostic]:
 
 
 def _kai_over_quota(stack: Stack, t: Tenant) -> list[Diagnostic]:
-    if not facts.uses_scheduler(stack, facts.SCHEDULER_KAI) or kai_preemptible(t.priority):
+    if not schedulers.of(stack).queues or kai_preemptible(t.priority):
         return []
     unused = []
     if t.fair_share_weight is not None:
@@ -130,7 +130,7 @@ def _kai_over_quota(stack: Stack, t: Tenant) -> list[Diagnostic]:
 
 def _min_runtime(stack: Stack, t: Tenant) -> list[Diagnostic]:
     """Refuse a minimum runtime no scheduler of the stack would keep (only KAI's queues do)."""
-    if facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
+    if schedulers.of(stack).queues:
         return []
     if t.preempt_min_runtime is None and t.reclaim_min_runtime is None:
         return []

@@ -1,0 +1,146 @@
+"""The scheduler plug-ins: the registry, the traits the checks and builders ask, the emulation seam.
+
+Each trait is held to the behaviour that reads it (a stack with each scheduler, validated or
+rendered), and each ``Emulation`` field to the branch of ``gpupool/simulate/`` it is to replace,
+so the seam says what the simulator does today until the simulator reads it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpupool import facts, schedulers
+from gpupool.schedulers import base
+from gpupool.sharing import scheduler, scheduler_ha
+from gpupool.simulate import cluster
+from gpupool.simulate.cluster import pool_model
+from gpupool.simulate.engine import Simulation
+from gpupool.simulate.jobs import Workload
+from gpupool.simulate.tenancy import Tenancy
+from gpupool.spec.validate import validate_text
+from tests.paths import EXAMPLES, FIXTURES, ROOT
+from tests.stacks import load_stack, load_stack_text
+
+NAMES = schedulers.names()
+STACKS = sorted([*EXAMPLES.glob("*.yaml"), *(FIXTURES / "valid").glob("*.yaml")])
+
+_FRACTIONAL = """\
+apiVersion: gpupool.io/v1
+kind: GpuPoolStack
+metadata: {{name: t}}
+provider: {{cloud: kubernetes}}
+cluster: {{scheduler: {scheduler}}}
+pools:
+  - name: p
+    nodeNames: [n1]
+    gpu: {{model: L4, count: 1}}
+    compute: {{policy: {policy}}}
+    sharing:
+      mode: fractional
+      fractional: {{slotsPerGpu: 2, coresPercent: 50{extra}}}
+"""
+
+
+def _codes(scheduler_name: str, policy: str = "fair", extra: str = "") -> set[str]:
+    text = _FRACTIONAL.format(scheduler=scheduler_name, policy=policy, extra=extra)
+    return {d.code for d in validate_text(text, "t.yaml").diagnostics}
+
+
+def test_registry_finds_every_scheduler_by_its_name() -> None:
+    assert NAMES[0] == schedulers.default().name
+    assert len(set(NAMES)) == len(NAMES)
+    for name in NAMES:
+        assert schedulers.get(name).name == name
+        assert schedulers.find(name) is schedulers.get(name)
+    assert schedulers.find("volcano") is None
+    with pytest.raises(KeyError):
+        schedulers.get("volcano")
+    assert not schedulers.default().installs
+
+
+def test_schema_offers_exactly_the_registered_schedulers() -> None:
+    schema = json.loads((ROOT / "schemas" / "gpupool.schema.json").read_text())
+    field = schema["properties"]["cluster"]["properties"]["scheduler"]
+    assert field["enum"] == list(NAMES)
+    assert field["default"] == schedulers.default().name
+    codes = {d.code for d in validate_text(
+        _FRACTIONAL.format(scheduler="volcano", policy="fair", extra=""), "t.yaml").diagnostics}
+    assert codes and all(c.startswith("schema") for c in codes), codes
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fraction_traits_are_what_validation_enforces(name: str) -> None:
+    plugin = schedulers.get(name)
+    codes = _codes(name)
+    assert ("fractional.needs-scheduler" in codes) == (not plugin.enforces_fractions)
+    assert ("fractional.cores-not-enforced" in codes) == plugin.uncapped_fractions
+    over = _codes(name, extra=", memoryOvercommit: 1.5")
+    assert ("fractional.overcommit-needs-hami" in over) == (not plugin.virtualises_memory)
+    strict = _codes(name, policy="strict")
+    # strict on fractions: only a scheduler that caps each slot (HAMi) achieves it
+    assert ("policy.unachievable" in strict) == (not plugin.caps_fractions)
+    priority = _codes(name, policy="priority")
+    assert ("policy.unachievable" in priority) == (not plugin.priority_preemption)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_queue_and_device_plugin_traits_are_what_the_stack_gets(name: str) -> None:
+    plugin = schedulers.get(name)
+    text = (EXAMPLES / "azure-kai-fair.yaml").read_text().replace(
+        "scheduler: kai", f"scheduler: {name}"
+    )
+    result = validate_text(text, "t.yaml")
+    codes = {d.code for d in result.diagnostics}
+    # quotas are guarantees only where tenants are queues
+    assert ("tenant.quota-not-enforced" in codes) == (not plugin.queues)
+    if result.stack is None:
+        return
+    stack = result.stack
+    assert schedulers.of(stack) is plugin
+    assert facts.of(stack).device_plugin_configs == (
+        not plugin.own_device_plugin and not facts.of(stack).cloud_shares_gpus
+    )
+
+
+@pytest.mark.parametrize("path", STACKS, ids=lambda p: p.stem)
+def test_builder_half_and_placement_follow_installs(path: Path) -> None:
+    stack = load_stack(path)
+    plugin = schedulers.of(stack)
+    module = scheduler.builder(stack)
+    placement = scheduler_ha.placement(stack)
+    assert (module is not None) == plugin.installs == (placement is not None)
+    if module is not None and placement is not None:
+        assert module.__name__ == f"gpupool.sharing.{plugin.name}"
+        assert placement.scheduler == plugin.name
+        assert callable(module.ha_objects)
+
+
+@pytest.mark.parametrize("path", STACKS, ids=lambda p: p.stem)
+def test_emulation_says_what_the_simulator_does(path: Path) -> None:
+    # each field against the simulate branch it is to replace (gpupool/schedulers/base.py)
+    stack = load_stack(path)
+    emulation = schedulers.of(stack).emulation
+    for pool in stack.pools:
+        model = pool_model(stack, pool)
+        assert model.device_kind == emulation.device_kind(pool.sharing.kind.scheduler_slots)
+    sim = Simulation(stack, Workload(source="none", jobs=()))
+    assert sim.packed == emulation.packs
+    assert sim.kai == (emulation.victims == base.VICTIMS_QUEUE_RECLAIM)
+    assert sim.kai == (emulation.order == base.ORDER_BELOW_QUOTA)
+    assert Tenancy(stack).kai == emulation.queue_quotas
+
+
+def test_emulation_device_kinds_are_the_simulators() -> None:
+    assert {base.DEVICES_UNITS, base.DEVICES_FRACTION, base.DEVICES_VGPU} == {
+        cluster.DEVICE_UNITS, cluster.DEVICE_KAI, cluster.DEVICE_HAMI
+    }
+
+
+def test_a_default_stack_names_no_scheduler_for_its_pods() -> None:
+    stack = load_stack_text(_FRACTIONAL.format(scheduler="hami", policy="fair", extra=""))
+    assert schedulers.of(stack).pod_scheduler_name == "hami-scheduler"
+    whole = load_stack("aws-inference-l4")
+    assert schedulers.of(whole).pod_scheduler_name is None
