@@ -15,7 +15,8 @@ asks the autoscaler for nodes. Jobs wait in one queue per shape, tenant and prio
 a pass tries only the first of each (the others ask the same and would fail alike), so a long
 backlog costs a pass no more than its distinct shapes. A queue whose first job failed is tried
 again after a release; where a failed try leaves no trace (``Simulation._gated``) only after a
-release onto a node that fits it, with the same outcome. KAI binpack's node is found by a walk
+release onto a node that fits it, with the same outcome (``waiting``: the parked queues in order,
+and their scale-up request kept per queue). KAI binpack's node is found by a walk
 of each pool's busy nodes from the fullest (``placement.choose_packed``), the same node its full
 scan would score highest. Preemption follows the scheduler:
 kube-scheduler evicts pods of lower priority from one node; KAI preempts preemptible pods
@@ -48,6 +49,7 @@ from gpupool.simulate.demand import DOES_NOT_FIT, NO_POOL, Demand, demand
 from gpupool.simulate.jobs import Job, Workload
 from gpupool.simulate.placement import BINPACK, KAI_PLACEMENT, Node, choose, choose_packed
 from gpupool.simulate.tenancy import LIMIT, QUOTA, Tenancy, TenantState
+from gpupool.simulate.waiting import Parked, Wanted
 
 # event kinds, in the order they are handled at one instant
 _FINISH, _EVICT, _GONE, _READY, _INTERRUPT, _WAKE, _SUBMIT, _IDLE, _UNFILLED = range(9)
@@ -278,7 +280,12 @@ class Simulation:
         # retrying a queue only when a release could fit its first job (see _gated)
         self.gated = self._gated()
         self.touched: dict[int, Node] = {}  # nodes released or made ready since the last pass
-        self.parked: dict[tuple[object, ...], None] = {}  # gated queues whose first job failed
+        self.parked = Parked()  # gated queues whose first job failed, in order (waiting.py)
+        self.wanted = Wanted()  # gated, autoscaled: the queues' scale-up request (waiting.py)
+        self.pool_models = {p.name: p for p in self.cluster.pools}
+        # the free GPUs per pool once something changed them after the last full retry
+        # without a release (a drain, an idle node removed): the skipped tries' state
+        self.bump_free: dict[str, float] | None = None
         self.untried: dict[tuple[object, ...], None] = {}  # queues made since the last pass
         self.gang_keys: dict[tuple[object, ...], None] = {}  # queues of gangs (original rule)
         self.tried_pass: dict[tuple[object, ...], int] = {}  # the pass a parked head last ran
@@ -291,12 +298,13 @@ class Simulation:
 
         In the original rule every release retries every waiting queue's first job. Skipping
         the retries that must fail changes nothing only where a failed try leaves no trace:
-        nodes no autoscaler adds (no scale-up asks), no tenants (no ceilings, no reclaim) and
-        one priority level over the whole workload (no pod may preempt another). Gangs keep
-        the original rule (a gang's failed try takes and gives back its first pods). What a
-        skipped try would have said (its reason) is worked out at the end (``run``).
+        no tenants (no ceilings, no reclaim) and one priority level over the whole workload
+        (no pod may preempt another). A failed try's scale-up request is kept per queue
+        (``waiting.Wanted``), not redone. Gangs keep the original rule (a gang's failed try
+        takes and gives back its first pods). What a skipped try would have said (its reason)
+        is worked out at the end (``run``).
         """
-        if self.cluster.autoscales or self.stack.tenants:
+        if self.stack.tenants:
             return False
         levels = {j.priority for j in self.workload.jobs if j.tenant is None}
         return len(levels) <= 1
@@ -356,7 +364,7 @@ class Simulation:
                 # since that pass (a start ends later in a release), so the state is that
                 # pass's and its reason is what that try would have said
                 gang = self.queues[key][0]
-                gang.reason = self._capacity_reason(gang)
+                gang.reason = self._capacity_reason(gang, self.bump_free)
                 self.queue_failed[key] = (self.version, gang.reason)
         for key, queue in self.queues.items():
             failed = self.queue_failed.get(key)
@@ -535,7 +543,13 @@ class Simulation:
         if node.spot and self.rate > 0:
             self._push(self.now + self.rng.expovariate(self.rate), _INTERRUPT, node)
 
+    def _freeze(self) -> None:
+        """Keep the pools' free GPUs as the last full retry left them, before a change."""
+        if self.gated and self.bump_free is None and self.parked:
+            self.bump_free = {name: self._free_gpus(name) for name in self.nodes}
+
     def _remove(self, node: Node) -> None:
+        self._freeze()
         node.removed = True
         stats = self.pool_stats[node.pm.name]
         stats.nodes -= 1
@@ -571,6 +585,7 @@ class Simulation:
     def _interrupt(self, node: Node) -> None:  # type: ignore[override]
         if node.removed or node.draining:
             return
+        self._freeze()
         node.draining = True
         self.pool_rev[node.pm.name] += 1
         self._unindex(node)
@@ -709,6 +724,8 @@ class Simulation:
         self.queue_pods[gang.key] = self.queue_pods.get(gang.key, 0) + gang.pods
         self.queued_pods += gang.pods
         gang.queued = True
+        if self.gated and self.cluster.autoscales:
+            self.wanted.update(gang.key, gang.options, self.queue_pods[gang.key])
 
     def _dequeue(self, gang: Gang) -> None:
         queue = self.queues[gang.key]
@@ -719,11 +736,13 @@ class Simulation:
         gang.queued = False
         self.queue_pods[gang.key] -= gang.pods
         self.queued_pods -= gang.pods
+        if self.gated and self.cluster.autoscales:
+            self.wanted.update(gang.key, gang.options, self.queue_pods[gang.key])
         if not queue:
             del self.queues[gang.key]
             del self.queue_pods[gang.key]
             self.queue_failed.pop(gang.key, None)
-            self.parked.pop(gang.key, None)
+            self.parked.discard(gang.key)
             self.untried.pop(gang.key, None)
             self.tried_pass.pop(gang.key, None)
             self.gang_keys.pop(gang.key, None)
@@ -735,8 +754,9 @@ class Simulation:
         whose first job fails is done for this pass, and is not tried again until something
         is released or added (``version``), since its other jobs ask the same.
         """
+        nodes: list[Node] = []
         if self.gated:
-            heap = self._gated_heads()
+            heap, nodes = self._gated_heads()
         else:
             heap = []
             for key, queue in self.queues.items():
@@ -744,8 +764,8 @@ class Simulation:
                 if failed is None or failed[0] != self.version:
                     heap.append((self._order(queue[0]), key))
         heapq.heapify(heap)
-        while heap:
-            _, key = heapq.heappop(heap)
+        skipped: list[tuple[tuple[float, ...], tuple[object, ...]]] = []
+        while (key := self._next(heap, nodes, skipped)) is not None:
             gang = self.queues[key][0]
             why = self._ceiling(gang)
             # gated: one priority level and no tenants, so no pod may evict another
@@ -758,11 +778,17 @@ class Simulation:
             gang.reason = why or self._capacity_reason(gang)
             self.queue_failed[key] = (self.version, gang.reason)
             if self.gated and gang.pods == 1:
-                self.parked[key] = None
+                self.parked.add(key, self._order(gang), gang.options)
                 self.tried_pass[key] = self.pass_no
+        self.parked.push_back(skipped)
         self.queued = self.queued_pods
         if not self.cluster.autoscales:
             return  # nothing to ask for (_want adds nothing)
+        if self.gated:
+            # every waiting queue has failed its last try by now (each is tried when made)
+            self._scale_up(*self.wanted.want(
+                lambda name: len(self.nodes[name]) < self.pool_models[name].nodes_max))
+            return
         want: dict[str, float] = {}
         first_option: dict[str, Demand] = {}
         for key, queue in self.queues.items():
@@ -771,45 +797,67 @@ class Simulation:
                 self._want(queue[0], self.queue_pods[key], want, first_option)
         self._scale_up(want, first_option)
 
-    def _gated_heads(self) -> list[tuple[tuple[float, ...], tuple[object, ...]]]:
-        """Return the queues a pass tries where failed queues wait for a release (``_gated``).
+    def _gated_heads(self) -> tuple[list[tuple[tuple[float, ...], tuple[object, ...]]],
+                                     list[Node]]:
+        """Return the queues a pass tries first, and the nodes touched since the last pass.
 
-        A parked queue's first job failed, and every node it did not fit has only lost room
-        since, except those released or made ready since (``touched``); so a try fails again
-        unless one of those fits it. The others are those the original rule tries: new
-        queues, and gangs' queues (still retried after every release).
+        Where failed queues wait (``_gated``), the queues are those the original rule tries
+        besides parked ones: new queues, and gangs' queues (still retried after every
+        release). A parked queue's first job failed, and every node it did not fit has only
+        lost room since, except the touched ones; so
+        ``_next`` walks the parked queues in order only while a touched node has room.
         """
         self.pass_no += 1
         if self.version != self.pass_version:
             self.pass_version = self.version
             self.bump_pass = self.pass_no
+            self.bump_free = None
         touched = self.touched
         self.touched = {}
         heap: list[tuple[tuple[float, ...], tuple[object, ...]]] = []
         for key in self.untried:
             heap.append((self._order(self.queues[key][0]), key))
         self.untried = {}
-        if touched and self.parked:
-            nodes = [n for n in touched.values() if n.schedulable]
-            for key in list(self.parked):
-                gang = self.queues[key][0]
-                by_pool = self.option_pools.get(id(gang.options))
-                if by_pool is None:
-                    by_pool = self.option_pools[id(gang.options)] = {
-                        d.pool.name: d for d in gang.options}
-                for node in nodes:
-                    d = by_pool.get(node.pm.name)
-                    if d is not None and node.fits(d):
-                        del self.parked[key]
-                        heap.append((self._order(gang), key))
-                        break
+        nodes = [n for n in touched.values() if n.schedulable] if self.parked else []
         if self.gang_keys:
             seen = {k for _, k in heap}
             for key in self.gang_keys:
                 failed = self.queue_failed.get(key)
                 if key not in seen and (failed is None or failed[0] != self.version):
                     heap.append((self._order(self.queues[key][0]), key))
-        return heap
+        return heap, nodes
+
+    def _next(self, heap: list[tuple[tuple[float, ...], tuple[object, ...]]], nodes: list[Node],
+              skipped: list[tuple[tuple[float, ...], tuple[object, ...]]],
+              ) -> tuple[object, ...] | None:
+        """Return the next queue a pass tries, in the scheduler's order, or None at the end.
+
+        Parked queues come in between the others, each only if a touched node in ``nodes``
+        fits its first job now; the others are ``skipped`` (still parked), and the walk stops
+        once no touched node has room for the smallest request parked on its pool.
+        """
+        while True:
+            top = self.parked.peek() if nodes else None
+            if top is None or (heap and heap[0][0] < top[0]):
+                return heapq.heappop(heap)[1] if heap else None
+            self.parked.pop()
+            key = top[1]
+            by_pool = self._by_pool(self.queues[key][0])
+            nodes[:] = [n for n in nodes if self.parked.may_fit(n)]
+            for node in nodes:
+                d = by_pool.get(node.pm.name)
+                if d is not None and node.fits(d):
+                    self.parked.discard(key)
+                    return key
+            skipped.append(top)
+
+    def _by_pool(self, gang: Gang) -> dict[str, Demand]:
+        """Return the gang's requests by pool name (kept per option list)."""
+        by_pool = self.option_pools.get(id(gang.options))
+        if by_pool is None:
+            by_pool = self.option_pools[id(gang.options)] = {
+                d.pool.name: d for d in gang.options}
+        return by_pool
 
     def _ceiling(self, gang: Gang) -> str | None:
         st = gang.tenant
@@ -1111,12 +1159,16 @@ class Simulation:
         return chosen if ok else None
 
     # -- the autoscaler -------------------------------------------------------------------
-    def _capacity_reason(self, gang: Gang) -> str:
-        """``fragmentation`` where the pools have the GPUs free in total, else waiting."""
+    def _capacity_reason(self, gang: Gang, free: dict[str, float] | None = None) -> str:
+        """``fragmentation`` where the pools have the GPUs free in total, else waiting.
+
+        ``free``: the pools' free GPUs to judge by (default: as they are now).
+        """
         for d in gang.options:
             if d.gpus <= 0:
                 continue
-            if self._free_gpus(d.pool.name) + 1e-9 >= d.gpus * gang.pods:
+            have = self._free_gpus(d.pool.name) if free is None else free[d.pool.name]
+            if have + 1e-9 >= d.gpus * gang.pods:
                 return FRAGMENTATION
         return CAPACITY
 

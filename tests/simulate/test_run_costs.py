@@ -2,7 +2,8 @@
 
 Each test is a reproducer from issue 34 (runaway runs) or 35 (simulate's figures): a two-row
 workload that recorded 10^7 metered samples, a scale-up of 0 s that waited half an hour where
-1 s waited a second, a spot rate at the documented top of its range that never ended.
+1 s waited a second, a spot rate at the documented top of its range that never ended, 20,000
+jobs of distinct shapes that took half an hour.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from gpupool.simulate.engine import (
     Simulation,
     simulate,
 )
-from gpupool.simulate.metered import MAX_INSTANTS, MeteredSimulation
+from gpupool.simulate.metered import MAX_INSTANTS, MeteredSimulation, simulate_metered
 from gpupool.simulate.report import report
 from gpupool.views.simulate import render
 from tests.simulate.simstacks import job, workload
@@ -155,3 +156,25 @@ def test_a_run_tells_its_clock() -> None:
     seen: list[float] = []
     simulate(stack, wl, clock=seen.append)
     assert seen and seen == sorted(seen) and seen[-1] > 0
+
+
+def test_thousands_of_distinct_shapes_submitted_at_once_take_seconds() -> None:
+    """20,000 one-GPU jobs, each asking a different CPU, on a pool of 0-2 nodes.
+
+    Every release retried every waiting queue (one per shape) and its scale-up request: about
+    half an hour. Now a release wakes only queues a released node can fit, walked in order
+    until no released node has room, and the scale-up request is kept per queue.
+    """
+    stack = load_stack_text(FROM_ZERO)
+    n = 20_000
+    wl = workload(*(job(f"j{i}", 0, 600, gpus=1, cpu=1 + i / n) for i in range(n)))
+    sim = Simulation(stack, wl)
+    assert sim.gated  # an autoscaled stack without tenants takes the gated rule
+    with _within(90):
+        out, fragmentation = simulate_metered(stack, wl)
+        figures = report(out, fragmentation)
+    assert {g.state for g in out.gangs} == {DONE}
+    # two nodes at most, 600 s a job, in submit order: the last starts after 9,999 rounds
+    assert out.end == 300 + n // 2 * 600
+    assert out.gangs[-1].started_at == out.end - 600
+    assert figures.tenants[0].started == n
