@@ -39,6 +39,7 @@ import random
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpupool.facts import SCHEDULER_KAI
 from gpupool.facts.tenancy import PRIORITY_VALUES
@@ -47,7 +48,14 @@ from gpupool.simulate import autoscaler
 from gpupool.simulate.cluster import ClusterModel, GroupModel, PoolModel, cluster_of
 from gpupool.simulate.demand import DOES_NOT_FIT, NO_POOL, Demand, demand
 from gpupool.simulate.jobs import Job, Workload
-from gpupool.simulate.placement import BINPACK, KAI_PLACEMENT, Node, choose, choose_packed
+from gpupool.simulate.placement import (
+    BINPACK,
+    KAI_PLACEMENT,
+    Node,
+    choose,
+    choose_packed,
+    inert,
+)
 from gpupool.simulate.tenancy import LIMIT, QUOTA, Tenancy, TenantState
 from gpupool.simulate.waiting import Parked, Wanted
 
@@ -108,7 +116,7 @@ class Gang:
     gpu_seconds_lost: float = 0.0
     key: tuple[object, ...] = ()  # its queue: jobs of one shape, tenant and priority level
     queued: bool = False  # waiting in its queue
-    last_nodes: tuple[str, ...] = ()  # where its pods last started
+    last_nodes: tuple[str, ...] = ()  # where its pods last started: a node per entry (_place)
     last_devices: tuple[int, ...] = ()  # the GPUs its first pod last started on
     pools_used: frozenset[str] = frozenset()  # every pool its pods ever ran on
 
@@ -468,18 +476,22 @@ class Simulation:
             del empty[i]
 
     def _take(self, node: Node, key: int, d: Demand,
-              devices: tuple[int, ...] | None = None) -> None:
-        """Allocate a pod on the node; with ``devices``, put a released pod back on its GPUs."""
+              devices: tuple[int, ...] | None = None, pods: int = 1) -> None:
+        """Allocate a pod on the node as entry ``key`` (one more pod where it exists).
+
+        With ``devices``, put a released entry of ``pods`` pods back on its GPUs.
+        """
         if not node.allocs:
             self._unindex(node)
             self.busy[node.pm.name][node.id] = node
         if devices is None:
             node.take(key, d)
         else:
-            _retake(node, key, d, devices)
+            _retake(node, key, d, devices, pods)
         self._reindex(node)
 
-    def _give_back(self, node: Node, key: int) -> Demand:
+    def _give_back(self, node: Node, key: int) -> tuple[Demand, int]:
+        """Release entry ``key``'s pods; return its request and pods."""
         d = node.give_back(key, self.now)
         if not node.allocs:
             self.busy[node.pm.name].pop(node.id, None)
@@ -873,9 +885,11 @@ class Simulation:
 
         ``trial``: only say whether it would be placed, leaving every node and tenant as it was.
         """
-        taken: list[tuple[Node, int, Demand]] = []
+        taken: list[list[Any]] = []  # [node, entry key, request, pods] per entry
         st = gang.tenant
-        for _ in range(gang.pods):
+        left = gang.pods
+        while left > 0:
+            left -= 1
             best: tuple[Node, Demand] | None = None
             best_key: tuple[float, float, int] | None = None
             for d in gang.options:
@@ -887,26 +901,38 @@ class Simulation:
                 if node is not None and (best_key is None or key > best_key):
                     best, best_key = (node, d), key
             if best is None:
-                for node, key, d in reversed(taken):
-                    self._give_back(node, key)
-                    if st is not None:
-                        self.tenancy.hold(st, d, -1)
+                self._untake(taken, st)
                 return False
             node, d = best
-            self.pod_key += 1
-            self._take(node, self.pod_key, d)
+            last = taken[-1] if taken else None
+            if last is not None and last[0] is node and last[2] is d and not d.devices:
+                self._take(node, last[1], d)  # one more pod of the entry
+                last[3] += 1
+                if inert(d):
+                    # it changed nothing a score or a ceiling sees, so the rest follow it
+                    node.allocs[last[1]] = (d, (), last[3] + left)
+                    last[3] += left
+                    left = 0
+            else:
+                self.pod_key += 1
+                self._take(node, self.pod_key, d)
+                taken.append([node, self.pod_key, d, 1])
             if st is not None:
                 self.tenancy.hold(st, d, 1)
-            taken.append((node, self.pod_key, d))
         if trial:
-            for node, key, d in reversed(taken):
-                self._give_back(node, key)
-                if st is not None:
-                    self.tenancy.hold(st, d, -1)
+            self._untake(taken, st)
             self.pod_key -= len(taken)
             return True
-        self._start(gang, [(n, k) for n, k, _ in taken])
+        self._start(gang, [(n, k) for n, k, _, _ in taken])
         return True
+
+    def _untake(self, taken: list[list[Any]], st: TenantState | None) -> None:
+        """Give back the entries ``_place`` took, last first."""
+        for node, key, d, pods in reversed(taken):
+            self._give_back(node, key)
+            if st is not None:
+                for _ in range(1 if inert(d) else pods):
+                    self.tenancy.hold(st, d, -1)
 
     def _start(self, gang: Gang, placed: list[tuple[Node, int]]) -> None:
         if gang.queued:
@@ -925,8 +951,10 @@ class Simulation:
         gang.last_devices = first.allocs[first_key][1]
         for node, key in placed:
             self.owner[key] = gang
-            d = node.allocs[key][0]
-            self.pool_stats[node.pm.name].allocated_gpus += d.gpus
+            d, _, pods = node.allocs[key]
+            stats = self.pool_stats[node.pm.name]
+            for _ in range(0 if inert(d) else pods):
+                stats.allocated_gpus += d.gpus
         self.running[gang.id] = gang
         self._peaks(gang)
         self._push(self.now + gang.job.duration, _FINISH, (gang.id, gang.started_at))
@@ -954,20 +982,22 @@ class Simulation:
         gpu_seconds = 0.0
         ts = self.tenant_stats[gang.tenant.name] if gang.tenant is not None else None
         for node, key in gang.placed:
-            d = self._give_back(node, key)
+            d, pods = self._give_back(node, key)
             self.owner.pop(key, None)
-            if gang.tenant is not None:
-                self.tenancy.hold(gang.tenant, d, -1)
-            used = d.gpus * ran
-            gpu_seconds += used
             stats = self.pool_stats[node.pm.name]
-            stats.allocated_gpus = max(0.0, stats.allocated_gpus - d.gpus)
-            if ts is not None:
-                ts.gpu_seconds += used
-                price = node.group.node_price(node.index)
-                equiv = node.pm.gpu_equivalents_per_node
-                if price is not None and equiv > 0:
-                    ts.cost += used / 3600.0 * price / equiv
+            price = node.group.node_price(node.index)
+            equiv = node.pm.gpu_equivalents_per_node
+            # pod by pod, so that the sums are the same floats; an inert pod adds nothing
+            for _ in range(1 if inert(d) else pods):
+                if gang.tenant is not None:
+                    self.tenancy.hold(gang.tenant, d, -1)
+                used = d.gpus * ran
+                gpu_seconds += used
+                stats.allocated_gpus = max(0.0, stats.allocated_gpus - d.gpus)
+                if ts is not None:
+                    ts.gpu_seconds += used
+                    if price is not None and equiv > 0:
+                        ts.cost += used / 3600.0 * price / equiv
             if not node.allocs and not node.removed and self.cluster.autoscales:
                 self._push(self.now + self.settings.scale_down_seconds, _IDLE, (node, self.now))
         gang.placed = ()
@@ -1117,25 +1147,27 @@ class Simulation:
 
     def _fits_without(self, gang: Gang, victims: list[Gang]) -> bool:
         """Return whether the whole gang would be placed were ``victims`` gone (nothing moves)."""
-        released: list[tuple[Node, int, Demand, tuple[int, ...], TenantState | None]] = []
+        released: list[tuple[Node, int, Demand, tuple[int, ...], int, TenantState | None]] = []
         for v in victims:
             for node, key in v.placed:
-                dem, devices = node.allocs[key]
+                dem, devices, pods = node.allocs[key]
                 self._give_back(node, key)
                 if v.tenant is not None:
-                    self.tenancy.hold(v.tenant, dem, -1)
-                released.append((node, key, dem, devices, v.tenant))
+                    for _ in range(1 if inert(dem) else pods):
+                        self.tenancy.hold(v.tenant, dem, -1)
+                released.append((node, key, dem, devices, pods, v.tenant))
         fits = self._place(gang, trial=True)
-        for node, key, dem, devices, st in reversed(released):
-            self._take(node, key, dem, devices)
+        for node, key, dem, devices, pods, st in reversed(released):
+            self._take(node, key, dem, devices, pods)
             if st is not None:
-                self.tenancy.hold(st, dem, 1)
+                for _ in range(1 if inert(dem) else pods):
+                    self.tenancy.hold(st, dem, 1)
         return fits
 
     def _enough(self, node: Node, d: Demand,
                 victims: list[tuple[Gang, float, bool]]) -> list[tuple[Gang, float, bool]] | None:
         """Return the first victims whose pods, off ``node``, let ``d`` fit there."""
-        released: list[tuple[int, Demand, tuple[int, ...]]] = []
+        released: list[tuple[int, Demand, tuple[int, ...], int]] = []
         chosen = []
         ok = False
         for victim in victims:
@@ -1146,15 +1178,15 @@ class Simulation:
                 continue  # it holds no GPU here, and CPU and memory are not short: spare it
             for n, key in gang.placed:
                 if n is node:
-                    dem, devices = node.allocs[key]
+                    dem, devices, pods = node.allocs[key]
                     node.give_back(key, self.now)
-                    released.append((key, dem, devices))
+                    released.append((key, dem, devices, pods))
             chosen.append(victim)
             if node.fits(d):
                 ok = True
                 break
-        for key, dem, devices in reversed(released):
-            _retake(node, key, dem, devices)
+        for key, dem, devices, pods in reversed(released):
+            _retake(node, key, dem, devices, pods)
         self._reindex(node)  # the same pods, but float sums may differ in the last place
         return chosen if ok else None
 
@@ -1237,8 +1269,14 @@ class Simulation:
             self._push(self.now + length, _WAKE, None)
 
 
-def _retake(node: Node, key: int, d: Demand, devices: tuple[int, ...]) -> None:
-    """Put a released pod back exactly where it was (same GPUs)."""
+def _retake(node: Node, key: int, d: Demand, devices: tuple[int, ...], pods: int) -> None:
+    """Put a released entry of ``pods`` pods back exactly where it was (same GPUs)."""
+    for _ in range(0 if inert(d) else pods - 1):
+        node.cpu_free -= d.cpu
+        node.mem_free -= d.memory_gib
+        for res, count in d.units:
+            node.units[res] -= count
+        node.gpus_used += d.gpus
     node.cpu_free -= d.cpu
     node.mem_free -= d.memory_gib
     for res, count in d.units:
@@ -1253,7 +1291,7 @@ def _retake(node: Node, key: int, d: Demand, devices: tuple[int, ...]) -> None:
             for i in devices:
                 node.dev_free[i] -= d.share
     node.gpus_used += d.gpus
-    node.allocs[key] = (d, devices)
+    node.allocs[key] = (d, devices, pods)
 
 
 def simulate(stack: Stack, workload: Workload, settings: Settings | None = None,

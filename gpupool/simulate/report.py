@@ -88,20 +88,28 @@ class Report:
     timeline: tuple[tuple[float, int, float], ...] = field(default=())
 
 
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """Return the nearest-rank ``q`` percentile of ``values`` (None when empty)."""
-    if not values:
+def percentile(values: Sequence[tuple[float, int]], q: float) -> float | None:
+    """Return the nearest-rank ``q`` percentile of ``values``, (value, times) pairs.
+
+    A gang's pods all wait the same, so they are one pair, not one value a pod.
+    """
+    total = sum(n for _, n in values)
+    if not total:
         return None
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q / 100 * len(ordered)))
-    return ordered[rank - 1]
+    rank = max(1, math.ceil(q / 100 * total))
+    seen = 0
+    for value, n in sorted(values):
+        seen += n
+        if seen >= rank:
+            return value
+    return None  # not reached: the ranks end at ``total``
 
 
 def _tenant(name: str, gangs: list[Gang], outcome: Outcome) -> TenantFigures:
     submitted = started = rejected = never = preempted = interrupted = 0
     lost = 0.0
     reasons: dict[str, int] = {}
-    waits: list[float] = []
+    waits: list[tuple[float, int]] = []  # (wait, pods)
     for g in gangs:
         n = g.pods
         submitted += n
@@ -113,7 +121,7 @@ def _tenant(name: str, gangs: list[Gang], outcome: Outcome) -> TenantFigures:
             reasons[g.reason] = reasons.get(g.reason, 0) + n
         else:
             started += n
-            waits.extend([g.first_start - g.job.submit] * n)
+            waits.append((g.first_start - g.job.submit, n))
             if g.state == GAVE_UP_STATE:  # it ran, but never to its end
                 reasons[g.reason] = reasons.get(g.reason, 0) + n
         preempted += g.preemptions * n
@@ -128,7 +136,8 @@ def _tenant(name: str, gangs: list[Gang], outcome: Outcome) -> TenantFigures:
         rejected=rejected,
         never_started=never,
         reasons=dict(sorted(reasons.items())),
-        wait=Waits(percentile(waits, 50), percentile(waits, 95), max(waits, default=None)),
+        wait=Waits(percentile(waits, 50), percentile(waits, 95),
+                   max((w for w, _ in waits), default=None)),
         preemptions=preempted,
         gpu_hours_lost=lost / 3600,
         interruptions=interrupted,

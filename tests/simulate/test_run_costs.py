@@ -3,15 +3,19 @@
 Each test is a reproducer from issue 34 (runaway runs) or 35 (simulate's figures): a two-row
 workload that recorded 10^7 metered samples, a scale-up of 0 s that waited half an hour where
 1 s waited a second, a spot rate at the documented top of its range that never ended, 20,000
-jobs of distinct shapes that took half an hour.
+jobs of distinct shapes that took half an hour, gangs of 100,000 pods that took gigabytes.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from gpupool.simulate.engine import (
     DONE,
@@ -178,3 +182,36 @@ def test_thousands_of_distinct_shapes_submitted_at_once_take_seconds() -> None:
     assert out.end == 300 + n // 2 * 600
     assert out.gangs[-1].started_at == out.end - 600
     assert figures.tenants[0].started == n
+
+
+_GANGS = """
+import resource, sys
+from gpupool.simulate.metered import simulate_metered
+from gpupool.simulate.report import report
+from tests.simulate.simstacks import job, workload
+from tests.simulate.test_run_costs import FROM_ZERO
+from tests.stacks import load_stack_text
+stack = load_stack_text(FROM_ZERO)
+wl = workload(*(job(f"g{i}", i * 10, 3600, pods=100_000) for i in range(200)))
+out, fragmentation = simulate_metered(stack, wl)
+figures = report(out, fragmentation)
+assert {g.state for g in out.gangs} == {"done"}, {g.state for g in out.gangs}
+print(figures.tenants[0].started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def test_gangs_of_100000_cpu_only_pods_take_little_memory() -> None:
+    """200 rows of 100,000-pod gangs asking no GPU, CPU or memory: 4.8 GiB and many minutes.
+
+    Each pod was an entry on its node, in its gang's placement and in the owner map, and a
+    wait in the report; now a gang's pods taken one after another on one node are one
+    counted entry, and the report counts waits by gang. Peak RSS of a process of its own.
+    """
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, "-c", _GANGS], capture_output=True, text=True,
+                          cwd=root, env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    started, peak_kib = (int(x) for x in done.stdout.split())
+    assert started == 200 * 100_000
+    assert peak_kib < 120 * 1024  # 35 MiB now; the interpreter and gpupool take about 30
