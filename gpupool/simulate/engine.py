@@ -141,6 +141,13 @@ class PoolStats:
     allocated_gpus: float = 0.0
     cost_rate: float = 0.0  # per hour
     spot_unfilled: int = 0  # spot nodes asked for that the cloud could not fill
+    # on-demand nodes a split spot pool's autoscaler grew because its spot group could not:
+    # how many, why (the spot group at its most nodes, or backed off), and the GPU-seconds
+    # its pods ran there
+    fallback_nodes: int = 0
+    fallback_at_max: int = 0
+    fallback_backed_off: int = 0
+    fallback_gpu_seconds: float = 0.0
 
 
 @dataclass
@@ -258,6 +265,7 @@ class Simulation:
         self.scale_up = autoscaler.SCALE_UP_SECONDS if up is None else up
         self.notice = autoscaler.notice_seconds(stack.provider.cloud)
         self.inflight: dict[str, int] = {}
+        self.fallback_ids: set[int] = set()  # on-demand nodes grown in place of spot ones
         self.provisioning: set[int] = set()
         self.wakes: set[float] = set()
         self.last_activity = 0.0
@@ -987,6 +995,7 @@ class Simulation:
             stats = self.pool_stats[node.pm.name]
             price = node.group.node_price(node.index)
             equiv = node.pm.gpu_equivalents_per_node
+            fallback = node.id in self.fallback_ids
             # pod by pod, so that the sums are the same floats; an inert pod adds nothing
             for _ in range(1 if inert(d) else pods):
                 if gang.tenant is not None:
@@ -994,6 +1003,8 @@ class Simulation:
                 used = d.gpus * ran
                 gpu_seconds += used
                 stats.allocated_gpus = max(0.0, stats.allocated_gpus - d.gpus)
+                if fallback:
+                    stats.fallback_gpu_seconds += used
                 if ts is not None:
                     ts.gpu_seconds += used
                     if price is not None and equiv > 0:
@@ -1231,11 +1242,13 @@ class Simulation:
         for name, nodes in want.items():
             pm = first[name].pool
             need = math.ceil(nodes - 1e-9) - self.inflight.get(name, 0)
+            backed_off = False  # a spot group of the pool was skipped as backed off
             for g in autoscaler.growth_order(pm):
                 if need <= 0:
                     break
                 held = self.backoff.get(g.name)
                 if held is not None and held[0] + held[1] > self.now:
+                    backed_off = backed_off or g.spot
                     continue  # backed off after a scale-up the cloud could not fill
                 live = len([n for n in self.group_nodes.get(g.name, []) if not n.removed])
                 room = g.max - live - self.unfilled.get(g.name, 0)
@@ -1245,7 +1258,27 @@ class Simulation:
                             self.shortage_rng.random() < self.settings.spot_shortage):
                         self._ask_unfilled(pm, g)
                     else:
-                        self._add_node(pm, g, ready_at=self.now + self.scale_up, asked=True)
+                        node = self._add_node(pm, g, ready_at=self.now + self.scale_up,
+                                              asked=True)
+                        if not g.spot and pm.groups[0].spot:
+                            self._fell_back(node, backed_off=backed_off)
+
+    def _fell_back(self, node: Node, *, backed_off: bool) -> None:
+        """Count an on-demand node grown because the pool's spot group could not grow.
+
+        cluster-autoscaler leaves a node group whose target size is at its max out of a
+        scale-up's options (``core/scaleup/orchestrator/orchestrator.go``,
+        ``filterValidScaleUpNodeGroups``: "max size reached"), and a backed-off one too
+        (``IsNodeGroupReadyToScaleUp``); the priority expander then picks the on-demand group
+        among what is left. Draining and provisioning spot nodes count in the target size.
+        """
+        stats = self.pool_stats[node.pm.name]
+        stats.fallback_nodes += 1
+        if backed_off:
+            stats.fallback_backed_off += 1
+        else:
+            stats.fallback_at_max += 1
+        self.fallback_ids.add(node.id)
 
     def _ask_unfilled(self, pm: PoolModel, g: GroupModel) -> None:
         """Ask for a spot node that never comes; the autoscaler gives up on it later."""

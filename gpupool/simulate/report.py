@@ -70,6 +70,12 @@ class PoolFigures:
     peak_nodes: int
     cost: float | None
     spot_unfilled: int = 0  # spot nodes asked for that the cloud could not fill
+    # on-demand nodes grown because the spot group could not (at its most nodes, backed
+    # off), and the GPU-hours that ran on them
+    fallback_nodes: int = 0
+    fallback_at_max: int = 0
+    fallback_backed_off: int = 0
+    fallback_gpu_hours: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -187,6 +193,10 @@ def report(outcome: Outcome, fragmentation: Mapping[str, float | None] | None = 
             peak_nodes=s.peak_nodes,
             cost=s.cost if s.cost_known else None,
             spot_unfilled=s.spot_unfilled,
+            fallback_nodes=s.fallback_nodes,
+            fallback_at_max=s.fallback_at_max,
+            fallback_backed_off=s.fallback_backed_off,
+            fallback_gpu_hours=s.fallback_gpu_seconds / 3600,
         ))
     currencies = sorted({pm.currency for pm in outcome.cluster.pools if pm.currency})
     totals = {
@@ -242,6 +252,12 @@ def _pool_json(p: PoolFigures) -> dict[str, Any]:
         "peak_nodes": p.peak_nodes,
         "cost": _round(p.cost, 2),
         "spot_unfilled": p.spot_unfilled,
+        "on_demand_fallback": {
+            "nodes": p.fallback_nodes,
+            "spot_at_max": p.fallback_at_max,
+            "spot_backed_off": p.fallback_backed_off,
+            "gpu_hours": _round(p.fallback_gpu_hours),
+        },
     }
 
 
