@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpupool.formats import FORMAT_VERSION
+from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI, PoolModel
 from gpupool.simulate.engine import GAVE_UP_STATE, REJECTED, Gang, Outcome
 
 TIMELINE_POINTS = 120
@@ -76,6 +77,10 @@ class PoolFigures:
     fallback_at_max: int = 0
     fallback_backed_off: int = 0
     fallback_gpu_hours: float = 0.0
+    # pods of ``fraction`` rows that ran on the pool though it shares no GPU by fraction, and
+    # what each was given and billed there ("a whole GPU", "one replica, 1/4 of a GPU")
+    fraction_unshared_pods: int = 0
+    fraction_given: str = ""
 
 
 @dataclass(frozen=True)
@@ -169,6 +174,31 @@ def _timeline(points: Sequence[tuple[float, int, float]], end: float) -> tuple[
     return tuple(out)
 
 
+def fraction_given(pm: PoolModel) -> str | None:
+    """Return what a ``fraction`` pod is given on a pool that shares no GPU by fraction.
+
+    None where the pool does share by fraction (KAI ``gpu-fraction``, HAMi slots) or by MIG
+    (the smallest profile covering it). Elsewhere the device plugin hands out a whole GPU or
+    one time-slicing or MPS replica, and the run allocates and bills that.
+    """
+    kind = pm.pool.sharing.kind
+    if (pm.device_kind == DEVICE_KAI or kind.partitioned
+            or (pm.device_kind == DEVICE_HAMI and pm.slots_per_gpu > 1)):
+        return None
+    replicas = pm.pool.sharing.replicas if kind.replicated else None
+    return f"one replica, 1/{replicas} of a GPU" if replicas else "a whole GPU"
+
+
+def _unshared_fractions(outcome: Outcome) -> dict[str, int]:
+    """Pods of ``fraction`` rows that started, per pool they ran on (once per pool)."""
+    out: dict[str, int] = {}
+    for g in outcome.gangs:
+        if g.job.fraction is not None and g.first_start is not None:
+            for name in g.pools_used:
+                out[name] = out.get(name, 0) + g.pods
+    return out
+
+
 def report(outcome: Outcome, fragmentation: Mapping[str, float | None] | None = None) -> Report:
     """Return the figures of a run (``fragmentation``: per pool, from ``simulate.metered``)."""
     by_tenant: dict[str, list[Gang]] = {}
@@ -179,9 +209,11 @@ def report(outcome: Outcome, fragmentation: Mapping[str, float | None] | None = 
         by_tenant.setdefault(key, []).append(g)
     order = [n for n in names if n in by_tenant] + sorted(k for k in by_tenant if k not in names)
     tenants = tuple(_tenant(n, by_tenant[n], outcome) for n in order)
+    fractions = _unshared_fractions(outcome)
     pools = []
     for pm in outcome.cluster.pools:
         s = outcome.pools[pm.name]
+        given = fraction_given(pm)
         ratio = s.allocated_gpu_seconds / s.capacity_gpu_seconds if s.capacity_gpu_seconds else None
         pools.append(PoolFigures(
             pool=pm.name,
@@ -197,6 +229,8 @@ def report(outcome: Outcome, fragmentation: Mapping[str, float | None] | None = 
             fallback_at_max=s.fallback_at_max,
             fallback_backed_off=s.fallback_backed_off,
             fallback_gpu_hours=s.fallback_gpu_seconds / 3600,
+            fraction_unshared_pods=fractions.get(pm.name, 0) if given else 0,
+            fraction_given=given or "",
         ))
     currencies = sorted({pm.currency for pm in outcome.cluster.pools if pm.currency})
     totals = {
@@ -258,6 +292,7 @@ def _pool_json(p: PoolFigures) -> dict[str, Any]:
             "spot_backed_off": p.fallback_backed_off,
             "gpu_hours": _round(p.fallback_gpu_hours),
         },
+        "fraction_unshared_pods": p.fraction_unshared_pods,
     }
 
 

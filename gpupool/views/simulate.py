@@ -212,6 +212,22 @@ def _fallbacks(r: Report, base: Report | None) -> list[str]:
     return out
 
 
+def _unshared(r: Report, base: Report | None) -> list[str]:
+    """One line per pool where ``fraction`` pods ran though it shares no GPU by fraction."""
+    out = []
+    for label, rep in (("", r), ("base: ", base)):
+        if rep is None:
+            continue
+        for p in rep.pools:
+            n = p.fraction_unshared_pods
+            if n:
+                out.append(
+                    f"{label}{p.pool} shares no GPU by fraction, yet {n} "
+                    f"pod{'s' * (n != 1)} of fraction rows ran on it: each was given and "
+                    f"billed {p.fraction_given}")
+    return out
+
+
 def format_text(r: Report, base: Report | None = None) -> str:
     """Render a run (and its base) as text tables."""
     lines = [*_headline(r, base), "", "Tenants"]
@@ -224,6 +240,9 @@ def format_text(r: Report, base: Report | None = None) -> str:
     fell = _fallbacks(r, base)
     if fell:
         lines += ["", "On-demand fallback", *(f"  {line}" for line in fell)]
+    unshared = _unshared(r, base)
+    if unshared:
+        lines += ["", "Fractions on unshared pools", *(f"  {line}" for line in unshared)]
     reasons = _reasons(r)
     if reasons:
         lines += ["", "Pods that did not run"]
@@ -301,6 +320,10 @@ def format_markdown(r: Report, base: Report | None = None) -> str:
     fell = _fallbacks(r, base)
     if fell:
         lines += ["", "**On-demand fallback**", "", *(f"- {md(line, 300)}" for line in fell)]
+    unshared = _unshared(r, base)
+    if unshared:
+        lines += ["", "**Fractions on unshared pools**", "",
+                  *(f"- {md(line, 300)}" for line in unshared)]
     reasons = _reasons(r)
     if reasons:
         lines += ["", "<details><summary>Pods that did not run</summary>", ""]

@@ -260,3 +260,29 @@ def test_a_run_says_what_ran_on_the_on_demand_fallback_and_why() -> None:
     doc = json.loads(render(figures, "json").result)
     assert doc["pools"][0]["on_demand_fallback"] == {
         "nodes": 1, "spot_at_max": 1, "spot_backed_off": 0, "gpu_hours": 2.0}
+
+
+def test_a_fraction_on_an_unshared_pool_says_what_it_was_billed() -> None:
+    """Issue 35: a fraction ran silently on an exclusive or time-slicing pool.
+
+    The device plugin hands such a pod one nvidia.com/gpu unit: a whole GPU, or one replica
+    (docs/workload.md: fractions are for fractional pools); the run allocates and bills that.
+    """
+    sliced = FROM_ZERO.replace("nodes: {min: 0, max: 2}}",
+                               "nodes: {min: 0, max: 2}, sharing: {mode: time-slicing, "
+                               "replicas: 4}}")
+    wl = workload(job("f1", 0, 3600, fraction=0.25), job("f2", 0, 3600, fraction=0.5, pods=2),
+                  job("w3", 0, 3600, gpus=1))
+    for text, given, gpu_hours in ((FROM_ZERO, "a whole GPU", 4.0),
+                                   (sliced, "one replica, 1/4 of a GPU", 1.0)):
+        figures = report(simulate(load_stack_text(text), wl))
+        pool = figures.pools[0]
+        assert (pool.fraction_unshared_pods, pool.fraction_given) == (3, given)
+        assert pool.gpu_hours == gpu_hours  # what each pod was given, for its hour
+        assert (f"l4 shares no GPU by fraction, yet 3 pods of fraction rows ran on it: each "
+                f"was given and billed {given}") in render(figures, "text").result
+        assert json.loads(render(figures, "json").result)["pools"][0][
+            "fraction_unshared_pods"] == 3
+    whole = report(simulate(load_stack_text(FROM_ZERO), workload(job("w", 0, 60, gpus=1))))
+    assert whole.pools[0].fraction_unshared_pods == 0
+    assert "Fractions on unshared pools" not in render(whole, "text").result
