@@ -28,7 +28,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
     from gpupool.plan import PlanResult
     from gpupool.simulate.jobs import Workload
     from gpupool.spec.diagnostics import Diagnostic
+    from gpupool.spec.validate import ValidateResult
     from gpupool.usecases.simulate import NamedWorkload
 
 EXIT_OK = 0
@@ -142,7 +142,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from gpupool.usecases.validate import validate
     from gpupool.views import validate as view
 
-    results = validate(args.files)
+    results = [_shown(args, r) for r in validate(args.files)]
     out = view.render(results, args.format)
     if args.format == "text":
         _console(args).err(out.notes)
@@ -218,6 +218,15 @@ def _complete_paths(parser: argparse.ArgumentParser, files: object, dirs: object
                 _complete_paths(sub, files, dirs)
 
 
+def _shown(args: argparse.Namespace, result: ValidateResult) -> ValidateResult:
+    """Return what is shown of a stack file's validation: its errors alone under ``--quiet``.
+
+    The one place ``--quiet`` acts (``_quiet``), before any view renders the diagnostics; it
+    changes no exit code.
+    """
+    return result.quieted() if getattr(args, "quiet", False) else result
+
+
 def _stack(args: argparse.Namespace) -> Stack:
     """Read and validate the stack file; print its diagnostics on stderr; return it when valid.
 
@@ -231,10 +240,17 @@ def _stack(args: argparse.Namespace) -> Stack:
 
 def _checked_stack(args: argparse.Namespace) -> tuple[Stack, tuple[Diagnostic, ...]]:
     """Return ``_stack``'s stack with the file's diagnostics (its warnings and advice)."""
+    checked = _checked(args)
+    assert checked.stack is not None  # _checked raises for an invalid file
+    return checked.stack, tuple(checked.diagnostics)
+
+
+def _checked(args: argparse.Namespace) -> ValidateResult:
+    """``_stack``'s validation result: the valid stack, its diagnostics and acknowledged ones."""
     from gpupool.usecases.validate import load_stack
     from gpupool.views.validate import stack_diagnostics
 
-    checked = load_stack(args.file)
+    checked = _shown(args, load_stack(args.file))
     _console(args).err(stack_diagnostics(checked))
     if checked.stack is None:
         errors = sum(1 for d in checked.diagnostics if d.is_error)
@@ -243,7 +259,7 @@ def _checked_stack(args: argparse.Namespace) -> tuple[Stack, tuple[Diagnostic, .
             f"`gpupool validate {args.file}` lists them",
             [d.to_json() for d in checked.diagnostics],
         )
-    return checked.stack, tuple(checked.diagnostics)
+    return checked
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
@@ -251,12 +267,15 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from gpupool.usecases.base import InvalidBaseError
     from gpupool.views import validate as validate_view
 
-    stack, found = _checked_stack(args)
+    checked = _checked(args)
+    stack = checked.stack
+    assert stack is not None
     try:
         result = plan.plan(Path(args.file), stack, args.base, force_base=args.force_base,
-                           diagnostics=found, shown_as=args.file)
+                           diagnostics=tuple(checked.diagnostics), shown_as=args.file,
+                           acknowledged=checked.acknowledged)
     except InvalidBaseError as exc:
-        _console(args).err(validate_view.render([exc.result], "text").notes)
+        _console(args).err(validate_view.render([_shown(args, exc.result)], "text").notes)
         raise
     named = None if args.no_simulation or args.summary else _named_workload(args, stack)
     if named is None:
@@ -299,7 +318,8 @@ def _read_workload(args: argparse.Namespace, stack: Stack, named: NamedWorkload)
                else ", or give --workload FILE")
         )
     workload = reader.read_workload(path, fmt)
-    problems = diagnostics.sort(reader.check_workload(stack, workload))
+    problems = diagnostics.sort(reader.check_workload(
+        stack, workload, replay=getattr(args, "saturate", None) is None))
     _console(args).err("".join(diagnostics.format_text(d) + "\n" for d in problems))
     errors = sum(1 for d in problems if d.is_error)
     if errors:
@@ -357,11 +377,20 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     stack = _stack(args)
     console = _console(args)
-    named = _named_workload(args, stack)
-    if named is None:
-        raise _UsageError(f"gpupool simulate: {args.file} names no workload; give --workload FILE "
-                          "or a simulation block in the stack (docs/stack-file.md, simulation)")
-    workload = _read_workload(args, stack, named)
+    if args.generate is not None:
+        if args.workload is not None:
+            raise _UsageError("gpupool simulate: give --workload FILE or --generate, not both")
+        named, workload = usecase.generated(
+            stack, jobs=args.generate, seed=args.seed,
+            spot_interruptions_per_hour=args.spot_interruptions_per_hour,
+            spot_shortage=args.spot_shortage)
+    else:
+        named = _named_workload(args, stack)
+        if named is None:
+            raise _UsageError(f"gpupool simulate: {args.file} names no workload; give --workload "
+                              "FILE, --generate, or a simulation block in the stack "
+                              "(docs/stack-file.md, simulation)")
+        workload = _read_workload(args, stack, named)
     settings = named.settings(args.scale_up_seconds)
 
     def progress(name: str, done: int, total: int) -> None:
@@ -380,7 +409,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                                       settings=settings, progress=progress, clock=clock)
             out = view.render(result.head, args.format, result.base)
     except InvalidBaseError as exc:
-        console.err(validate_view.render([exc.result], "text").notes)
+        console.err(validate_view.render([_shown(args, exc.result)], "text").notes)
         raise
     console.err(out.notes)
     console.out(out.result)
@@ -413,6 +442,42 @@ def _chance(text: str) -> float:
     if value > 1:
         raise argparse.ArgumentTypeError(f"must be a chance from 0 to 1, not {text}")
     return value
+
+
+def _at_most(most: float, what: str) -> Callable[[str], float]:
+    """Return a flag type: a finite number from 0 to ``most`` (docs/workload.md, Bounds)."""
+
+    def read(text: str) -> float:
+        value = _non_negative(text)
+        if value > most:
+            raise argparse.ArgumentTypeError(f"must be {what} from 0 to {most:,g}, not {text}")
+        return value
+
+    return read
+
+
+def _generate(text: str) -> int:
+    """Read ``--generate``'s count of jobs, saying where the stack file goes when it is not one."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"takes a number of jobs, not {text[:40]!r}; name the "
+                                         "stack file before it: gpupool simulate FILE --generate")
+    return _whole(1, 100_000)(text)
+
+
+def _whole(low: int, high: int) -> Callable[[str], int]:
+    """Return a flag type: a whole number from ``low`` to ``high``."""
+
+    def read(text: str) -> int:
+        digits = text.strip()
+        if not (digits.lstrip("-").isascii() and digits.lstrip("-").isdigit()) or len(digits) > 20:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}, "
+                                             f"not {text[:40]!r}")
+        value = int(digits)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}, not {value}")
+        return value
+
+    return read
 
 
 def _non_negative(text: str) -> float:
@@ -580,39 +645,14 @@ def _cmd_drift(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _duration_seconds(text: str, flag: str) -> float:
-    """Seconds in a duration such as ``14d``, ``36h``, ``90m`` (a usage error otherwise)."""
-    units = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
-    number, unit = text[:-1], text[-1:]
-    if unit not in units or not number.isdigit() or int(number) <= 0:
-        raise _UsageError(f"gpupool advise: {flag} takes a duration such as 14d, 36h or 90m, "
-                          f"not {text!r}")
-    return int(number) * units[unit]
-
-
-def _until(text: str | None) -> float | None:
-    """Return ``--until`` as unix seconds: unix seconds or an RFC 3339 time with its offset."""
-    if text is None:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        moment = None
-    if moment is None or moment.tzinfo is None:
-        raise _UsageError(f"gpupool advise: --until takes unix seconds or an RFC 3339 time with "
-                          f"its offset such as 2026-12-01T00:00:00Z, not {text!r}")
-    return moment.timestamp()
-
-
 def _cmd_advise(args: argparse.Namespace) -> int:
     from gpupool.advise.prometheus import auth_from, environment
+    from gpupool.secrets import secret_values
     from gpupool.usecases import advise
     from gpupool.views import advise as view
 
+    if args.list_rules:
+        return _cmd_advise_rules(args)
     if args.demo:
         return _cmd_advise_demo(args)
     if args.file is None or args.prometheus is None:
@@ -620,7 +660,6 @@ def _cmd_advise(args: argparse.Namespace) -> int:
                           "try it offline on a bundled example)")
     if args.write and args.in_place:
         raise _UsageError("gpupool advise: give --write FILE or --in-place, not both")
-    since = _duration_seconds(args.since, "--since")
     stack = _stack(args)
     console = _console(args)
     auth = auth_from(
@@ -629,12 +668,14 @@ def _cmd_advise(args: argparse.Namespace) -> int:
         basic_auth_file=Path(args.basic_auth_file) if args.basic_auth_file else None,
         ca_file=Path(args.ca_file) if args.ca_file else None,
     )
+    # a secret read from a file is kept out of every message, as one from the environment is
+    _Run.secrets = [*(_Run.secrets or secret_values()), *auth.secrets()]
     target = Path(args.file) if args.in_place else Path(args.write) if args.write else None
     named = _named_workload(args, stack) if args.workload else None  # advise reads no block
     replay = _read_workload(args, stack, named) if named is not None else None
     result = advise.advise(
-        Path(args.file), stack, url=args.prometheus, since_seconds=since, auth=auth,
-        write=target, end=_until(args.until),
+        Path(args.file), stack, url=args.prometheus, since_seconds=args.since, auth=auth,
+        write=target, end=args.until,
         export_workload=Path(args.export_workload) if args.export_workload else None,
         replay=replay,
         progress=lambda line: console.err(f"{line}...\n"),
@@ -643,28 +684,54 @@ def _cmd_advise(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _cmd_advise_demo(args: argparse.Namespace) -> int:
-    from gpupool.usecases import advise_demo
-    from gpupool.views import advise as view
-
-    given = [flag for flag, value in (
+def _advise_given(args: argparse.Namespace) -> list[str]:
+    """Return the flags of a real server's run given: --demo and --list-rules take none."""
+    return [flag for flag, value in (
         ("FILE", args.file), ("--prometheus", args.prometheus), ("--write", args.write),
         ("--in-place", args.in_place), ("--until", args.until), ("--workload", args.workload),
         ("--export-workload", args.export_workload), ("--ca-file", args.ca_file),
         ("--bearer-token-file", args.bearer_token_file),
         ("--basic-auth-file", args.basic_auth_file)) if value]
+
+
+def _cmd_advise_rules(args: argparse.Namespace) -> int:
+    from gpupool.advise.rules import RULES
+    from gpupool.views import advise_rules as view
+
+    given = _advise_given(args) + (["--demo"] if args.demo else [])
+    if given:
+        raise _UsageError(f"gpupool advise --list-rules prints the rules and reads nothing: "
+                          f"drop {', '.join(given)}")
+    _out(view.render(RULES, args.format))
+    return EXIT_OK
+
+
+def _cmd_advise_demo(args: argparse.Namespace) -> int:
+    from gpupool.usecases import advise_demo
+    from gpupool.views import advise as view
+
+    given = _advise_given(args)
     if given:
         raise _UsageError(f"gpupool advise --demo advises its own bundled stack and server: "
                           f"drop {', '.join(given)}")
     console = _console(args)
-    result = advise_demo.demo(_duration_seconds(args.since, "--since"),
+    result = advise_demo.demo(args.since,
                               progress=lambda line: console.err(f"{line}...\n"))
     _out(view.render(result, args.format))
     return EXIT_OK
 
 
 def _stack_file(p: argparse.ArgumentParser) -> None:
+    """Add the stack file argument and ``--quiet`` (a command reading one prints its warnings)."""
     p.add_argument("file", metavar="FILE", help="stack file")
+    _quiet(p)
+
+
+def _quiet(p: argparse.ArgumentParser) -> None:
+    """``--quiet``, for every command that prints a stack file's diagnostics (``_shown``)."""
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="leave the stack file's warnings and advice out (errors are still "
+                   "shown; exit codes do not change)")
 
 
 def _detailed_exitcode(p: argparse.ArgumentParser) -> None:
@@ -688,6 +755,7 @@ def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser for every command."""
     # the cloud names come from the plug-ins and the catalog, which ``--version`` never needs
     from gpupool import clouds
+    from gpupool.advise import window
     from gpupool.catalog import INSTANCE_CLOUDS
 
     parser = _Parser(
@@ -717,6 +785,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("validate", "check stack files against the schema and GPU facts")
     p.add_argument("files", nargs="+", metavar="FILE", help="stack files")
+    _quiet(p)
     _formats(p)
     p.set_defaults(handler=_cmd_validate)
 
@@ -755,16 +824,21 @@ def build_parser() -> argparse.ArgumentParser:
                    "stack's simulation.workload")
     p.add_argument("--workload-format", choices=("csv", "jsonl", "openb"), default=None,
                    help="the workload file's format (default: from its extension)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed of the spot interruptions (default: the stack's simulation.seed, "
-                   "else 0); the same seed gives the same output")
+    p.add_argument("--generate", type=_generate, nargs="?", const=200, default=None,
+                   metavar="JOBS", help="replay JOBS jobs (default 200) made up for the stack "
+                   "instead of a file: its tenants on their pools, shapes its GPUs hold, a day "
+                   "of arrivals; seeded by --seed")
+    p.add_argument("--seed", type=_whole(0, 2**32 - 1), default=None,
+                   help="seed of the spot interruptions and of --generate (0 to 4294967295; "
+                   "default: the stack's simulation.seed, else 0); the same seed gives the same "
+                   "output")
     p.add_argument(
         "--base",
         metavar="FILE|GIT-REF",
         help="replay the workload on another stack file, or this file at a git ref, too, "
         "and show each figure's change",
     )
-    p.add_argument("--spot-interruptions-per-hour", type=_non_negative, default=None,
+    p.add_argument("--spot-interruptions-per-hour", type=_at_most(3600, "a rate"), default=None,
                    metavar="RATE", help="interruptions per spot node and hour (default: the "
                    "stack's simulation.spotInterruptionsPerHour, else 0)")
     p.add_argument("--spot-shortage", type=_chance, default=None, metavar="CHANCE",
@@ -775,7 +849,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="capacity mode: draw pods from the workload until their GPU requests "
                    "reach PERCENT of the pools' GPUs, none leaving, and show the allocated "
                    "share as they arrive (the FGD paper's method)")
-    p.add_argument("--scale-up-seconds", type=_non_negative, default=None, metavar="SECONDS",
+    p.add_argument("--scale-up-seconds", type=_at_most(86400, "seconds"), default=None,
+                   metavar="SECONDS",
                    help="from a scale-up to a ready node (default 300, the cluster-autoscaler "
                    "FAQ's usual 5 minutes)")
     _formats(p, "markdown")
@@ -783,14 +858,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("advise", "right-size the stack from what its GPUs did (reads Prometheus)")
     p.add_argument("file", metavar="FILE", nargs="?", help="stack file (not with --demo)")
+    _quiet(p)
     p.add_argument("--prometheus", metavar="URL",
                    help="the Prometheus-compatible query API (Prometheus, Thanos, Mimir, "
                    "VictoriaMetrics); required without --demo")
     p.add_argument("--demo", action="store_true",
                    help="try advise offline: serve 14 generated days of a bundled example "
                    "stack's metrics on 127.0.0.1 and advise that stack")
-    p.add_argument("--since", metavar="DURATION", default="14d",
-                   help="how far back to read (default: 14d)")
+    p.add_argument("--list-rules", action="store_true",
+                   help="print the rules advise runs (id and summary) and exit")
+    p.add_argument("--since", metavar="DURATION", default="14d", type=window.since,
+                   help=f"how far back to read, at most {window.MAX_SINCE_DAYS}d (default: 14d)")
     p.add_argument("--bearer-token-file", metavar="FILE",
                    help="a file holding the bearer token (else GPUPOOL_PROMETHEUS_TOKEN)")
     p.add_argument("--basic-auth-file", metavar="FILE",
@@ -801,8 +879,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the stack with every recommendation to FILE (comments kept)")
     p.add_argument("--in-place", action="store_true",
                    help="write the recommendations into the stack file itself")
-    p.add_argument("--until", metavar="TIME",
-                   help="end the window at TIME (unix seconds or RFC 3339) instead of now")
+    p.add_argument("--until", metavar="TIME", type=window.until,
+                   help="end the window at TIME (unix seconds or RFC 3339, 1970 to 9999) "
+                   "instead of now")
     p.add_argument("--export-workload", metavar="FILE",
                    help="write the GPU pods seen in the window as a `gpupool simulate` "
                    "workload CSV; without --workload, the edits are replayed with it")

@@ -271,6 +271,7 @@ def write_atomic(
     durable: bool = True,
     sweep: bool = True,
     directory: Dir | None = None,
+    exact_mode: bool = False,
 ) -> bool:
     """Replace ``path`` with ``data`` so that readers see the old file or the new one.
 
@@ -283,7 +284,7 @@ def write_atomic(
     Args:
         path: the file to replace; its directory must exist. With ``directory``, a bare name in it.
         data: the whole new content.
-        mode: permission bits of a new file (the umask applies).
+        mode: permission bits of a new file (the umask applies, unless ``exact_mode``).
         temp_prefix: how the temporary file's name starts (default ``.<file name>.``); a writer
             that owns a whole directory passes one prefix for all its files.
         temp_suffix: how the temporary file's name ends.
@@ -294,6 +295,8 @@ def write_atomic(
             directory passes False and calls ``remove_stale_temps`` once for the directory.
         directory: the folder, held open by ``open_dir``; by default ``path``'s parent, whose
             path is trusted.
+        exact_mode: give the new file ``mode`` as it is (``fchmod`` before the rename), so a
+            file replaced keeps the permission bits it had.
 
     Returns:
         True when the file was written, False when it already held ``data``.
@@ -308,7 +311,7 @@ def write_atomic(
         with open_dir(path.parent) as parent:
             return write_atomic(path, data, mode=mode, temp_prefix=temp_prefix,
                                 temp_suffix=temp_suffix, durable=durable, sweep=sweep,
-                                directory=parent)  # fmt: skip
+                                directory=parent, exact_mode=exact_mode)  # fmt: skip
     name = path.name
     prefix = f".{name}." if temp_prefix is None else temp_prefix
     if sweep:
@@ -323,6 +326,8 @@ def write_atomic(
             break
     try:
         with os.fdopen(fd, "wb") as fh:
+            if exact_mode and hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), mode)
             fh.write(data)
             if durable:
                 fh.flush()

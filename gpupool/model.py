@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from gpupool.catalog import GpuModel, InstanceType
 
 __all__ = [
-    "PRIORITIES", "DeclaredPrice", "Fractional", "GpuNetwork", "Pool", "Sharing", "Simulation",
-    "Stack", "Tenant", "build",
+    "PRIORITIES", "Acknowledgement", "DeclaredPrice", "Fractional", "GpuNetwork", "Pool",
+    "Sharing", "Simulation", "Stack", "Tenant", "acknowledgements", "build",
 ]
 
 JsonPath = tuple[str | int, ...]
@@ -307,6 +307,19 @@ class Simulation:
 
 
 @dataclass(frozen=True)
+class Acknowledgement:
+    """One ``acknowledge`` entry: a warning code the team weighed, why, and (optionally) where.
+
+    ``path`` is as written (``pools.train``: a pool or tenant by its name); None: everywhere.
+    """
+
+    code: str
+    reason: str
+    path: str | None
+    index: int  # the entry's place in the list, for diagnostics about it
+
+
+@dataclass(frozen=True)
 class Stack:
     """One stack file, fully defaulted."""
 
@@ -320,6 +333,7 @@ class Stack:
     tenants: tuple[Tenant, ...]
     source: str = ""
     simulation: Simulation | None = None
+    acknowledge: tuple[Acknowledgement, ...] = ()
 
     @property
     def cloud(self) -> clouds.Cloud:
@@ -552,7 +566,14 @@ def build(data: Mapping[str, Any], source: str = "") -> Stack:
         tenants=tuple(_tenant(t, i) for i, t in enumerate(data.get("tenants", ()))),
         source=source,
         simulation=_simulation(data.get("simulation")),
+        acknowledge=acknowledgements(data),
     )
+
+
+def acknowledgements(data: Mapping[str, Any]) -> tuple[Acknowledgement, ...]:
+    """Build the ``acknowledge`` list of schema-valid data (validation applies it)."""
+    return tuple(Acknowledgement(a["code"], a["reason"], a.get("path"), i)
+                 for i, a in enumerate(data.get("acknowledge", ())))
 
 
 def _simulation(raw: Mapping[str, Any] | None) -> Simulation | None:

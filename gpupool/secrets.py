@@ -14,6 +14,10 @@ Secret values are:
   whose key looks secret (``token``, ``password``, ``client-secret``, ``refresh-token``,
   ``client-key-data`` ...) and every value of a user's ``exec.env``.
 
+``gpupool advise`` adds the credentials it reads from its token and basic-auth files (and the
+``GPUPOOL_PROMETHEUS_*`` variables) to the run's list once read (``gpupool.cli``, from
+``advise.promauth.Auth.secrets``), so they are scrubbed like the ones above.
+
 ``scrub`` replaces a value of 8 characters or more wherever it appears, one of 4 to 7 characters
 only where it stands alone (not inside a longer run of letters, digits, ``-``, ``_`` or ``.``,
 and never a number or a JSON literal, which would erase counts and break JSON), and one of

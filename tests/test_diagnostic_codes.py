@@ -105,9 +105,11 @@ UNREACHABLE: dict[str, str] = {
 
 @dataclass
 class Scan:
-    """What the scanner found: code -> where it is emitted, and what it could not resolve."""
+    """What the scanner found: code -> where it is emitted (and by which builders: ``warning``,
+    ``error``, ``info``), and what it could not resolve."""
 
     codes: dict[str, set[str]] = field(default_factory=dict)
+    builders: dict[str, set[str]] = field(default_factory=dict)
     unresolved: list[str] = field(default_factory=list)
     malformed: list[str] = field(default_factory=list)
 
@@ -351,6 +353,7 @@ def scan_source() -> Scan:
                 if not CODE.match(code):
                     scan.malformed.append(f"{where}: {code!r}")
                 scan.codes.setdefault(code, set()).add(where)
+                scan.builders.setdefault(code, set()).add(builder)
     return scan
 
 
@@ -383,7 +386,9 @@ def _hostile_workloads(tmp: Path) -> list[Path]:
     not_utf8 = tmp / "not-utf8.csv"
     not_utf8.write_bytes(header + b"caf\xe9,60\n")
     many = tmp / "many.csv"
-    many.write_bytes(header + b"".join(b"x%d,soon\n" % i for i in range(source.MAX_PROBLEMS + 5)))
+    # distinct problems: rows with the same one are a single diagnostic
+    many.write_bytes(header + b"".join(b"x%d,soon%d\n" % (i, i)
+                                       for i in range(source.MAX_PROBLEMS + 5)))
     return [too_long, not_utf8, many]
 
 

@@ -1,4 +1,4 @@
-"""Node-level recommendations: spot capacity, and a cheaper instance type with the same GPUs.
+"""Two node-level rules: spot capacity, and a cheaper instance type with the same GPUs.
 
 * ``spot``: an on-demand pool of a cloud instance type whose spot price the catalog knows, where
   every GPU pod seen on its nodes has an owner that recreates it (kube-state-metrics'
@@ -15,14 +15,14 @@
 from __future__ import annotations
 
 import statistics
+from typing import ClassVar
 
 from gpupool import catalog
 from gpupool.advise.evidence import PoolUse
-from gpupool.advise.pods import PoolPods
 from gpupool.advise.recommendation import Recommendation, pool_evidence
+from gpupool.advise.rule import NOTHING, Case, Findings, Rule, Scope
 from gpupool.advise.words import counted, verb
 from gpupool.catalog import HOURS_PER_MONTH
-from gpupool.model import Pool, Stack
 
 HEADROOM = 1.25
 LOW_SHARE = 0.5
@@ -41,39 +41,55 @@ def _pods_seen(n: int) -> str:
     return f"{counted(n, 'pod')} that requested GPUs {verb(n, 'was', 'were')} seen"
 
 
-def spot(
-    stack: Stack, pool: Pool, i: int, use: PoolUse, pods: PoolPods | None, window: float,
-    gaps: list[str],
-) -> Recommendation | None:
-    """Propose spot with an on-demand base for an on-demand pool whose pods are all recreated."""
+class Spot(Rule):
+    """Spot with an on-demand base for an on-demand pool whose pods are all recreated."""
+
+    id: ClassVar[str] = "spot"
+    kind: ClassVar[str] = "spot"
+    scope: ClassVar[Scope] = Scope.POOL_USE
+    summary: ClassVar[str] = (
+        "an on-demand pool whose every GPU pod (at least 3 seen) has an owner that recreates "
+        "it, and whose instance type has a spot price in the catalog: spot above an on-demand "
+        "base of the nodes busy in the median hour"
+    )
+    edits: ClassVar[str] = "pools[i].capacity"
+    saving: ClassVar[str] = "on-demand less spot price of the mean nodes above the base"
+
+    def judge(self, case: Case) -> Findings:
+        """Propose spot above an on-demand base where every GPU pod seen is recreated."""
+        return _spot(self.kind, case)
+
+
+def _spot(kind: str, case: Case) -> Findings:
+    pool, i, use, pods, window = case.pool, case.at, case.seen, case.pods, case.window
     instance = pool.instance
     if pool.capacity.spot or instance is None or instance.price is None:
-        return None
+        return NOTHING
     price = instance.price
     if price.spot_hourly is None or price.on_demand_hourly is None:
-        return None
+        return NOTHING
     if price.spot_hourly >= price.on_demand_hourly:
-        return None
+        return NOTHING
     if pods is not None and pods.bare:
-        gaps.append(f"pool {pool.name}: {pods.bare} of its {counted(pods.pods, 'GPU pod')} "
-                    f"{verb(pods.bare, 'has', 'have')} no owner that recreates "
-                    f"{verb(pods.bare, 'it', 'them')} (kube_pod_owner), so spot is not proposed")
-        return None
+        return Findings.gap(
+            f"pool {pool.name}: {pods.bare} of its {counted(pods.pods, 'GPU pod')} "
+            f"{verb(pods.bare, 'has', 'have')} no owner that recreates "
+            f"{verb(pods.bare, 'it', 'them')} (kube_pod_owner), so spot is not proposed")
     if pods is None or pods.pods < MIN_PODS:
         seen = 0 if pods is None else pods.pods
-        gaps.append(f"pool {pool.name}: {_pods_seen(seen)} on its nodes in the window (spot "
-                    f"needs at least {MIN_PODS} to judge whether its work survives an "
-                    "interruption)")
-        return None
+        return Findings.gap(
+            f"pool {pool.name}: {_pods_seen(seen)} on its nodes in the window (spot "
+            f"needs at least {MIN_PODS} to judge whether its work survives an "
+            "interruption)")
     busy = [p - idle for p, idle in use.hourly_nodes if p]
     base = min(pool.nodes.max, int(statistics.median_low(busy))) if busy else pool.nodes.min
     above = _mean_nodes(use) - base
     saving = (price.on_demand_hourly - price.spot_hourly) * above * HOURS_PER_MONTH
     if saving <= 0:
-        return None
+        return NOTHING
     kinds = ", ".join(f"{k} {n}" for k, n in pods.owner_kinds.items())
-    return Recommendation(
-        kind="spot",
+    return Findings.of(Recommendation(
+        kind=kind,
         pool=pool.name,
         tenant=None,
         path=("pools", i, "capacity"),
@@ -90,25 +106,41 @@ def spot(
             on_demand_hourly=price.on_demand_hourly, spot_hourly=price.spot_hourly,
             price_source=price.source,
         ),
+    ))
+
+
+class InstanceType(Rule):
+    """The cheapest instance type with the same GPUs that holds the pods' host requests."""
+
+    id: ClassVar[str] = "instance-type"
+    kind: ClassVar[str] = "instance-type"
+    scope: ClassVar[Scope] = Scope.POOL_USE
+    summary: ClassVar[str] = (
+        "the busiest node's CPU and memory requests (p95) under half its instance's: the "
+        "cheapest type of the cloud with the same GPUs (model, count, whole GPUs), offered in "
+        "the region, holding the requests x 1.25"
     )
+    edits: ClassVar[str] = "pools[i].instanceType"
+    saving: ClassVar[str] = "the price difference of the mean nodes"
+
+    def judge(self, case: Case) -> Findings:
+        """Propose a cheaper instance type with the same GPUs where host requests stay low."""
+        return _instance_type(self.kind, case)
 
 
-def instance_type(
-    stack: Stack, pool: Pool, i: int, use: PoolUse, pods: PoolPods | None, window: float,
-    gaps: list[str],
-) -> Recommendation | None:
-    """Propose the cheapest instance type with the same GPUs that holds the pods' host requests."""
+def _instance_type(kind: str, case: Case) -> Findings:
+    pool, i, use, pods, window = case.pool, case.at, case.seen, case.pods, case.window
     current = pool.instance
     if current is None or current.price is None or current.price.on_demand_hourly is None:
-        return None
+        return NOTHING
     if pods is None or pods.cpu_p95 is None or pods.memory_p95_gib is None:
-        gaps.append(f"pool {pool.name}: no CPU and memory requests of running pods on its nodes "
-                    "(kube_pod_container_resource_requests), so its instance type is not judged")
-        return None
+        return Findings.gap(
+            f"pool {pool.name}: no CPU and memory requests of running pods on its nodes "
+            "(kube_pod_container_resource_requests), so its instance type is not judged")
     cpu, memory = pods.cpu_p95, pods.memory_p95_gib
     if cpu > LOW_SHARE * current.vcpus or memory > LOW_SHARE * current.memory_gib:
-        return None
-    region = stack.provider.region
+        return NOTHING
+    region = case.stack.provider.region
     fits = [
         c for c in catalog.instances(pool.cloud, current.gpu)
         if c.gpu == current.gpu and c.gpu_count == current.gpu_count
@@ -119,14 +151,14 @@ def instance_type(
         and (not c.regions or region is None or region in c.regions)
     ]
     if not fits:
-        return None
+        return NOTHING
     best = min(fits, key=lambda c: (c.price.on_demand_hourly if c.price else 0.0, c.name))
     assert best.price is not None and best.price.on_demand_hourly is not None
     nodes = _mean_nodes(use)
     cheaper = current.price.on_demand_hourly - best.price.on_demand_hourly
     saving = cheaper * nodes * HOURS_PER_MONTH
-    return Recommendation(
-        kind="instance-type",
+    return Findings.of(Recommendation(
+        kind=kind,
         pool=pool.name,
         tenant=None,
         path=("pools", i, "instanceType"),
@@ -144,4 +176,4 @@ def instance_type(
             on_demand_hourly=current.price.on_demand_hourly,
             new_on_demand_hourly=best.price.on_demand_hourly,
         ),
-    )
+    ))

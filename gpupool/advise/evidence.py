@@ -301,11 +301,14 @@ class Reader:
         expr = f"max by (Hostname, hostname) (max_over_time({FB_USED}[1h]))"
         series = self.server.query_range(expr, start, self.end, HOUR)
         hours = max(0, round((self.end - start) / HOUR) + 1)
-        slots = {p.name: [[0, 0] for _ in range(hours)] for p in self.stack.pools}
+        declared = {p.name for p in self.stack.pools}
+        slots: dict[str, list[list[int]]] = {}  # only pools a series came from: hours x pools
         for s in series:
             pool = node_pools.get(_node(s.labels))
-            if pool not in slots:
+            if pool not in declared:
                 continue
+            if pool not in slots:
+                slots[pool] = [[0, 0] for _ in range(hours)]
             for t, v in s.points:
                 i = round((t - start) / HOUR)
                 if 0 <= i < hours and not math.isnan(v):

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import itertools
 import statistics
+from typing import ClassVar
 
-from gpupool.advise.evidence import Evidence, PoolUse
 from gpupool.advise.recommendation import Recommendation, pool_evidence
+from gpupool.advise.rule import NOTHING, Case, Findings, Rule, Scope
 from gpupool.advise.words import counted
 from gpupool.catalog import HOURS_PER_MONTH
 from gpupool.facts import pool_facts
-from gpupool.model import Pool, Stack
 from gpupool.simulate.autoscaler import SCALE_UP_SECONDS
 
 MIN_IDLE_HOURS = 12  # hours with idle floor nodes in the window before the floor is judged
@@ -52,21 +52,37 @@ def cold_nodes(hours: tuple[tuple[int, int], ...], floor: int, drop: int) -> int
     return out
 
 
-def lower_floor(
-    stack: Stack, pool: Pool, i: int, use: PoolUse, ev: Evidence, node_hourly: float | None,
-    gaps: list[str],
-) -> Recommendation | None:
-    """Propose a lower ``nodes.min`` where its idle hours save more than the cold starts cost."""
+class LowerFloor(Rule):
+    """A lower ``nodes.min`` where its idle hours save more than the cold starts cost."""
+
+    id: ClassVar[str] = "lower-floor"
+    kind: ClassVar[str] = "lower-floor"
+    scope: ClassVar[Scope] = Scope.POOL_USE
+    summary: ClassVar[str] = (
+        "nodes at the floor idle in at least 12 hours of the window, where the idle node-hours "
+        "saved a day exceed the pod-hours the scale-ups after idle hours keep waiting: the "
+        "floor lowered by the idle nodes of the median such hour"
+    )
+    edits: ClassVar[str] = "pools[i].nodes.min"
+    saving: ClassVar[str] = "those nodes' price times the share of idle hours"
+
+    def judge(self, case: Case) -> Findings:
+        """Propose a lower ``nodes.min`` where idle hours save more than the cold starts cost."""
+        return _lower_floor(self.kind, case)
+
+
+def _lower_floor(kind: str, case: Case) -> Findings:
+    stack, pool, i, use, node_hourly = case.stack, case.pool, case.at, case.seen, case.node_price
     floor = pool.nodes.min
     if floor <= 0 or not use.hourly_nodes:
-        return None
+        return NOTHING
     at_floor = [(p, idle) for p, idle in use.hourly_nodes if 0 < p <= floor]
     idle_hours = [idle for _, idle in at_floor if idle > 0]
     if len(idle_hours) < MIN_IDLE_HOURS:
-        return None
+        return NOTHING
     drop = int(statistics.median_low(idle_hours))
     if drop <= 0:
-        return None
+        return NOTHING
     new_min = floor - drop
     days = len(use.hourly_nodes) / HOURS_PER_DAY
     facts = pool_facts(stack, pool)
@@ -88,18 +104,17 @@ def lower_floor(
         else round(wait_hours_per_day * node_hourly, 2),
     }
     if wait_hours_per_day >= idle_node_hours_per_day:
-        gaps.append(
+        return Findings.gap(
             f"pool {pool.name}: nodes.min {floor} -> {new_min} not proposed: it would save "
             f"{idle_node_hours_per_day:.1f} idle node-hours a day, but the scale-ups after idle "
             f"hours would keep about {waiting_pods_per_day:.1f} pods a day waiting "
             f"{SCALE_UP_SECONDS / 60:g} min for a node ({wait_hours_per_day:.1f} pod-hours "
             "a day, each valued at its node's price)"
         )
-        return None
     share = len(idle_hours) / max(1, len(use.hourly_nodes))
     saving_month = None if node_hourly is None else drop * node_hourly * share * HOURS_PER_MONTH
-    return Recommendation(
-        kind="lower-floor",
+    return Findings.of(Recommendation(
+        kind=kind,
         pool=pool.name,
         tenant=None,
         path=("pools", i, "nodes", "min"),
@@ -109,5 +124,5 @@ def lower_floor(
             f"{len(idle_hours)} of {len(use.hourly_nodes)} hours; nodes.min {floor} -> {new_min}"
         ),
         saving_per_month=saving_month,
-        evidence=pool_evidence(use, ev.window_seconds, **figures),
-    )
+        evidence=pool_evidence(use, case.window, **figures),
+    ))

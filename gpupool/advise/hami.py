@@ -8,7 +8,7 @@ port 31992) writes one series a container and virtual device, in bytes:
 time-slicing, these are true per-container figures. The pod's node, and so its pool, comes from
 kube-state-metrics' ``kube_pod_info``.
 
-The rule that reads them is ``gpupool.advise.slots``.
+The rule that reads them is ``grow-slots-hami`` (``gpupool.advise.slots``).
 """
 
 from __future__ import annotations

@@ -5,21 +5,22 @@ queries' transport, their size limits and their failures sit in one place. Only 
 Prometheus's HTTP API v1 is used (``/api/v1/query``, ``/api/v1/query_range``; Prometheus docs,
 ``querying/api.md``), which Thanos Query, Mimir and VictoriaMetrics serve as well.
 
-Auth comes from the environment or from files, never from a command line a process list shows:
+Credentials and CA certificates come from ``advise.promauth`` (re-exported here); a URL with a
+``user:password@`` part is refused, and no message repeats its password.
 
-* ``GPUPOOL_PROMETHEUS_TOKEN`` or a token file: ``Authorization: Bearer <token>``;
-* ``GPUPOOL_PROMETHEUS_USER`` and ``GPUPOOL_PROMETHEUS_PASSWORD``, or a ``user:password`` file:
-  basic auth;
-* a CA file for a server whose certificate a private CA signed.
+No redirect is followed: a ``Location`` could name another origin (the credentials would go
+along, https could become http) and urllib would re-send the POSTed query as an empty GET. A
+redirect is an error naming where it points.
 
 Every failure is a :class:`PrometheusError` naming the server and what to do: unreachable, a
-timeout, 401/403, an answer that is not the API's JSON (a login page, an empty body), a query the
-server refused (its ``error`` text), or a result larger than this client accepts.
+timeout, 401/403, a redirect, an answer that is not the API's JSON (a login page, an empty body,
+nesting too deep to parse), a query the server refused (its ``error`` text on one line, cut), a
+point whose time is not a time, a value neither NaN nor finite within ``MAX_VALUE``, or a result
+larger than this client accepts. So every figure a caller gets is finite or NaN.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import math
 import os
@@ -28,10 +29,19 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
+from email.message import Message
+from typing import IO
 
-from gpupool.errors import GpupoolError
+from gpupool.advise.promauth import (
+    PASSWORD_ENV,
+    TOKEN_ENV,
+    USER_ENV,
+    Auth,
+    PrometheusError,
+    auth_from,
+)
+from gpupool.advise.window import MAX_TIME
 
 # An answer larger than this is refused rather than held in memory: the advise queries aggregate
 # in the server and return one series per GPU, node or pod, far below it.
@@ -39,14 +49,17 @@ MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 # Prometheus refuses a range query of more than 11,000 points a series (querying/api.md); stay
 # under it with room for the step's rounding.
 MAX_POINTS_PER_SERIES = 10_000
-TOKEN_ENV = "GPUPOOL_PROMETHEUS_TOKEN"
-USER_ENV = "GPUPOOL_PROMETHEUS_USER"
-PASSWORD_ENV = "GPUPOOL_PROMETHEUS_PASSWORD"
-_SECRET_FILE_LIMIT = 64 * 1024
+#: The largest magnitude of a value taken from an answer: what advise reads are GPUs, MiB,
+#: bytes, seconds and counts, none of which comes near 10**15 in a real cluster.
+MAX_VALUE = 1e15
+#: The most points one range query may ask for a series, all its split ranges together.
+MAX_RANGE_POINTS = 1_000_000
+_QUOTED = 200  # characters of a server's text a message quotes at most
 
-
-class PrometheusError(GpupoolError):
-    """The metrics server could not be read: one sentence naming it and what to do."""
+__all__ = [
+    "MAX_VALUE", "PASSWORD_ENV", "TOKEN_ENV", "USER_ENV", "Auth", "Prometheus", "PrometheusError",
+    "Sample", "Series", "auth_from", "environment", "one_line",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,101 +78,120 @@ class Series:
     points: tuple[tuple[float, float], ...]
 
 
-@dataclass(frozen=True)
-class Auth:
-    """How to authenticate: a bearer token, basic auth, or nothing; and a CA file for TLS."""
+def one_line(text: object, limit: int = _QUOTED) -> str:
+    """Return ``text`` on one line (each run of white space one space), cut to ``limit``."""
+    flat = " ".join(str(text)[: limit * 4].split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
 
-    token: str | None = None
-    basic: tuple[str, str] | None = field(default=None, repr=False)
-    ca_file: Path | None = None
 
-    def header(self) -> str | None:
-        """Return the ``Authorization`` header's value, or None."""
-        if self.token is not None:
-            return f"Bearer {self.token}"
-        if self.basic is not None:
-            raw = f"{self.basic[0]}:{self.basic[1]}".encode()
-            return "Basic " + base64.b64encode(raw).decode("ascii")
+def _value(raw: object, url: str) -> float:
+    """Return a sample's value: NaN, or a finite figure within ``MAX_VALUE``.
+
+    The API sends values as strings, "NaN", "+Inf" and "-Inf" included; an infinity or a figure
+    beyond ``MAX_VALUE`` is no measurement of what advise reads, and is refused.
+    """
+    value: float | None = None
+    if isinstance(raw, str) and len(raw) <= 64:
+        try:
+            value = float(raw)
+        except ValueError:
+            value = None
+    elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        try:
+            value = float(raw)
+        except OverflowError:
+            value = math.inf
+    if value is None:
+        raise PrometheusError(
+            f"{url} answered a sample value that is not a number: {one_line(raw, 40)!r}"
+        )
+    if not math.isnan(value) and not abs(value) <= MAX_VALUE:
+        raise PrometheusError(
+            f"{url} answered a sample value of {one_line(raw, 40)}: gpupool reads figures of "
+            f"at most {MAX_VALUE:g} in size (GPUs, MiB, bytes, seconds, counts), and a value "
+            "beyond is no measurement"
+        )
+    return value
+
+
+def _time(raw: object, url: str) -> float:
+    """Return a point's unix time: a finite number from 0 to ``MAX_TIME``."""
+    moment = math.nan
+    if isinstance(raw, (int, float, str)) and not isinstance(raw, bool):
+        try:
+            moment = float(raw) if not isinstance(raw, str) or len(raw) <= 64 else math.nan
+        except (ValueError, OverflowError):
+            moment = math.nan
+    if not 0 <= moment <= MAX_TIME:
+        raise PrometheusError(
+            f"{url} answered a range point whose time is {one_line(raw, 40)!r}, not unix "
+            "seconds"
+        )
+    return moment
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Follow no redirect: the 3xx answer reaches the caller as an ``HTTPError``."""
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: Message,
+        newurl: str,
+    ) -> urllib.request.Request | None:
         return None
 
 
-def _secret(path: Path, what: str) -> str:
+def _shown(url: str) -> str:
+    """Return ``url`` as messages show it: a ``user:password@`` part as ``***@``."""
+    scheme, netloc, path, query, fragment = urllib.parse.urlsplit(url)
+    if "@" in netloc:
+        netloc = "***@" + netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit((scheme, netloc, path, query, fragment))
+
+
+def _checked_url(url: str) -> str:
+    """Return the server's base URL, refusing what is not one (messages hide a password)."""
     try:
-        with path.open("rb") as fh:
-            data = fh.read(_SECRET_FILE_LIMIT + 1)
-    except OSError as err:
-        raise PrometheusError(f"cannot read the {what} file {path}: {err.strerror or err}") from err
-    if len(data) > _SECRET_FILE_LIMIT:
-        raise PrometheusError(f"the {what} file {path} is larger than {_SECRET_FILE_LIMIT} bytes")
-    try:
-        text = data.decode("utf-8").strip()
-    except UnicodeDecodeError as err:
-        raise PrometheusError(f"the {what} file {path} is not UTF-8 text") from err
-    if not text:
-        raise PrometheusError(f"the {what} file {path} is empty")
-    return text
-
-
-def auth_from(
-    environ: Mapping[str, str],
-    *,
-    token_file: Path | None = None,
-    basic_auth_file: Path | None = None,
-    ca_file: Path | None = None,
-) -> Auth:
-    """Return the credentials the environment and the named files give (files win).
-
-    Raises:
-        PrometheusError: a file cannot be read, or both a token and basic auth are given.
-
-    """
-    token = _secret(token_file, "token") if token_file else environ.get(TOKEN_ENV) or None
-    basic: tuple[str, str] | None = None
-    if basic_auth_file is not None:
-        user, sep, password = _secret(basic_auth_file, "basic-auth").partition(":")
-        if not sep or not user:
-            raise PrometheusError(
-                f"the basic-auth file {basic_auth_file} must hold one line 'user:password'"
-            )
-        basic = (user, password)
-    elif environ.get(USER_ENV):
-        basic = (environ[USER_ENV], environ.get(PASSWORD_ENV, ""))
-    if token is not None and basic is not None:
-        raise PrometheusError(
-            "both a bearer token and basic auth are set for Prometheus; give one of them"
-        )
-    if ca_file is not None and not ca_file.is_file():
-        raise PrometheusError(f"the CA file {ca_file} is not a readable file")
-    return Auth(token=token, basic=basic, ca_file=ca_file)
-
-
-def _float(text: object) -> float:
-    # The API sends values as strings, "NaN", "+Inf" and "-Inf" included.
-    try:
-        return float(str(text))
+        shown = _shown(url)
+        parsed = urllib.parse.urlsplit(url)
+        _ = parsed.port  # a port that is not a number raises here
     except ValueError:
-        return math.nan
-
+        raise PrometheusError(
+            f"--prometheus {one_line(url.rpartition('@')[2], 80)!r} is not a URL"
+        ) from None
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise PrometheusError(
+            f"--prometheus {shown!r} is not an http:// or https:// URL of a Prometheus server"
+        )
+    if "@" in parsed.netloc:
+        raise PrometheusError(
+            f"--prometheus {shown} holds credentials, which a process list shows: put "
+            "user:password in a file and pass --basic-auth-file (or set "
+            f"{USER_ENV}/{PASSWORD_ENV})"
+        )
+    if parsed.query or parsed.fragment:
+        raise PrometheusError(
+            f"--prometheus {shown!r} holds a query or fragment; give the API's base URL"
+        )
+    return url.rstrip("/")
 
 class Prometheus:
     """A Prometheus-compatible query API at ``url`` (``http(s)://host:port[/prefix]``)."""
 
     def __init__(self, url: str, auth: Auth | None = None, timeout: float = 60.0) -> None:
-        parsed = urllib.parse.urlsplit(url)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise PrometheusError(
-                f"--prometheus {url!r} is not an http:// or https:// URL of a Prometheus server"
-            )
-        self.url = url.rstrip("/")
+        self.url = _checked_url(url)
         self.auth = auth or Auth()
         self.timeout = timeout
         self.queries = 0  # how many requests were sent: the report and the bench count them
-        context: ssl.SSLContext | None = None
-        if parsed.scheme == "https":
-            context = ssl.create_default_context(
-                cafile=str(self.auth.ca_file) if self.auth.ca_file else None
-            )
-        self._context = context
+        handlers: list[urllib.request.BaseHandler] = [_NoRedirect()]
+        if urllib.parse.urlsplit(self.url).scheme == "https":
+            context = ssl.create_default_context(cadata=self.auth.ca_data)
+            handlers.append(urllib.request.HTTPSHandler(context=context))
+        self._opener = urllib.request.build_opener(*handlers)
 
     def _get(self, path: str, params: Mapping[str, str]) -> object:
         """POST the form ``params`` to ``path``; return the API's ``data`` (POST: long queries)."""
@@ -172,48 +204,56 @@ class Prometheus:
             request.add_header("Authorization", header)
         self.queries += 1
         try:
-            with urllib.request.urlopen(
-                request, timeout=self.timeout, context=self._context
-            ) as response:
+            with self._opener.open(request, timeout=self.timeout) as response:
                 raw = response.read(MAX_RESPONSE_BYTES + 1)
         except urllib.error.HTTPError as err:
-            raw = err.read(MAX_RESPONSE_BYTES + 1) if err.fp is not None else b""
-            if err.code in (401, 403):
-                raise PrometheusError(
-                    f"{self.url} refused gpupool's credentials (HTTP {err.code}): set "
-                    f"{TOKEN_ENV} or {USER_ENV}/{PASSWORD_ENV}, or pass --bearer-token-file or "
-                    "--basic-auth-file"
-                ) from None
-            message = _api_error(raw)
-            if message is None:
-                raise PrometheusError(
-                    f"{self.url} answered HTTP {err.code} to {path}, not the Prometheus API"
-                ) from None
-            raise PrometheusError(f"{self.url} refused a query: {message}") from None
+            raise self._refusal(err, path) from None
         except TimeoutError:
             raise PrometheusError(
                 f"{self.url} did not answer within {self.timeout:g} s; try a shorter --since "
                 "or a closer server"
             ) from None
-        except (urllib.error.URLError, OSError) as err:
-            reason = getattr(err, "reason", err)
+        except (urllib.error.URLError, OSError, ValueError) as err:
+            reason = one_line(getattr(err, "reason", err))
             raise PrometheusError(f"cannot reach Prometheus at {self.url}: {reason}") from None
         if len(raw) > MAX_RESPONSE_BYTES:
             raise PrometheusError(
                 f"{self.url} answered more than {MAX_RESPONSE_BYTES // 2**20} MiB to one query"
             )
-        try:
-            document = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            document = None
+        document = _json(raw)
         if not isinstance(document, dict) or document.get("status") not in ("success", "error"):
             raise PrometheusError(
                 f"{self.url} did not answer with the Prometheus API's JSON (is it a Prometheus "
                 "query endpoint, and not a proxy's login page?)"
             )
         if document["status"] == "error":
-            raise PrometheusError(f"{self.url} refused a query: {document.get('error', '?')}")
+            raise PrometheusError(f"{self.url} refused a query: {_reason(document)}")
         return document.get("data")
+
+    def _refusal(self, err: urllib.error.HTTPError, path: str) -> PrometheusError:
+        """Return the error an HTTP error status stands for (a redirect, 401/403, the API's)."""
+        if 300 <= err.code < 400:
+            where = urllib.parse.urljoin(self.url + path, err.headers.get("Location") or "")
+            err.close()
+            return PrometheusError(
+                f"{self.url} answered HTTP {err.code}, a redirect to {one_line(_shown(where))}: "
+                "gpupool follows no redirect (the credentials would go along, and the query "
+                "would be lost); give --prometheus the URL the server means"
+            )
+        raw = err.read(MAX_RESPONSE_BYTES + 1) if err.fp is not None else b""
+        err.close()
+        if err.code in (401, 403):
+            return PrometheusError(
+                f"{self.url} refused gpupool's credentials (HTTP {err.code}): set "
+                f"{TOKEN_ENV} or {USER_ENV}/{PASSWORD_ENV}, or pass --bearer-token-file or "
+                "--basic-auth-file"
+            )
+        message = _api_error(raw)
+        if message is None:
+            return PrometheusError(
+                f"{self.url} answered HTTP {err.code} to {path}, not the Prometheus API"
+            )
+        return PrometheusError(f"{self.url} refused a query: {message}")
 
     def query(self, expr: str, at: float) -> list[Sample]:
         """Evaluate ``expr`` at unix time ``at``; the answer must be a vector."""
@@ -224,7 +264,7 @@ class Prometheus:
             labels, value = _labels(item, self.url), item.get("value")
             if not isinstance(value, list) or len(value) != 2:
                 raise PrometheusError(f"{self.url} answered a vector sample without a value")
-            samples.append(Sample(labels, _float(value[1])))
+            samples.append(Sample(labels, _value(value[1], self.url)))
         return samples
 
     def query_range(self, expr: str, start: float, end: float, step: float) -> list[Series]:
@@ -233,8 +273,10 @@ class Prometheus:
         A window of more points a series than the server accepts is split into consecutive
         ranges whose series are joined again by their labels.
         """
-        if step <= 0 or end < start:
-            raise ValueError("a range query needs step > 0 and end >= start")
+        if not (step > 0 and -MAX_TIME <= start <= end <= MAX_TIME):
+            raise ValueError("a range query needs step > 0 and finite times, end >= start")
+        if (end - start) / step > MAX_RANGE_POINTS:
+            raise ValueError(f"a range query of more than {MAX_RANGE_POINTS} points a series")
         series: dict[tuple[tuple[str, str], ...], list[tuple[float, float]]] = {}
         labels_of: dict[tuple[tuple[str, str], ...], Mapping[str, str]] = {}
         chunk = step * (MAX_POINTS_PER_SERIES - 1)
@@ -249,31 +291,47 @@ class Prometheus:
                 labels = _labels(item, self.url)
                 key = tuple(sorted(labels.items()))
                 labels_of[key] = labels
-                values = item.get("values")
-                if not isinstance(values, list):
-                    raise PrometheusError(f"{self.url} answered a range series without values")
                 points = series.setdefault(key, [])
-                for pair in values:
-                    if isinstance(pair, list) and len(pair) == 2:
-                        points.append((float(pair[0]), _float(pair[1])))
+                points.extend(_points(item.get("values"), self.url))
             lo = hi + step
         return [Series(labels_of[key], tuple(points)) for key, points in sorted(series.items())]
 
 
-def _api_error(raw: bytes) -> str | None:
+def _json(raw: bytes) -> object:
+    """Return the parsed answer, or None when it is not JSON (or nested too deep to parse)."""
     try:
-        document = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
+
+
+def _points(values: object, url: str) -> list[tuple[float, float]]:
+    if not isinstance(values, list):
+        raise PrometheusError(f"{url} answered a range series without values")
+    points: list[tuple[float, float]] = []
+    for pair in values:
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise PrometheusError(f"{url} answered a range point that is not [time, value]")
+        points.append((_time(pair[0], url), _value(pair[1], url)))
+    return points
+
+
+def _api_error(raw: bytes) -> str | None:
+    document = _json(raw)
     if isinstance(document, dict) and document.get("status") == "error":
-        return str(document.get("error", "?"))
+        return _reason(document)
     return None
+
+
+def _reason(document: Mapping[str, object]) -> str:
+    """Return the API's ``error`` text of an error answer on one line (never empty)."""
+    return one_line(document.get("error", "")) or "it gave no reason"
 
 
 def _result(data: object, kind: str, url: str) -> list[dict[str, object]]:
     if not isinstance(data, dict) or data.get("resultType") != kind:
         got = data.get("resultType") if isinstance(data, dict) else type(data).__name__
-        raise PrometheusError(f"{url} answered a {got} where a {kind} was asked for")
+        raise PrometheusError(f"{url} answered a {one_line(got, 40)} where a {kind} was asked for")
     result = data.get("result")
     if not isinstance(result, list) or not all(isinstance(item, dict) for item in result):
         raise PrometheusError(f"{url} answered a {kind} that is not a list of series")

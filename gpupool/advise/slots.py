@@ -1,14 +1,17 @@
 """Slots pods outgrow: MIG instances and HAMi fractional slots whose p99 memory nears the cap.
 
-Rule ``grow-slots``, an out-of-memory risk worth money too:
+Two rules whose recommendations are of kind ``grow-slots``, an out-of-memory risk worth money
+too:
 
-* MIG instances whose p99 memory (``DCGM_FI_DEV_FB_USED`` of the instance, its ``GPU_I_PROFILE``
-  label naming the profile) is within ``NEAR_CAP`` of the profile's: the next larger profile;
-* on a ``fractional`` pool under ``scheduler: hami``, containers whose p99 memory (HAMi's own
-  per-container ``vGPU_device_memory_usage_in_bytes``, ``gpupool.advise.hami``) is within
-  ``NEAR_CAP`` of their ``vGPU_device_memory_limit_in_bytes``: fewer, larger slots a GPU
-  (``sharing.fractional.slotsPerGpu``, and ``memoryGiB`` or ``memoryPercent`` to match), at the
-  cost of the GPUs the larger slots take (a negative saving).
+* ``grow-slots-mig``: MIG instances whose p99 memory (``DCGM_FI_DEV_FB_USED`` of the
+  instance, its ``GPU_I_PROFILE`` label naming the profile) is within ``NEAR_CAP`` of the
+  profile's: the next larger profile;
+* ``grow-slots-hami``: on a ``fractional`` pool under ``scheduler: hami``, containers whose p99
+  memory (HAMi's own per-container ``vGPU_device_memory_usage_in_bytes``,
+  ``gpupool.advise.hami``) is within ``NEAR_CAP`` of their ``vGPU_device_memory_limit_in_bytes``:
+  fewer, larger slots a GPU (``sharing.fractional.slotsPerGpu``, and ``memoryGiB`` or
+  ``memoryPercent`` to match), at the cost of the GPUs the larger slots take (a negative
+  saving).
 
 Under time-slicing and MPS the DCGM exporter's per-pod series copy the device's, so no pod's own
 memory is judged there (a gap says so).
@@ -17,17 +20,16 @@ memory is judged there (a gap says so).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
-from gpupool.advise.evidence import Evidence, PoolUse
-from gpupool.advise.hami import LIMIT, USED, SlotUse
+from gpupool.advise.hami import LIMIT, USED
 from gpupool.advise.recommendation import Recommendation, pool_evidence
+from gpupool.advise.rule import NOTHING, Case, Findings, Rule, Scope
 from gpupool.advise.words import counted, verb
 from gpupool.catalog import HOURS_PER_MONTH
 from gpupool.catalog.mig import fit_layout
 from gpupool.catalog.models import GpuModel
 from gpupool.facts import pool_facts
-from gpupool.model import Pool, Stack
 
 NEAR_CAP = 0.9  # p99 memory above this share of a slot: near its cap
 HEADROOM = 1.25
@@ -47,19 +49,34 @@ def _next_mig(gpu: GpuModel, current: str) -> str | None:
     return names[i + 1] if i + 1 < len(names) else None
 
 
-def grow_slots(
-    stack: Stack, pool: Pool, i: int, use: PoolUse, ev: Evidence, gpu_hourly: float | None,
-    gaps: list[str],
-) -> list[Recommendation]:
-    """Propose the next larger MIG profile where instances run near their memory cap."""
+class GrowMig(Rule):
+    """The next larger MIG profile where instances run near their memory cap."""
+
+    id: ClassVar[str] = "grow-slots-mig"
+    kind: ClassVar[str] = "grow-slots"
+    scope: ClassVar[Scope] = Scope.POOL_USE
+    summary: ClassVar[str] = (
+        "MIG instances whose p99 memory is over 90% of the profile's: the next larger profile"
+    )
+    edits: ClassVar[str] = "pools[i].sharing.mig.layout"
+    saving: ClassVar[str] = "0 (an out-of-memory risk, not a saving)"
+
+    def judge(self, case: Case) -> Findings:
+        """Propose the next larger MIG profile for each profile whose instances near its cap."""
+        return _grow_mig(self.kind, case)
+
+
+def _grow_mig(kind: str, case: Case) -> Findings:
+    stack, pool, i, use = case.stack, case.pool, case.at, case.seen
+    gpu_hourly = case.gpu_price
     gpu = pool_facts(stack, pool).gpu
     if not pool.sharing.kind.partitioned or gpu is None or gpu.mig is None:
         if pool.sharing.kind.replicated:
-            gaps.append(
+            return Findings.gap(
                 f"pool {pool.name}: under {pool.sharing.mode} the exporter's per-pod series "
                 "copy the device's, so no pod's own memory is judged"
             )
-        return []
+        return NOTHING
     sizes = {p.name: p.memory_gib for p in gpu.mig.profiles}
     layout = dict(pool.sharing.mig_layout)
     out: list[Recommendation] = []
@@ -92,7 +109,7 @@ def grow_slots(
             continue
         out.append(
             Recommendation(
-                kind="grow-slots",
+                kind=kind,
                 pool=pool.name,
                 tenant=None,
                 path=("pools", i, "sharing", pool.sharing.kind.section or "", "layout"),
@@ -102,34 +119,50 @@ def grow_slots(
                     f"near the cap, an out-of-memory risk; {bigger} gives them room"
                 ),
                 saving_per_month=None if gpu_hourly is None else 0.0,
-                evidence=pool_evidence(use, ev.window_seconds, profile=profile,
-                                   memory_p99_gib=round(p99, 2), profile_memory_gib=cap),
+                evidence=pool_evidence(use, case.window, profile=profile,
+                                       memory_p99_gib=round(p99, 2), profile_memory_gib=cap),
             )
         )
-    return out
+    return Findings.of(*out)
 
 
-def grow_fractional(
-    stack: Stack, pool: Pool, i: int, use: PoolUse | None, slots: list[SlotUse],
-    window: float, gpu_hourly: float | None, gaps: list[str],
-) -> Recommendation | None:
-    """Propose fewer, larger slots where containers' p99 memory nears their slot's limit."""
+class GrowHamiSlots(Rule):
+    """Fewer, larger HAMi slots where containers' p99 memory nears their slot's limit."""
+
+    id: ClassVar[str] = "grow-slots-hami"
+    kind: ClassVar[str] = "grow-slots"
+    scope: ClassVar[Scope] = Scope.POOL  # HAMi's own per-container series, not DCGM's
+    summary: ClassVar[str] = (
+        "HAMi containers whose p99 memory is over 90% of their slot's limit: the most slots a "
+        "GPU (fewer than today) that hold that p99 x 1.25, with memoryGiB or memoryPercent to "
+        "match"
+    )
+    edits: ClassVar[str] = "pools[i].sharing.fractional"
+    saving: ClassVar[str] = "negative: the GPUs the larger slots take"
+
+    def judge(self, case: Case) -> Findings:
+        """Propose fewer, larger slots a GPU where the pool's containers near their limit."""
+        return _grow_hami(self.kind, case)
+
+
+def _grow_hami(kind: str, case: Case) -> Findings:
+    stack, pool, i, use, slots = case.stack, case.pool, case.at, case.use, case.slots
+    window, gpu_hourly = case.window, case.gpu_price
     frac = pool.sharing.fractional
     gpu = pool_facts(stack, pool).gpu
     if frac is None or gpu is None or not slots:
-        return None
+        return NOTHING
     near = [s for s in slots if s.used_p99_gib >= NEAR_CAP * s.limit_gib]
     if not near:
-        return None
+        return NOTHING
     need = max(s.used_p99_gib for s in near) * HEADROOM
     room = gpu.memory_gib * frac.memory_overcommit
     new_slots = min(frac.slots_per_gpu - 1, int(room // need))
     if new_slots < 2:
-        gaps.append(f"pool {pool.name}: {counted(len(near), 'HAMi container')} "
-                    f"{verb(len(near), 'runs', 'run')} near their slot's "
-                    f"memory ({need / HEADROOM:.1f} GiB p99) and fewer than 2 such slots fit a "
-                    "GPU: consider whole GPUs")
-        return None
+        return Findings.gap(f"pool {pool.name}: {counted(len(near), 'HAMi container')} "
+                            f"{verb(len(near), 'runs', 'run')} near their slot's "
+                            f"memory ({need / HEADROOM:.1f} GiB p99) and fewer than 2 such "
+                            "slots fit a GPU: consider whole GPUs")
     value: dict[str, Any] = {"slotsPerGpu": new_slots}
     if frac.memory_gib is not None:
         value["memoryGiB"] = round(math.floor(room / new_slots * 10) / 10, 1)
@@ -157,8 +190,8 @@ def grow_fractional(
     }
     evidence = pool_evidence(use, window, **figures) if use is not None and use.gpus else {
         "window_hours": round(window / 3600, 1), **figures}
-    return Recommendation(
-        kind="grow-slots",
+    return Findings.of(Recommendation(
+        kind=kind,
         pool=pool.name,
         tenant=None,
         path=("pools", i, "sharing", pool.sharing.kind.section or ""),
@@ -171,4 +204,4 @@ def grow_fractional(
         ),
         saving_per_month=cost,
         evidence=evidence,
-    )
+    ))

@@ -24,13 +24,13 @@ from __future__ import annotations
 import csv
 import io
 import math
-import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from gpupool.advise.prometheus import Prometheus
 from gpupool.facts.tenancy import priority_class_name
 from gpupool.model import PRIORITIES, Stack
+from gpupool.quantile import p95
 
 COLUMNS = ("name", "tenant", "submit", "duration", "gpus", "fraction", "mig", "gpu_memory_gib",
            "cpu", "memory_gib", "priority", "pool", "pods")
@@ -182,13 +182,18 @@ def allocation_reproduced(observed: float, simulated: float) -> bool:
 
 @dataclass(frozen=True)
 class Replayed:
-    """What advise reads from one simulation of a workload on a stack.
+    """What advise reads from one simulation of a workload on a stack (``""``: no tenant).
 
-    ``waits``: each tenant's p95 queue wait in seconds (``""``: pods of no tenant);
+    ``waits``: each tenant's p95 queue wait in seconds, the figure ``gpupool simulate`` prints
+    (nearest rank, ``gpupool.quantile``, over the pods that started; a tenant none of whose pods
+    started has none); ``waits_counting_unstarted``: the same p95 over every pod of the
+    tenant, one that never started counted as waiting to the run's end, which the queue-wait
+    check compares (an edit that leaves pods nowhere to run lengthens it);
     ``gpu_hours``: each pool's allocated GPU-hours.
     """
 
     waits: Mapping[str, float]
+    waits_counting_unstarted: Mapping[str, float]
     gpu_hours: Mapping[str, float]
 
 
@@ -259,17 +264,13 @@ def observed_gpu_hours(pods: Sequence[ObservedPod], start: float, end: float) ->
     return {pool: h for pool, h in sorted(hours.items()) if pool not in shared}
 
 
-def p95(values: Sequence[float]) -> float:
-    """Return the 95th percentile (inclusive method; the value itself for one value)."""
-    if len(values) == 1:
-        return values[0]
-    return statistics.quantiles(values, n=20, method="inclusive")[-1]
-
-
 def fidelity(pods: Sequence[ObservedPod], start: float, end: float,
              today: Replayed) -> Fidelity:
     """Return the replay of today's stack against what the window showed."""
-    waits = {t: (w, today.waits.get(t, 0.0)) for t, w in observed_waits(pods).items()}
+    # a tenant none of whose replayed pods started has no p95 of started pods: its pods' wait
+    # to the run's end stands in (off by far), not a wait of 0
+    waits = {t: (w, today.waits.get(t, today.waits_counting_unstarted.get(t, 0.0)))
+             for t, w in observed_waits(pods).items()}
     hours = {p: (h, today.gpu_hours.get(p, 0.0))
              for p, h in observed_gpu_hours(pods, start, end).items()}
     return Fidelity(waits, hours)

@@ -19,7 +19,9 @@ This package owns ``PlanResult`` and the pure functions that make one (no I/O, n
 - ``advice``: what would save money, priced (``gpupool.spec.checks.advice``, the same items
   ``validate`` reports as ``info``);
 - ``pins``: digests of what each desired resource makes the engine do, so that ``up --expect``
-  applies only the graph that was reviewed (``gpupool.plan.pins``).
+  applies only the graph that was reviewed (``gpupool.plan.pins``);
+- ``acknowledged``: the stack file's acknowledged warnings, as validation found them (the use
+  case passes them on; ``gpupool.spec.acknowledge``).
 
 A plan takes its base as data (``Base``: a graph, or None for nothing, and where it came from);
 choosing and loading it (the applied record, another stack file, a git revision) is
@@ -73,6 +75,7 @@ from gpupool.plan.tenant_cost import (
 )
 from gpupool.sharing import scheduler_ha
 from gpupool.sharing.scheduler_ha import Placement
+from gpupool.spec.acknowledge import Acknowledged
 from gpupool.spec.checks.advice import Advice, advice
 from gpupool.spec.diagnostics import Diagnostic, Severity
 
@@ -161,6 +164,8 @@ class PlanResult:
     tenant_cost: TenantCostReport | None = None
     advice: tuple[Advice, ...] = ()
     desired: ResourceGraph | None = field(default=None, repr=False, compare=False)
+    #: the stack file's acknowledged warnings (``gpupool.spec.acknowledge``), for the JSON
+    acknowledged: tuple[Acknowledged, ...] = ()
 
     @cached_property
     def pins(self) -> GraphPins | None:

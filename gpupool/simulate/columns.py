@@ -5,7 +5,9 @@ value), what it means and how its text or JSON value becomes a ``Job`` field, so
 JSON Lines readers cannot disagree, and ``schemas/workload.schema.json`` is tested against it.
 A cell's reader raises ``BadValue`` with a sentence saying what is wrong; the reader that called
 it places that sentence on the row's line. Every number must be finite (``nan`` and ``inf`` are
-refused in both formats).
+refused in both formats) and within its column's bounds (docs/workload.md, Bounds): a duration
+or a submit time at most ``MAX_SECONDS``, so that no sum of them overflows on the way to a
+report.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ MAX_PODS = 100_000
 MAX_CPU = 100_000.0
 MAX_MEMORY_GIB = 1_048_576.0
 MAX_GPU_MEMORY_GIB = 4096.0
+#: The longest duration, and the latest submit time from the workload's start: 366 days, so a
+#: workload's simulated span is at most two years and every figure derived from it stays finite.
+MAX_SECONDS = 366 * 86400.0
 
 
 class BadValue(ValueError):
@@ -133,11 +138,26 @@ def _bounded(
     too_low = number < low or (open_low and number == low)
     too_high = number > high or (open_high and number == high)
     if too_low or too_high:
-        floor = f"more than {low:g}" if open_low else f"at least {low:g}"
-        ceiling = f"less than {high:g}" if open_high else f"at most {high:g}"
+        floor = f"more than {figure(low)}" if open_low else f"at least {figure(low)}"
+        ceiling = f"less than {figure(high)}" if open_high else f"at most {figure(high)}"
         allowed = floor if math.isinf(high) else f"{floor} and {ceiling}"
-        raise BadValue(f"{what} must be {allowed}, not {number:g}")
+        raise BadValue(f"{what} must be {allowed}, not {figure(number)}")
     return number
+
+
+def figure(number: float) -> str:
+    """Return a number as a message shows it: ``31,622,400``, ``0.5``, ``1e+308``."""
+    if math.isfinite(number) and number == int(number) and abs(number) < 1e15:
+        return f"{int(number):,}"
+    return f"{number:g}"
+
+
+def _seconds(seconds: float, what: str) -> float:
+    """Return ``seconds`` when at most ``MAX_SECONDS`` (a sum of units can reach infinity)."""
+    if seconds <= MAX_SECONDS:
+        return seconds
+    shown = f"{figure(seconds)} seconds" if math.isfinite(seconds) else "a number above 1.8e308"
+    raise BadValue(f"{what} must be at most 366 days ({figure(MAX_SECONDS)} seconds), not {shown}")
 
 
 def _integer(value: object, what: str, low: int, high: int) -> int:
@@ -164,23 +184,24 @@ def read_text(value: object, what: str) -> str:
 def read_duration(value: object) -> float:
     """Seconds (a number), or a duration with units: ``30m``, ``2h``, ``1h30m``, ``1d``, ``45s``."""
     if type(value) is str and value.isascii() and value.isdigit():  # whole seconds: most files
-        return float(value)
+        return _seconds(float(value), "duration")
     if isinstance(value, str) and value.strip() and not re.fullmatch(r"\s*[\d.eE+-]+\s*", value):
         match = _DURATION.fullmatch(value.strip())
         if match is None or not any(match.groupdict().values()):
             raise BadValue(
                 f"duration must be seconds or a duration such as 30m, 2h or 1h30m, not {value!r}"
             )
-        return sum(float(n) * _UNIT_SECONDS[u] for u, n in match.groupdict().items() if n)
-    return _bounded(_number(value, "duration"), "duration", 0, math.inf)
+        total = sum(float(n) * _UNIT_SECONDS[u] for u, n in match.groupdict().items() if n)
+        return _seconds(total, "duration")
+    return _seconds(_bounded(_number(value, "duration"), "duration", 0, math.inf), "duration")
 
 
 def read_submit(value: object) -> Submit:
     """Seconds from the workload's start (a number), or an RFC 3339 time."""
     if type(value) is str and value.isascii() and value.isdigit():  # whole seconds: most files
-        return Submit(float(value), rfc3339=False)
+        return Submit(_seconds(float(value), "submit"), rfc3339=False)
     if type(value) is str and value[:1].isdigit() and "-" not in value and ":" not in value:
-        return Submit(_bounded(_number(value, "submit"), "submit", 0, math.inf), rfc3339=False)
+        return Submit(_submit_seconds(value), rfc3339=False)
     if isinstance(value, str) and _RFC3339.fullmatch(value.strip()):
         text = value.strip().replace("t", "T").replace("z", "+00:00").replace("Z", "+00:00")
         # datetime (Python 3.10) reads a fraction of exactly 3 or 6 digits: make it 6
@@ -195,7 +216,11 @@ def read_submit(value: object) -> Submit:
             f"submit must be seconds or an RFC 3339 time with its offset "
             f"(2026-01-05T09:00:00Z), not {value!r}"
         )
-    return Submit(_bounded(_number(value, "submit"), "submit", 0, math.inf), rfc3339=False)
+    return Submit(_submit_seconds(value), rfc3339=False)
+
+
+def _submit_seconds(value: object) -> float:
+    return _seconds(_bounded(_number(value, "submit"), "submit", 0, math.inf), "submit")
 
 
 def read_cpu(value: object) -> float:

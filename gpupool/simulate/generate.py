@@ -5,14 +5,18 @@ else random):
 
 - ``generate(stack, seed)``: jobs for the stack's tenants (each on its own pools; a stack without
   tenants gets untenanted jobs on any pool; one in ten names a priority below its tenant's, the
-  rest run at the tenant's), each a shape its pool can hold: whole GPUs up to a
-  node's count on exclusive pools (with gangs of whole nodes where a pool has several), one
+  rest run at the tenant's, but where the admission policy denies (``cluster.admission.action``
+  deny, the default) only CPU-only jobs do, since a GPU pod at another priority is rejected;
+  no job asks more GPUs than its tenant's ``limit.gpus``, or under KAI a tenant KAI does not
+  preempt its ``quota.gpus``, so every job can run), each a shape its pool can hold: whole GPUs
+  up to a node's count on exclusive pools (with gangs of whole nodes where a pool has several), one
   replica (``gpus: 1``) on time-slicing and MPS pools, a MIG profile of the pool's layout
   (picked in proportion to how many the layout holds), a fraction in whole slots on fractional
   pools, and a few CPU-only jobs; CPU and host memory in proportion to the GPUs asked, from the
   node's vCPUs and memory where the stack or the catalog says them; arrivals over one day, more
   in working hours, and durations spread from minutes to hours (log-normal, median 30 minutes).
   A job is pinned to its pool where its tenant has several, so its shape lands where it fits;
+  ``gpupool simulate --generate`` replays it;
 - ``write_synthetic(path, rows, seed)``: a large CSV in gpupool's format, written row by row
   (1,000,000 rows never sit in memory), for ``bench/``.
 
@@ -31,6 +35,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
+from gpupool import facts
+from gpupool.facts.tenancy import kai_preemptible
 from gpupool.model import PRIORITIES, Pool, Stack
 from gpupool.simulate.columns import COLUMNS
 from gpupool.simulate.jobs import Job, Workload
@@ -54,18 +60,58 @@ def generate(stack: Stack, seed: int = 0, *, jobs: int = 200, source: str = "") 
     """
     rng = random.Random(seed)
     plans = _plans(stack)
+    # the admission policy (cluster.admission.action deny, the default) rejects a GPU pod at a
+    # priority other than its tenant's
+    deny_other_priorities = stack.cluster.admission.action == "deny"
+    ceilings = _ceilings(stack)
     made: list[Job] = []
     for i in range(jobs):
         tenant, pools = plans[rng.randrange(len(plans))]
         pool = pools[rng.randrange(len(pools))]
         job = _job(rng, i, tenant, pool, pinned=len(pools) > 1)
-        lower = _lower_priorities(stack, tenant)
+        ceiling = ceilings.get(tenant)
+        if ceiling is not None and job.gpus * job.pods > ceiling:
+            job = _within(job, ceiling)
+        lower = _lower_priorities(stack, tenant) if deny_other_priorities is False or (
+            not _uses_gpu(job)) else ()
         if lower and rng.random() < LOWER_PRIORITY_SHARE:
             job = replace(job, priority=lower[rng.randrange(len(lower))])
         made.append(job)
     made.sort(key=lambda j: j.submit)
     numbered = [_renumbered(j, line) for line, j in enumerate(made, start=2)]
     return Workload(source=source or f"generated:{stack.name}:{seed}", jobs=tuple(numbered))
+
+
+def _ceilings(stack: Stack) -> dict[str | None, float]:
+    """Return the most whole GPUs one job of each tenant can ever hold (a tenant without none).
+
+    A tenant's ``limit.gpus`` (its ResourceQuota) bounds every job; under KAI a tenant whose
+    priority KAI does not preempt gets no more than its ``quota.gpus`` (docs/commands.md,
+    gpupool simulate: Tenancy).
+    """
+    kai = facts.uses_scheduler(stack, facts.SCHEDULER_KAI)
+    out: dict[str | None, float] = {}
+    for t in stack.tenants:
+        bounds = [t.limit_gpus] if t.limit_gpus is not None else []
+        if kai and t.quota_gpus is not None and not kai_preemptible(t.priority):
+            bounds.append(t.quota_gpus)
+        if bounds:
+            out[t.name] = min(bounds)
+    return out
+
+
+def _within(job: Job, ceiling: float) -> Job:
+    """Return a whole-GPU job shrunk to ``ceiling`` GPUs: fewer pods first, then fewer GPUs."""
+    gpus, pods = job.gpus, job.pods
+    while gpus * pods > ceiling and pods > 1:
+        pods -= 1
+    while gpus * pods > ceiling and gpus > 1:
+        gpus //= 2
+    return replace(job, gpus=gpus, pods=pods)
+
+
+def _uses_gpu(job: Job) -> bool:
+    return job.gpus > 0 or job.fraction is not None or job.mig is not None
 
 
 def _lower_priorities(stack: Stack, tenant: str | None) -> tuple[str, ...]:

@@ -23,7 +23,9 @@ node list as a stack). The mapping follows the FGD paper's simulator
   ``pod_phase`` and ``scheduled_time`` record what happened in Alibaba's cluster and are not
   read.
 
-Rows the simulator's converter would bend (``gpu_milli`` above 1000 clipped, several GPUs each
+Every number is a whole number of digits within the bounds of gpupool's own columns (cores,
+memory, GPUs; times at most ``MAX_SECONDS``, docs/workload.md, Bounds). Rows the simulator's
+converter would bend (``gpu_milli`` above 1000 clipped, several GPUs each
 shared) are errors here: the published lists have none.
 """
 
@@ -34,9 +36,10 @@ import math
 from collections.abc import Iterator
 from pathlib import Path
 
+from gpupool.simulate.columns import MAX_CPU, MAX_GPUS, MAX_MEMORY_GIB, MAX_SECONDS
 from gpupool.simulate.jobs import Job
 from gpupool.simulate.source import Problems, lines
-from gpupool.spec.diagnostics import error
+from gpupool.spec.diagnostics import clip, error
 
 #: The trace's GPU model names and gpupool's catalog names for them. P100, G2 and G3 are not in
 #: the catalog (G2 and G3 are Alibaba's anonymised models) and keep their trace names; a stack
@@ -55,20 +58,25 @@ REQUIRED = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli")
 OPTIONAL = ("gpu_spec", "qos", "pod_phase", "creation_time", "deletion_time", "scheduled_time")
 QOS = ("LS", "BE", "Burstable", "Guaranteed")
 MILLI = 1000
+#: The latest creation or deletion time read (seconds from the trace's start): the bound of a
+#: gpupool workload's submit times and durations (docs/workload.md, Bounds).
+_MAX_TIME = int(MAX_SECONDS)
 
 
 class _Bad(ValueError):
     pass
 
 
-def _whole(text: str, what: str) -> int:
-    try:
-        value = int(text.strip())
-    except ValueError:
-        raise _Bad(f"{what} must be a whole number, not {text!r}") from None
-    if value < 0:
-        raise _Bad(f"{what} must be 0 or more, not {value}")
-    return value
+def _whole(text: str, what: str, most: int) -> int:
+    """Read a whole number from 0 to ``most`` (digits only: no sign, no ``_``, no exponent)."""
+    digits = text.strip()
+    if digits.startswith("-") and digits[1:].isascii() and digits[1:].isdigit():
+        raise _Bad(f"{what} must be 0 or more, not {clip(digits, 40)}")
+    if not (digits.isascii() and digits.isdigit()):
+        raise _Bad(f"{what} must be a whole number, not {clip(text, 40)!r}")
+    if len(digits.lstrip("0")) > len(str(most)) or int(digits) > most:
+        raise _Bad(f"{what} must be at most {most:,}, not {clip(digits, 40)}")
+    return int(digits)
 
 
 def read_pods(path: Path, problems: Problems) -> list[Job]:
@@ -187,10 +195,10 @@ def _pod(
     name = cell("name")
     if not name:
         raise _Bad("name is empty")
-    cpu = _whole(cell("cpu_milli"), "cpu_milli") / MILLI
-    memory = _whole(cell("memory_mib"), "memory_mib") / 1024
-    count = _whole(cell("num_gpu"), "num_gpu")
-    milli = _whole(cell("gpu_milli"), "gpu_milli")
+    cpu = _whole(cell("cpu_milli"), "cpu_milli", int(MAX_CPU) * MILLI) / MILLI
+    memory = _whole(cell("memory_mib"), "memory_mib", int(MAX_MEMORY_GIB) * 1024) / 1024
+    count = _whole(cell("num_gpu"), "num_gpu", MAX_GPUS)
+    milli = _whole(cell("gpu_milli"), "gpu_milli", MAX_GPUS * MILLI)
     gpus, fraction = 0, None
     if count:
         if milli > MILLI or milli == 0:
@@ -213,9 +221,10 @@ def _pod(
         models = specs.setdefault(
             spec, tuple(GPU_MODELS.get(m, m) for m in (p.strip() for p in spec.split("|")) if m)
         )
-    created = _whole(cell("creation_time"), "creation_time") if cell("creation_time") else 0
+    when = cell("creation_time")
+    created = _whole(when, "creation_time", _MAX_TIME) if when else 0
     deleted = cell("deletion_time")
-    end = _whole(deleted, "deletion_time") if deleted else None
+    end = _whole(deleted, "deletion_time", _MAX_TIME) if deleted else None
     if end is not None and end < created:
         raise _Bad(f"deletion_time {end} is before creation_time {created}")
     job = Job(

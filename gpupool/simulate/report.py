@@ -18,12 +18,12 @@ This module owns what ``gpupool simulate`` reports from an ``engine.Outcome``:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from gpupool.formats import FORMAT_VERSION
+from gpupool.quantile import weighted_percentile
 from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI, PoolModel
 from gpupool.simulate.engine import GAVE_UP_STATE, REJECTED, Gang, Outcome
 
@@ -99,23 +99,6 @@ class Report:
     timeline: tuple[tuple[float, int, float], ...] = field(default=())
 
 
-def percentile(values: Sequence[tuple[float, int]], q: float) -> float | None:
-    """Return the nearest-rank ``q`` percentile of ``values``, (value, times) pairs.
-
-    A gang's pods all wait the same, so they are one pair, not one value a pod.
-    """
-    total = sum(n for _, n in values)
-    if not total:
-        return None
-    rank = max(1, math.ceil(q / 100 * total))
-    seen = 0
-    for value, n in sorted(values):
-        seen += n
-        if seen >= rank:
-            return value
-    return None  # not reached: the ranks end at ``total``
-
-
 def _tenant(name: str, gangs: list[Gang], outcome: Outcome) -> TenantFigures:
     submitted = started = rejected = never = preempted = interrupted = 0
     lost = 0.0
@@ -147,7 +130,7 @@ def _tenant(name: str, gangs: list[Gang], outcome: Outcome) -> TenantFigures:
         rejected=rejected,
         never_started=never,
         reasons=dict(sorted(reasons.items())),
-        wait=Waits(percentile(waits, 50), percentile(waits, 95),
+        wait=Waits(weighted_percentile(waits, 50), weighted_percentile(waits, 95),
                    max((w for w, _ in waits), default=None)),
         preemptions=preempted,
         gpu_hours_lost=lost / 3600,

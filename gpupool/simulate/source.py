@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import os
 import stat
+from array import array
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -59,23 +61,37 @@ class WorkloadError(InputError):
 
 
 class Problems:
-    """The problems found in one workload file, placed on its lines."""
+    """The problems found in one workload file, placed on its lines.
+
+    The same problem on many lines (the same severity, code, summary and hint: one unknown
+    tenant named on every row of a file written for another stack) is one diagnostic, placed at
+    the first of them, its summary ending ``(and 44 more rows: lines 3-46)``. ``MAX_PROBLEMS``
+    bounds the distinct problems kept.
+    """
 
     def __init__(self, source: str) -> None:
         self.source = source
-        self.found: list[Diagnostic] = []
+        self._groups: dict[tuple[str, str, str, str], _Group] = {}
         self.left_out = 0
 
     def __bool__(self) -> bool:
-        return bool(self.found)
+        return bool(self._groups)
 
     def add(self, problem: Diagnostic, line: int, column: int = 1) -> None:
         """Record ``problem`` (built with ``error``) at ``line``:``column`` (1-based)."""
-        if len(self.found) >= MAX_PROBLEMS:
+        key = (problem.severity.value, problem.code, problem.summary, problem.detail)
+        group = self._groups.get(key)
+        if group is not None:
+            group.add(line, column)
+        elif len(self._groups) >= MAX_PROBLEMS:
             self.left_out += 1
-            return
-        at = Pos(line, max(1, column))
-        self.found.append(problem.placed(Range(self.source, at, at)))
+        else:
+            self._groups[key] = _Group(problem, line, column)
+
+    @property
+    def found(self) -> list[Diagnostic]:
+        """One diagnostic per distinct problem, each placed at the first line it is on."""
+        return [group.placed(self.source) for group in self._groups.values()]
 
     def raise_if_any(self) -> None:
         """Raise ``WorkloadError`` with every problem when there is one."""
@@ -92,6 +108,44 @@ class Problems:
                 "the file again.",
             ).placed(Range(self.source, at, at))
         raise WorkloadError(self.source, self.found, last)
+
+
+class _Group:
+    """One problem and every line it is on (the first with its column)."""
+
+    def __init__(self, problem: Diagnostic, line: int, column: int) -> None:
+        self.problem = problem
+        self.first = Pos(line, max(1, column))
+        self.lines = array("q")  # the other lines, in the order found
+
+    def add(self, line: int, column: int) -> None:
+        if line < self.first.line:
+            self.lines.append(self.first.line)
+            self.first = Pos(line, max(1, column))
+        elif line != self.first.line:
+            self.lines.append(line)
+
+    def placed(self, source: str) -> Diagnostic:
+        problem = self.problem
+        if self.lines:
+            more = sorted(set(self.lines))
+            rows = f"{len(more):,} more row{'s' * (len(more) != 1)}"
+            word = "lines" if len(more) > 1 else "line"
+            problem = replace(problem, summary=f"{problem.summary} (and {rows}: {word} "
+                              f"{line_ranges(more)})")
+        return problem.placed(Range(source, self.first, self.first))
+
+
+def line_ranges(lines: list[int], most: int = 6) -> str:
+    """Return sorted line numbers as ranges, ``3-20, 22, 25-46``, the first ``most`` of them."""
+    runs: list[list[int]] = []
+    for line in lines:
+        if runs and line == runs[-1][1] + 1:
+            runs[-1][1] = line
+        else:
+            runs.append([line, line])
+    shown = [f"{a}" if a == b else f"{a}-{b}" for a, b in runs[:most]]
+    return ", ".join(shown) + (", ..." if len(runs) > most else "")
 
 
 def open_regular(path: Path) -> Any:

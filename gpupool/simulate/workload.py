@@ -12,8 +12,8 @@ GPU shape (``gpus``, ``fraction`` or ``mig``, or none for a CPU-only job; ``gpu_
 beside ``gpus`` or ``fraction``, or alone, never with ``mig``), names unique in the file, and
 ``submit`` in one kind of time throughout (seconds, or RFC 3339 times, the earliest being 0).
 
-``check_workload`` is the second step, against a stack: the tenants, priorities, pools and MIG
-profiles the rows name must be the stack's.
+``check_workload`` (``gpupool.simulate.fit``, imported here) is the second step, against a
+stack: the tenants, priorities, pools and MIG profiles the rows name must be the stack's.
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from gpupool import didyoumean
 from gpupool.errors import InputError
-from gpupool.model import PRIORITIES, Stack
 from gpupool.simulate import openb
-from gpupool.simulate.columns import BY_NAME, COLUMNS, BadValue, Submit, read_json
+from gpupool.simulate.columns import BY_NAME, COLUMNS, MAX_SECONDS, BadValue, Submit, read_json
+from gpupool.simulate.fit import check_workload as check_workload
+from gpupool.simulate.fit import did_you_mean
 from gpupool.simulate.jobs import Job, Workload
 from gpupool.simulate.source import Problems, lines
-from gpupool.spec.diagnostics import Diagnostic, Pos, Range, error
+from gpupool.spec.diagnostics import Diagnostic, error
 
 FORMATS = ("csv", "jsonl", "openb")
 #: File suffixes and the format each means when no format is given.
@@ -152,7 +152,7 @@ def _header_ok(header: list[str], line: int, problems: Problems) -> bool:
             ok = False
         seen.add(name)
         if name not in BY_NAME:
-            hint = _did_you_mean(name, BY_NAME)
+            hint = did_you_mean(name, BY_NAME)
             if looks_openb:
                 hint += " This header is an openb pod list's: read it with --workload-format openb."
             problems.add(
@@ -207,7 +207,7 @@ def _jsonl_rows(path: Path, problems: Problems) -> Iterator[Row]:
                 error(
                     "workload.unknown-column",
                     f"unknown column {key!r}",
-                    f"Columns: {', '.join(BY_NAME)}.{_did_you_mean(key, BY_NAME)}",
+                    f"Columns: {', '.join(BY_NAME)}.{did_you_mean(key, BY_NAME)}",
                 ),
                 line,
                 _json_column(text, key),
@@ -226,11 +226,6 @@ def _json_at(text: str, index: int) -> int:
 
 def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
-
-
-def _did_you_mean(name: str, known: Iterable[str]) -> str:
-    hits = didyoumean.closest(name, known, 1, cutoff=0.6, fold_case=False)
-    return f" Did you mean {hits[0]!r}?" if hits else ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,44 +254,15 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
                 cache[""] = column.default
     readers = [partial(read_json, c) if from_json else c.read for c in COLUMNS]
     kind: tuple[bool, int] | None = None  # (RFC 3339?, line of the first row)
+    columns: list[int] = []  # RFC 3339 times: where each job's submit cell starts (0: none)
     for line, cells, where in rows:
         # most cells repeat a value read before: one look-up each, then read only the others
         values = [
             cache.get(raw, _BAD) if raw is None or type(raw) is str else _BAD
             for raw, cache in zip(cells, caches, strict=True)
         ]
-        bad = False
-        for index in [i for i, v in enumerate(values) if v is _BAD]:
-            column, raw = COLUMNS[index], cells[index]
-            if raw is None or (not from_json and type(raw) is str and (not raw or raw.isspace())):
-                if column.required:
-                    problems.add(
-                        error(
-                            "workload.missing-value",
-                            f"{column.name} is required",
-                            f"{column.name}: {column.meaning}.",
-                        ),
-                        line,
-                        where(index),
-                    )
-                    bad = True
-                values[index] = column.default
-                continue
-            try:
-                value = readers[index](raw)
-            except BadValue as exc:
-                problems.add(
-                    error("workload.bad-value", str(exc), f"{column.name}: {column.meaning}."),
-                    line,
-                    where(index),
-                )
-                bad = True
-                values[index] = None
-                continue
-            cache = caches[index]
-            if type(raw) is str and len(cache) < _CACHED:
-                cache[raw] = value
-            values[index] = value
+        bad = _read_cells(cells, values, (readers, caches), line, where, problems,
+                          from_json=from_json)
         if bad or not _shape_ok(values, line, where, problems):
             continue
         submit = values[_SUBMIT]
@@ -305,19 +271,7 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
             if kind is None:
                 kind = (submit.rfc3339, line)
             elif kind[0] != submit.rfc3339:
-                problems.add(
-                    error(
-                        "workload.mixed-times",
-                        "submit is "
-                        + ("an RFC 3339 time" if submit.rfc3339 else "seconds")
-                        + f", line {kind[1]}'s is "
-                        + ("an RFC 3339 time" if kind[0] else "seconds"),
-                        "A file's submit times are all seconds from the start or all RFC 3339 "
-                        "times (the earliest is then 0).",
-                    ),
-                    line,
-                    where(_SUBMIT),
-                )
+                problems.add(_mixed_times(submit, kind), line, where(_SUBMIT))
                 continue
         name = values[_NAME]
         if name is None:
@@ -335,6 +289,8 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
         names[name] = line
         if problems:
             continue  # the file is bad: only look for more problems
+        if kind is None or kind[0]:  # kept for RFC 3339 files (None: no time seen yet)
+            columns.append(where(_SUBMIT) if cells[_SUBMIT] not in (None, "") else 0)
         jobs.append(
             Job(
                 name,
@@ -354,10 +310,87 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
             )
         )
     if kind is not None and kind[0] and jobs:
-        # times from the earliest; a row without a submit time starts with it
-        start = min((j.submit for j in jobs if j.submit > 0), default=0.0)
-        jobs = [replace(j, submit=max(0.0, j.submit - start)) for j in jobs]
+        jobs = _from_earliest(jobs, columns, problems)
     return jobs
+
+
+def _read_cells(cells: list[object], values: list[object],
+                read: tuple[list[Callable[[object], object]], list[dict[object, object]]],
+                line: int, where: Callable[[int], int], problems: Problems, *,
+                from_json: bool) -> bool:
+    """Read the cells not found in the caches into ``values``; return True when one was bad."""
+    readers, caches = read
+    bad = False
+    for index in [i for i, v in enumerate(values) if v is _BAD]:
+        column, raw = COLUMNS[index], cells[index]
+        if raw is None or (not from_json and type(raw) is str and (not raw or raw.isspace())):
+            if column.required:
+                problems.add(
+                    error(
+                        "workload.missing-value",
+                        f"{column.name} is required",
+                        f"{column.name}: {column.meaning}.",
+                    ),
+                    line,
+                    where(index),
+                )
+                bad = True
+            values[index] = column.default
+            continue
+        try:
+            value = readers[index](raw)
+        except BadValue as exc:
+            problems.add(
+                error("workload.bad-value", str(exc), f"{column.name}: {column.meaning}."),
+                line,
+                where(index),
+            )
+            bad = True
+            values[index] = None
+            continue
+        cache = caches[index]
+        if type(raw) is str and len(cache) < _CACHED:
+            cache[raw] = value
+        values[index] = value
+    return bad
+
+
+def _mixed_times(submit: Submit, kind: tuple[bool, int]) -> Diagnostic:
+    def what(rfc3339: bool) -> str:
+        return "an RFC 3339 time" if rfc3339 else "seconds"
+
+    return error(
+        "workload.mixed-times",
+        f"submit is {what(submit.rfc3339)}, line {kind[1]}'s is {what(kind[0])}",
+        "A file's submit times are all seconds from the start or all RFC 3339 times (the "
+        "earliest is then 0).",
+    )
+
+
+def _from_earliest(jobs: list[Job], columns: list[int], problems: Problems) -> list[Job]:
+    """Return RFC 3339 submit times as seconds from the earliest, each at most ``MAX_SECONDS``.
+
+    ``columns`` holds where each job's submit cell starts, 0 for a row without one, which starts
+    with the earliest.
+    """
+    timed = [j for j, at in zip(jobs, columns, strict=True) if at]
+    first = min(timed, key=lambda j: j.submit, default=None)
+    start = first.submit if first is not None else 0.0
+    out = [replace(j, submit=j.submit - start if at else 0.0)
+           for j, at in zip(jobs, columns, strict=True)]
+    for job, column in zip(out, columns, strict=True):
+        if job.submit > MAX_SECONDS:
+            problems.add(
+                error(
+                    "workload.bad-value",
+                    f"submit is {job.submit / 86400:,.0f} days after the earliest, line "
+                    f"{first.line if first else 1}'s; a workload spans at most 366 days",
+                    f"{COLUMNS[_SUBMIT].name}: {COLUMNS[_SUBMIT].meaning}.",
+                ),
+                job.line,
+                column,
+            )
+    return [] if problems else out
 
 
 def _shape_ok(
@@ -389,61 +422,3 @@ def _shape_ok(
         )
         return False
     return True
-
-
-# ---------------------------------------------------------------------------------------------
-# Names against a stack
-
-
-def check_workload(stack: Stack, workload: Workload) -> list[Diagnostic]:
-    """Return an error for each row naming a tenant, priority, pool or MIG profile not in the stack.
-
-    A MIG profile must be in the layout of the pool a row pins, or else of some pool of the
-    stack. At most ``MAX_PROBLEMS`` are returned, then one saying how many more there were.
-    """
-    problems = Problems(workload.source)
-    tenants = [t.name for t in stack.tenants]
-    pools = [p.name for p in stack.pools]
-    layouts = {p.name: {name for name, _ in p.sharing.mig_layout} for p in stack.pools}
-    every_profile = set().union(*layouts.values()) if layouts else set()
-    known_tenants, known_pools = set(tenants), set(pools)
-    for job in workload.jobs:
-        found = []
-        if job.tenant is not None and job.tenant not in known_tenants:
-            found.append(error("workload.unknown-tenant",
-                               f"tenant {job.tenant!r} is not in stack {stack.name!r}",
-                               _listing("tenants", tenants, job.tenant)))
-        if job.priority is not None and job.priority not in PRIORITIES:
-            found.append(error("workload.unknown-priority",
-                               f"priority {job.priority!r} is not a gpupool priority",
-                               _listing("priorities", PRIORITIES, job.priority)))
-        if job.pool is not None and job.pool not in known_pools:
-            found.append(error("workload.unknown-pool",
-                               f"pool {job.pool!r} is not in stack {stack.name!r}",
-                               _listing("pools", pools, job.pool)))
-        if job.mig is not None:
-            pinned = job.pool if job.pool in layouts else None
-            have = every_profile if pinned is None else layouts[pinned]
-            if job.mig not in have:
-                where = f"stack {stack.name!r}" if pinned is None else f"pool {pinned!r}"
-                found.append(error("workload.unknown-mig-profile",
-                                   f"MIG profile {job.mig!r} is in no MIG layout of {where}",
-                                   _listing("MIG profiles", sorted(have), job.mig)))
-        for problem in found:
-            problems.add(problem, job.line)
-    out = list(problems.found)
-    if problems.left_out:
-        at = Pos(out[-1].range.start.line if out[-1].range else 1, 1)
-        out.append(
-            error(
-                "workload.too-many-problems", f"{problems.left_out:,} more problems not shown"
-            ).placed(Range(workload.source, at, at))
-        )
-    return out
-
-
-def _listing(what: str, names: Iterable[str], name: str) -> str:
-    names = list(names)
-    if not names:
-        return f"The stack has no {what}."
-    return f"The stack's {what}: {', '.join(names)}.{_did_you_mean(name, names)}"

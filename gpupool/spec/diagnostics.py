@@ -139,7 +139,8 @@ def info(code: str, summary: str, detail: str = "", path: Path = (), **kw: Any) 
 _RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
-def _sort_key(d: Diagnostic) -> tuple[str, int, int, int, str, str]:
+def sort_key(d: Diagnostic) -> tuple[str, int, int, int, str, str]:
+    """Return the key ``sort`` orders by: file, line, column (sourceless first), severity."""
     if d.range is None:
         return ("", 0, 0, _RANK[d.severity], d.code, d.summary)
     r = d.range
@@ -154,7 +155,7 @@ def sort(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
         if d not in seen:
             seen.add(d)
             out.append(d)
-    return sorted(out, key=_sort_key)
+    return sorted(out, key=sort_key)
 
 
 def has_errors(diags: Iterable[Diagnostic]) -> bool:

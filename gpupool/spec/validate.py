@@ -5,8 +5,9 @@ earlier ones accepted (no model is built from schema-invalid data). Schema error
 the parts they lie in: a pool or tenant (and the tenants naming a broken pool), a field of a
 section, or a section. The stack without them is built and checked, and each finding whose rule
 reads nothing set aside (``checks._FAMILIES`` says what each family reads) is reported with the
-schema errors, so one round shows every problem. It is what ``gpupool validate`` and every other
-command call first.
+schema errors, so one round shows every problem. The stack's ``acknowledge`` list is applied
+last (``gpupool.spec.acknowledge``): the warnings it names leave the diagnostics for the
+result's ``acknowledged``. It is what ``gpupool validate`` and every other command call first.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from gpupool import model
-from gpupool.spec import checks, diagnostics, load, schema
+from gpupool.spec import acknowledge, checks, diagnostics, load, schema
+from gpupool.spec.acknowledge import Acknowledged
 from gpupool.spec.diagnostics import Diagnostic
 
 
@@ -29,11 +31,18 @@ class ValidateResult:
     diagnostics: tuple[Diagnostic, ...]
     stack: model.Stack | None
     document: load.Document | None
+    #: The warnings the file's ``acknowledge`` list names, left out of ``diagnostics``.
+    acknowledged: tuple[Acknowledged, ...] = ()
 
     @property
     def valid(self) -> bool:
         """True when no diagnostic is an error."""
         return not diagnostics.has_errors(self.diagnostics)
+
+    def quieted(self) -> ValidateResult:
+        """Return this result with its errors alone: what ``--quiet`` shows, in every format."""
+        errors = tuple(d for d in self.diagnostics if d.is_error)
+        return replace(self, diagnostics=errors, acknowledged=())
 
 
 def _place(doc: load.Document, diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -82,6 +91,9 @@ class _SetAside:
             path = d.path
             head = path[0] if path else None
             if head in _UNREAD:
+                continue
+            if head == "acknowledge":  # no check reads it: the list is left out, and unapplied
+                self.cuts.add(("acknowledge",))
                 continue
             if head in _PARTS and len(path) >= 2 and isinstance(path[1], int):
                 self.items[str(head)].add(path[1])
@@ -192,17 +204,29 @@ def _names(tenant: Any) -> list[str]:
     return [p for p in pools if isinstance(p, str)] if isinstance(pools, list) else []
 
 
-def validate_document(doc: load.Document) -> tuple[list[Diagnostic], model.Stack | None]:
-    """Validate a parsed document; return its placed diagnostics and, if valid, the stack."""
-    diags = schema.validate(doc.data)
+def validate_document(
+    doc: load.Document,
+) -> tuple[list[Diagnostic], model.Stack | None, tuple[Acknowledged, ...]]:
+    """Validate a parsed document.
+
+    Return its placed diagnostics, the stack when it is valid, and the acknowledged warnings.
+    """
+    schema_errors = schema.validate(doc.data)
+    diags = list(schema_errors)
     stack = None
     if not diagnostics.has_errors(diags):
         stack = model.build(doc.data, doc.filename)
         diags += checks.run(stack, doc.data)
     elif isinstance(doc.data, dict):
         diags += _checks_of_valid_parts(doc.data, diags, doc.filename)
-    placed = diagnostics.sort(_place(doc, diags))
-    return placed, (None if diagnostics.has_errors(placed) else stack)
+    data = doc.data if isinstance(doc.data, dict) else {}
+    shown, acknowledged = acknowledge.apply(
+        data, acknowledge.entries(doc.data, schema_errors), _place(doc, diags),
+        complete=not schema_errors,
+    )
+    placed = diagnostics.sort(_place(doc, shown))
+    acked = sorted(acknowledged, key=lambda a: diagnostics.sort_key(a.diagnostic))
+    return placed, (None if diagnostics.has_errors(placed) else stack), tuple(acked)
 
 
 def validate_text(text: str, filename: str) -> ValidateResult:
@@ -210,11 +234,11 @@ def validate_text(text: str, filename: str) -> ValidateResult:
     doc, diags = load.parse(text, filename)
     if doc is None:
         return ValidateResult(filename, tuple(diagnostics.sort(diags)), None, None)
-    more, stack = validate_document(doc)
+    more, stack, acknowledged = validate_document(doc)
     all_diags = diagnostics.sort([*diags, *more])
     if diagnostics.has_errors(all_diags):
         stack = None
-    return ValidateResult(filename, tuple(all_diags), stack, doc)
+    return ValidateResult(filename, tuple(all_diags), stack, doc, acknowledged)
 
 
 def validate_file(path: Path, display_name: str | None = None) -> ValidateResult:

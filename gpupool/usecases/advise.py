@@ -1,5 +1,7 @@
 """``gpupool advise``: read what the stack's GPUs did, propose checked edits, optionally write them.
 
+The edits come from the rules ``advise.rules`` registers, walked by ``_propose`` (scope by
+scope, pool by pool, in the registry's order).
 Each recommendation is checked before it is offered: the stack file with that one edit must
 validate (``gpupool validate``'s rules), and where a workload is known (``--workload``, or the
 window's pods ``--export-workload`` writes) the simulator replays it on the stack before and
@@ -8,24 +10,24 @@ tolerance (``advise.workload.regressions``); one that fails either is dropped an
 says why. With ``--export-workload`` the replay of today's stack is also set against what the
 window showed (``advise.workload.fidelity``).
 ``--write FILE`` / ``--in-place`` writes the file with every kept edit (checked together again),
-atomically, and only after every step succeeded.
+atomically, only after every step succeeded, and only when the stack file is still what was read
+(``advise.edit.write_back``: nothing made meanwhile is lost).
 """
 
 from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from gpupool.advise import coverage, edit, evidence, workload
+from gpupool.advise import coverage, edit, evidence, rule, rules, workload
 from gpupool.advise.prometheus import Auth, Prometheus
-from gpupool.advise.recommend import recommend
 from gpupool.advise.recommendation import Dropped, Recommendation
 from gpupool.advise.report import AdviseResult
 from gpupool.assemble import build
 from gpupool.errors import InputError
-from gpupool.files import TooLargeError, UnsafePathError, read_regular, write_atomic
+from gpupool.files import write_atomic
 from gpupool.graph import ResourceGraph
 from gpupool.model import Stack
 from gpupool.plan.cost import price_currency
@@ -43,6 +45,29 @@ def _prices(stack: Stack) -> tuple[dict[str, float | None], str]:
     report = tenant_costs(ResourceGraph(stack.name, graph.cloud, ()), graph)
     hourly = {name: span.min for name, span in report.gpu_hourly.items()}
     return hourly, price_currency(graph)
+
+
+def _propose(stack: Stack, ev: evidence.Evidence, gpu_hourly: Mapping[str, float | None]
+             ) -> tuple[list[Recommendation], list[str]]:
+    """Walk the rule registry: the recommendations the evidence supports, and the gaps met.
+
+    Scope by scope (``advise.rule.Scope``), case by case in the stack's order, each rule of the
+    scope in the registry's order judges the case; a pool the guard holds back is judged by none.
+    """
+    found: list[Recommendation] = []
+    gaps: list[str] = []
+    covered = coverage.of(stack, ev)
+    for scope in rule.Scope:
+        for case in rule.cases(stack, ev, gpu_hourly, covered, scope):
+            held = rule.guard(case) if scope is rule.Scope.POOL_USE else None
+            if held is not None:
+                gaps.extend(held)
+                continue
+            for each in rules.of_scope(scope):
+                findings = each.judge(case)
+                found.extend(findings.recommendations)
+                gaps.extend(findings.gaps)
+    return found, gaps
 
 
 def _check(text: str, file: str, edits: list[tuple[tuple[str | int, ...], object]]) -> str | None:
@@ -82,14 +107,15 @@ def advise(
 
     """
     try:
-        text = read_regular(stack_file, STACK_LIMIT).decode("utf-8")
-    except (OSError, UnicodeDecodeError, TooLargeError, UnsafePathError) as err:
+        source = edit.read_source(stack_file, STACK_LIMIT)
+        text = source.text
+    except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read {stack_file} again to edit it: {err}") from err
     server = Prometheus(url, auth)
     until = end if end is not None else time.time()
     ev = evidence.read(server, stack, until, since_seconds, progress)
     gpu_hourly, currency = _prices(stack)
-    found, rule_gaps = recommend(stack, ev, gpu_hourly)
+    found, rule_gaps = _propose(stack, ev, gpu_hourly)
     pods: list[workload.ObservedPod] = []
     csv_text = ""
     start = until - since_seconds
@@ -114,7 +140,8 @@ def advise(
         why = _check(text, str(stack_file), [(rec.path, rec.value)])
         if why is None and simulate is not None and baseline is not None:
             after = simulate(edit.apply(text, [(rec.path, rec.value)]))
-            worse = workload.regressions(baseline.waits, after.waits)
+            worse = workload.regressions(baseline.waits_counting_unstarted,
+                                         after.waits_counting_unstarted)
             if worse:
                 why = f"simulate shows longer queue waits for {', '.join(worse)}"
         if why is None:
@@ -137,7 +164,7 @@ def advise(
                 f"the recommendations together do not validate, nothing written: {why}"
             )
         try:
-            write_atomic(write, edit.apply(text, edits).encode("utf-8"))
+            edit.write_back(source, write, edit.apply(text, edits).encode("utf-8"), STACK_LIMIT)
         except OSError as err:
             raise InputError(f"cannot write {write}: {err.strerror or err}") from err
         written = str(write)

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from gpupool.assemble import build
 from gpupool.model import Stack
 from gpupool.plan import PlanResult, make_plan
+from gpupool.spec.acknowledge import Acknowledged
 from gpupool.spec.diagnostics import Diagnostic
 from gpupool.usecases.base import load_base
 
 
 def plan(stack_file: Path, stack: Stack, base: str | None, *, force_base: bool = False,
-         diagnostics: Sequence[Diagnostic] = (), shown_as: str | None = None) -> PlanResult:
+         diagnostics: Sequence[Diagnostic] = (), shown_as: str | None = None,
+         acknowledged: Sequence[Acknowledged] = ()) -> PlanResult:
     """Plan ``stack`` (read from ``stack_file``) against the base ``--base`` names.
 
     Args:
@@ -23,6 +26,7 @@ def plan(stack_file: Path, stack: Stack, base: str | None, *, force_base: bool =
         force_base: accept a base that is another stack (``--force-base``).
         diagnostics: the stack file's diagnostics (its warnings and advice ride on the plan).
         shown_as: the stack file as the command was given it (default: ``stack_file``).
+        acknowledged: the stack file's acknowledged warnings, which the plan's JSON lists.
 
     Raises:
         InvalidBaseError: the base stack file is invalid (its diagnostics ride on the error).
@@ -31,5 +35,6 @@ def plan(stack_file: Path, stack: Stack, base: str | None, *, force_base: bool =
 
     """
     resolved = load_base(stack_file, stack.name, base, force=force_base)
-    return make_plan(resolved, build(stack), stack, diagnostics=diagnostics,
-                     stack_file=str(stack_file) if shown_as is None else shown_as)
+    planned = make_plan(resolved, build(stack), stack, diagnostics=diagnostics,
+                        stack_file=str(stack_file) if shown_as is None else shown_as)
+    return replace(planned, acknowledged=tuple(acknowledged))

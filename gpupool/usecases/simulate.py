@@ -2,7 +2,8 @@
 
 The workload is read by the command line (``gpupool.simulate.workload``) from ``--workload`` or
 from the file the stack's ``simulation`` block names (``named_workload`` finds it, and refuses
-one outside the stack file's folder); this use case runs it on the stack and, with ``--base``,
+one outside the stack file's folder), or ``generated`` makes one up for the stack
+(``--generate``); this use case runs it on the stack and, with ``--base``,
 on the base stack (``usecases.base.base_stack``: another stack file or this file at a git ref)
 under the same settings, and returns both reports; with ``--saturate`` it runs capacity mode
 instead (``simulate.saturate``) on both.
@@ -17,6 +18,7 @@ from pathlib import Path
 from gpupool.errors import InputError
 from gpupool.model import Stack
 from gpupool.simulate.engine import Settings
+from gpupool.simulate.generate import generate
 from gpupool.simulate.jobs import Workload
 from gpupool.simulate.metered import simulate_metered
 from gpupool.simulate.report import Report, report
@@ -62,11 +64,7 @@ def named_workload(stack_file: Path, stack: Stack, *, path: str | None, fmt: str
 
     """
     sim = stack.simulation
-    run_seed = seed if seed is not None else sim.seed if sim is not None else 0
-    rate = (spot_interruptions_per_hour if spot_interruptions_per_hour is not None
-            else sim.spot_interruptions_per_hour if sim is not None else 0.0)
-    shortage = (spot_shortage if spot_shortage is not None
-                else sim.spot_shortage if sim is not None else 0.0)
+    run_seed, rate, shortage = _figures(stack, seed, spot_interruptions_per_hour, spot_shortage)
     if path is not None:
         return NamedWorkload(Path(path), fmt, run_seed, rate, shortage)
     if sim is None:
@@ -80,6 +78,31 @@ def named_workload(stack_file: Path, stack: Stack, *, path: str | None, fmt: str
             "folder (through a link); put the workload beside the stack file"
         )
     return NamedWorkload(where, fmt or sim.format, run_seed, rate, shortage)
+
+
+def _figures(stack: Stack, seed: int | None, rate: float | None,
+             shortage: float | None) -> tuple[int, float, float]:
+    """Return the run's seed and spot figures: each flag's, else the ``simulation`` block's."""
+    sim = stack.simulation
+    return (
+        seed if seed is not None else sim.seed if sim is not None else 0,
+        rate if rate is not None else sim.spot_interruptions_per_hour if sim is not None else 0.0,
+        shortage if shortage is not None else sim.spot_shortage if sim is not None else 0.0,
+    )
+
+
+def generated(stack: Stack, *, jobs: int, seed: int | None,
+              spot_interruptions_per_hour: float | None = None,
+              spot_shortage: float | None = None) -> tuple[NamedWorkload, Workload]:
+    """Return a workload made up for the stack (``simulate.generate``) and the run's figures.
+
+    ``gpupool simulate --generate``: ``jobs`` jobs of the stack's tenants on their pools, the
+    same for the same seed (the flag's, else the ``simulation`` block's, else 0).
+    """
+    run_seed, rate, shortage = _figures(stack, seed, spot_interruptions_per_hour, spot_shortage)
+    source = f"--generate {jobs}"  # what the report names it by: how to make it again
+    workload = generate(stack, run_seed, jobs=jobs, source=source)
+    return NamedWorkload(Path(source), None, run_seed, rate, shortage), workload
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,10 @@
 This module owns the stable machine-readable shape: ``format_version``, ``stack``,
 ``resource_changes`` (Terraform's ``actions`` vocabulary and ``replace_paths``), ``summary``,
 ``capacity``, ``cost``, ``diagnostics`` (the stack file's warnings and advice, as ``validate``
-writes them) and ``pins`` (what ``up --expect`` holds the file applied to). Fields may be added
-(``base``, ``tenants``, per-pool cost, slot profiles, ``changed_paths``, ``owner``, ``pins``,
-``diagnostics``), never renamed; a breaking change bumps
+writes them), ``acknowledged`` (the stack file's acknowledged warnings, each with its reason) and
+``pins`` (what ``up --expect`` holds the file applied to). Fields may be added (``base``,
+``tenants``, per-pool cost, slot profiles, ``changed_paths``, ``owner``, ``pins``,
+``diagnostics``, ``acknowledged``), never renamed; a breaking change bumps
 ``format_version``. Unknown amounts are ``null``, never 0.
 """
 
@@ -147,6 +148,7 @@ def to_json(result: PlanResult) -> dict[str, Any]:
         "diagnostics": plan_summary.diagnostics_json(result),
         "pins": None if result.pins is None else plan_pins.to_json(result.pins),
         "scheduler": _scheduler(result),
+        "acknowledged": [a.to_json() for a in result.acknowledged],
     }
 
 

@@ -1,7 +1,8 @@
 """Output of ``gpupool validate``, and the diagnostics every command that reads a stack prints.
 
 ``render`` writes validation results as text for people (one line per file on stdout, the
-diagnostics on stderr) or JSON for machines (docs/commands.md); ``stack_diagnostics`` is what
+diagnostics on stderr; acknowledged warnings only counted) or JSON for machines, which lists the
+acknowledged warnings with their reasons (docs/commands.md); ``stack_diagnostics`` is what
 ``plan``, ``render``, ``preview``, ``up``, ``destroy`` and ``drift`` write on stderr about the stack
 file they read.
 """
@@ -27,6 +28,7 @@ def render(results: Sequence[ValidateResult], fmt: str) -> Output:
             "format_version": FORMAT_VERSION,
             "valid": all(r.valid for r in results),
             "diagnostics": [d.to_json() for d in all_diags],
+            "acknowledged": [a.to_json() for r in results for a in r.acknowledged],
         }
         return Output(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", "")
     diag_text = "".join(diagnostics.format_text(d) + "\n" for d in all_diags)
@@ -34,8 +36,10 @@ def render(results: Sequence[ValidateResult], fmt: str) -> Output:
     for r in results:
         errors = sum(1 for d in r.diagnostics if d.is_error)
         advice = sum(1 for d in r.diagnostics if d.severity is diagnostics.Severity.INFO)
+        acked = len(r.acknowledged)
         counts = [f"{n} {word}{'s' * (n != 1)}" for n, word in (
             (len(r.diagnostics) - errors - advice, "warning"), (advice, "advice item")) if n]
+        counts += [f"{acked} warning{'s' * (acked != 1)} acknowledged"] if acked else []
         if r.valid:
             lines.append(f"{one_line(r.filename)}: valid"
                          + (f" ({', '.join(counts)})" if counts else ""))

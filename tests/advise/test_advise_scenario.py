@@ -390,7 +390,8 @@ def test_until_fixes_the_window_and_a_bad_one_is_a_usage_error(
     code = run(["advise", str(tmp_path / "stack.yaml"), "--prometheus", server,
                 "--until", "yesterday"])
     assert code == 64
-    assert "--until takes unix seconds or an RFC 3339 time" in capsys.readouterr().err
+    assert "argument --until: takes unix seconds from 0 to 253402300799, or an RFC 3339 time" \
+        in capsys.readouterr().err
 
 
 def test_a_window_longer_than_the_data_is_low_coverage_and_not_judged(
@@ -405,3 +406,42 @@ def test_a_window_longer_than_the_data_is_low_coverage_and_not_judged(
     assert not [r for r in doc["recommendations"] if r["pool"]]
     assert any(g.startswith("pool h100: low coverage (16 of 16 GPUs and 337 of 720 hours")
                for g in doc["gaps"])
+
+
+def test_in_place_refuses_when_the_file_changed_while_advise_queried(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: the stack was read before the queries (minutes on a real server) and written over
+    # without a look, so an edit saved meanwhile was lost
+    from gpupool.usecases import advise as usecase
+
+    monkeypatch.setattr(time, "time", lambda: END)
+    stack = tmp_path / "stack.yaml"
+    stack.write_text(STACK)
+    real = usecase.evidence.read
+
+    def read_while_someone_edits(*args: object, **kwargs: object) -> object:
+        with stack.open("a") as fh:
+            fh.write("# saved by a colleague while advise queried\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(usecase.evidence, "read", read_while_someone_edits)
+    code = run(["advise", str(stack), "--prometheus", server, "--in-place"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert f"error: {stack} changed since advise read it at" in err
+    assert stack.read_text() == STACK + "# saved by a colleague while advise queried\n"
+
+
+def test_in_place_keeps_the_file_s_mode(
+    server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: a 0640 stack came back 0644, world-readable
+    monkeypatch.setattr(time, "time", lambda: END)
+    stack = tmp_path / "stack.yaml"
+    stack.write_text(STACK)
+    stack.chmod(0o640)
+    doc = _advise(tmp_path, server, "--in-place", capsys=capsys)
+    assert doc["written"] == str(stack)
+    assert stack.read_text() != STACK
+    assert stack.stat().st_mode & 0o777 == 0o640

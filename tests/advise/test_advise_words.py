@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from gpupool.advise import capacity, floor
+from gpupool.advise.capacity import Spot
 from gpupool.advise.coverage import Coverage
 from gpupool.advise.evidence import Evidence, GpuUse, PoolUse
+from gpupool.advise.floor import LowerFloor
 from gpupool.advise.pods import PoolPods
 from gpupool.advise.report import AdviseResult
+from gpupool.advise.rule import Case
 from gpupool.catalog import instance as catalog_instance
 from gpupool.cli import run
 from gpupool.simulate.autoscaler import SCALE_UP_SECONDS
@@ -92,13 +94,14 @@ def _sliced_h100_stack() -> tuple:
 def test_a_floor_idle_in_short_gaps_stays_and_says_why() -> None:
     # an 8-GPU node time-sliced four ways (32 slots) idle every other hour: each hour it comes
     # back, up to 32 pods wait 5 minutes for it (160 pod-minutes) to save one idle node-hour
-    stack, pool = _sliced_h100_stack()
+    stack, _ = _sliced_h100_stack()
     hours = [(1, 1) if h % 2 else (1, 0) for h in range(14 * 24)]
     use = _pool_use("h100", hours, 8)
     ev = Evidence(window_seconds=14 * DAY, end=0.0, pools={"h100": use}, tenants={})
-    gaps: list[str] = []
-    assert floor.lower_floor(stack, pool, 0, use, ev, 55.04, gaps) is None
-    [gap] = gaps
+    prices = {"h100": 55.04 / 8}  # a GPU of the p5.48xlarge, an hour
+    found = LowerFloor().judge(Case(stack, ev, prices, {}, 0))
+    assert found.recommendations == ()
+    [gap] = found.gaps
     # 168 idle hours, 167 of them followed by a busy one in the window: 167 cold starts of 32
     # pods in 14 days
     assert gap.startswith("pool h100: nodes.min 1 -> 0 not proposed: it would save 12.0 idle "
@@ -108,9 +111,10 @@ def test_a_floor_idle_in_short_gaps_stays_and_says_why() -> None:
     # the same node idle twelve hours in a row each night: one cold start a day, proposed
     night = [(1, 1) if h % 24 < 12 else (1, 0) for h in range(14 * 24)]
     use = _pool_use("h100", night, 8)
-    gaps = []
-    low = floor.lower_floor(stack, pool, 0, use, ev, 55.04, gaps)
-    assert low is not None and low.value == 0 and gaps == []
+    ev = Evidence(window_seconds=14 * DAY, end=0.0, pools={"h100": use}, tenants={})
+    found = LowerFloor().judge(Case(stack, ev, prices, {}, 0))
+    [low] = found.recommendations
+    assert low.value == 0 and found.gaps == ()
     assert low.evidence["expected_wait_pod_minutes_per_day"] == pytest.approx(
         32 * SCALE_UP_SECONDS / 60, rel=0.1)
 
@@ -147,10 +151,12 @@ def test_a_pool_with_no_gpu_seen_has_no_none_confidence() -> None:
      (PoolPods("h100", pods=2, owner_kinds={"Job": 2}), "2 pods that requested GPUs were seen")],
 )
 def test_the_pods_spot_needs_are_counted_in_words(pods: PoolPods | None, words: str) -> None:
-    stack, pool = _sliced_h100_stack()
+    stack, _ = _sliced_h100_stack()
     use = _pool_use("h100", [(1, 0)] * 48, 8)
-    gaps: list[str] = []
-    assert capacity.spot(stack, pool, 0, use, pods, 2 * DAY, gaps) is None
-    [gap] = gaps
+    ev = Evidence(window_seconds=2 * DAY, end=0.0, pools={"h100": use}, tenants={},
+                  pods={} if pods is None else {"h100": pods})
+    found = Spot().judge(Case(stack, ev, {}, {}, 0))
+    assert found.recommendations == ()
+    [gap] = found.gaps
     assert gap.startswith(f"pool h100: {words}")
     assert "(s)" not in gap and "0 GPU pod" not in gap

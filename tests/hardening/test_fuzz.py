@@ -6,7 +6,8 @@ duplicated under new names, instance types and GPU models swapped for other cata
 sharing modes replaced by plausible ones), then pushed through every stage gpupool runs on a
 file: validate, build the model and the resource graph, round-trip the graph through the applied
 record format, render the Pulumi program into a temporary directory (without running it), and
-plan it against an empty base and against the unmutated example, in every report format.
+plan it against an empty base and against the unmutated example, in every report format, and
+replay a workload generated for it (``gpupool simulate --generate``).
 
 Hostile mutations add what a red-team pass found: NaN, infinities and 1e308 at any number,
 explicit YAML tags with values their constructors refuse (``!!bool perhaps``), a trailing
@@ -46,6 +47,11 @@ from hypothesis import strategies as st
 from gpupool import assemble, catalog, cli, plan, render
 from gpupool.graph import ResourceGraph
 from gpupool.plan import Base
+from gpupool.simulate.engine import Settings
+from gpupool.simulate.generate import generate, to_csv
+from gpupool.simulate.metered import simulate_metered
+from gpupool.simulate.report import document, report
+from gpupool.simulate.workload import check_workload, read_workload
 from gpupool.spec.validate import validate_text
 from gpupool.views import plan as plan_view
 from tests import paths
@@ -436,6 +442,29 @@ def pipeline(
             if fmt == "json":
                 json.loads(out.result)
     STATS["planned"] += 1
+    replay_generated(stack, len(text))
+
+
+def replay_generated(stack: Any, seed: int) -> None:
+    """A workload made up for the stack (``simulate --generate``) fits it and replays finite.
+
+    Every row names only what the stack has (no error, no warning: its fractions are on
+    fractional pools), reads back from its CSV the same, and the simulated report's JSON holds
+    only finite numbers.
+    """
+    workload = generate(stack, seed, jobs=12)
+    assert check_workload(stack, workload) == [], stack.name
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "w.csv"
+        path.write_text(to_csv(workload.jobs), encoding="utf-8")
+        assert read_workload(path).jobs == workload.jobs
+    doc = document(report(*simulate_metered(stack, workload, Settings(seed=seed))))
+    json.loads(json.dumps(doc), parse_constant=_not_finite)
+    STATS["replayed"] += 1
+
+
+def _not_finite(name: str) -> None:
+    raise AssertionError(f"{name} in a simulated report")
 
 
 @settings(
@@ -497,7 +526,7 @@ def test_mutated_examples_survive_the_whole_pipeline() -> None:
     print(f"\nfuzz: {dict(STATS)}")
     assert STATS["cases"] >= FUZZ_EXAMPLES // 2
     assert STATS["rendered"] >= STATS["cases"] // 5, dict(STATS)
-    assert STATS["planned"] == STATS["rendered"]
+    assert STATS["planned"] == STATS["rendered"] == STATS["replayed"]
 
 
 def test_unmutated_examples_pass_every_stage() -> None:

@@ -224,7 +224,7 @@ def test_killed_renders_leave_every_file_whole(tmp_path: Path) -> None:
         ),
     )
     variants = [(s, assemble.build(s)) for s in (stack, bigger)]
-    texts = [render._files(s, g) for s, g in variants]
+    texts = [render._files(s, g, s.backend) for s, g in variants]
     assert texts[0]["__main__.py"] != texts[1]["__main__.py"]
     out = tmp_path / "out"
     render.render(*variants[0], out)
@@ -232,7 +232,7 @@ def test_killed_renders_leave_every_file_whole(tmp_path: Path) -> None:
 
     def renderer(ready: Callable[[], None]) -> None:
         cached = {id(s): t for (s, _), t in zip(variants, texts, strict=True)}
-        render._files = lambda s, g, c=cached: c[id(s)]  # writing is what a kill tears
+        render._files = lambda s, g, backend, c=cached: c[id(s)]  # writing is what a kill tears
         render.render(*variants[1], out)
         ready()
         while True:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpupool.model import PRIORITIES, Stack
+from gpupool.simulate.engine import DONE, simulate
 from gpupool.simulate.generate import generate, synthetic_rows, to_csv, write_synthetic
 from gpupool.simulate.workload import check_workload, read_workload
 from tests.paths import EXAMPLES
@@ -71,8 +73,16 @@ def test_generated_jobs_cover_the_stacks_shapes() -> None:
     assert {j.mig for j in jobs if j.mig} == {"1g.10gb", "2g.20gb", "3g.40gb"}
     assert any(j.pods > 1 and j.gpus == 8 for j in jobs)  # gangs of whole nodes
     assert any(j.gpus == 0 and j.mig is None and j.fraction is None for j in jobs)  # CPU only
-    # foundation is high (normal, low, preemptible below it), experiments low (preemptible)
-    assert {j.priority for j in jobs} == {None, "normal", "low", "preemptible"}
+    # foundation is high (normal, low, preemptible below it), experiments low (preemptible);
+    # the admission policy (deny, the default) rejects a GPU pod at another priority than its
+    # tenant's, so only CPU-only jobs name a lower one
+    assert {j.priority for j in jobs} <= {None, "normal", "low", "preemptible"}
+    assert all(j.gpus == 0 and j.mig is None for j in jobs if j.priority is not None)
+    warned = replace(stack, cluster=replace(
+        stack.cluster, admission=replace(stack.cluster.admission, action="warn")))
+    lowered = [j for j in generate(warned, 1, jobs=400).jobs if j.priority is not None]
+    assert {j.priority for j in lowered} == {"normal", "low", "preemptible"}
+    assert any(j.gpus > 0 for j in lowered)
     fractional = generate(load_stack("onprem-hami"), 1, jobs=200).jobs
     assert {j.fraction for j in fractional if j.fraction} <= {0.25, 0.5, 0.75, 0.125, 0.375,
                                                                0.625, 0.875}  # fmt: skip
@@ -96,3 +106,13 @@ def test_synthetic_rows_without_tenants_are_the_same_jobs_with_no_tenant() -> No
     assert {row[1] for row in with_tenants} == {f"team-{n}" for n in range(10)}
     assert all(row[1] == "" for row in without)
     assert [row[:1] + row[2:] for row in without] == [row[:1] + row[2:] for row in with_tenants]
+
+
+def test_every_generated_pod_of_every_example_runs(stack: Stack) -> None:
+    """A made-up workload is one the stack can run: no pod rejected by the admission policy
+    (a priority other than the tenant's) and none that never starts (a gang above the tenant's
+    ``limit.gpus``, or above its KAI quota where KAI does not preempt it)."""
+    workload = generate(stack, 0, jobs=200)
+    assert check_workload(stack, workload) == []
+    out = simulate(stack, workload)
+    assert [g.job.name for g in out.gangs if g.state != DONE] == []

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from gpupool.errors import InputError
 from gpupool.simulate import source
+from gpupool.simulate.columns import MAX_SECONDS
 from gpupool.simulate.generate import to_csv
 from gpupool.simulate.jobs import Job
 from gpupool.simulate.source import WorkloadError
@@ -201,7 +202,8 @@ def test_a_bad_line_does_not_hide_the_lines_after_it(tmp_path: Path) -> None:
 
 def test_problems_are_listed_up_to_a_bound_then_counted(tmp_path: Path) -> None:
     path = tmp_path / "w.csv"
-    rows = "".join(f"j{i},soon\n" for i in range(source.MAX_PROBLEMS + 7))
+    # distinct problems: the same one on many rows is one diagnostic (test_workload_bounds.py)
+    rows = "".join(f"j{i},soon{i}\n" for i in range(source.MAX_PROBLEMS + 7))
     path.write_text("name,duration\n" + rows, encoding="utf-8")
     with pytest.raises(WorkloadError) as caught:
         read_workload(path)
@@ -316,7 +318,9 @@ _HEAD = b"name,tenant,submit,duration,gpus,fraction,mig,cpu,pods\n"
     body=st.one_of(
         st.binary(max_size=300),
         st.lists(
-            st.lists(st.sampled_from([*'a1,.-:"{}[]hmT \t\x00é', "nan", "1e999"]), max_size=40)
+            st.lists(st.sampled_from([*'a1,.-:"{}[]hmT \t\x00é', "nan", "1e999", "1e308", "9" * 400,
+                                      "d", "-0", "2026-01-05T09:00:00Z", "0001-01-01T00:00:00Z"]),
+                     max_size=40)
             .map("".join),
             max_size=6,
         ).map(lambda rows: "\n".join(rows).encode("utf-8", "surrogatepass")),
@@ -330,5 +334,9 @@ def test_any_bytes_give_a_workload_or_its_problems(tmp_path: Path, fmt: str, bod
         workload = read_workload(path, fmt)
     except WorkloadError as exc:
         assert exc.problems and all(d.range is not None for d in exc.problems)
-    else:
-        assert all(j.duration >= 0 and j.submit >= 0 for j in workload.jobs)
+    else:  # every figure finite and within its bounds (docs/workload.md, Bounds)
+        for j in workload.jobs:
+            assert 0 <= j.submit <= MAX_SECONDS and (0 <= j.duration <= MAX_SECONDS or (
+                fmt == "openb" and j.duration == math.inf)), j  # openb without deletion_time
+            figures = (j.cpu, j.memory_gib, j.gpu_memory_gib or 0.0, j.fraction or 0.0)
+            assert all(math.isfinite(x) and x >= 0 for x in figures), j

@@ -54,6 +54,7 @@ _values = {
     "pool": _text,
     "submit": st.one_of(
         st.integers(-5, 10**6),
+        st.sampled_from([31_622_400, 31_622_401, 31_622_400.5, 1e308, 10**400]),
         st.floats(-10, 1e7, allow_nan=False),
         st.sampled_from(
             [
@@ -72,6 +73,7 @@ _values = {
     ),
     "duration": st.one_of(
         st.integers(-5, 10**5),
+        st.sampled_from([31_622_400, 31_622_401, 1e308, 10**400]),
         st.floats(-10, 1e6, allow_nan=False),
         st.sampled_from(
             [
