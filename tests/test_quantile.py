@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpupool.quantile import p95, percentile
+from gpupool.quantile import p95, percentile, weighted_percentile
 from gpupool.simulate import report
 
 
@@ -25,10 +25,19 @@ def test_p95_is_percentile_95_and_refuses_no_value() -> None:
         p95([])
 
 
+def test_weighted_is_percentile_of_each_value_repeated() -> None:
+    """simulate keeps a gang's waits as one (wait, pods) pair; the figure is the same."""
+    pairs = [(30.0, 3), (5.0, 1), (600.0, 100_000), (0.0, 2), (5.0, 4)]
+    flat = [v for v, n in pairs for _ in range(n)]
+    for q in (1, 50, 95, 99.999, 100):
+        assert weighted_percentile(pairs, q) == percentile(flat, q)
+    assert weighted_percentile([], 95) is None
+
+
 def test_simulate_and_advise_share_it() -> None:
     """One function, not two that agree today: simulate's report and advise's waits import it."""
     from gpupool.advise import workload
     from gpupool.usecases import advise_replay
 
-    assert report.percentile is percentile
+    assert report.weighted_percentile is weighted_percentile
     assert workload.p95 is p95 and advise_replay.p95 is p95

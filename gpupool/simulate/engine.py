@@ -15,7 +15,8 @@ asks the autoscaler for nodes. Jobs wait in one queue per shape, tenant and prio
 a pass tries only the first of each (the others ask the same and would fail alike), so a long
 backlog costs a pass no more than its distinct shapes. A queue whose first job failed is tried
 again after a release; where a failed try leaves no trace (``Simulation._gated``) only after a
-release onto a node that fits it, with the same outcome. KAI binpack's node is found by a walk
+release onto a node that fits it, with the same outcome (``waiting``: the parked queues in order,
+and their scale-up request kept per queue). KAI binpack's node is found by a walk
 of each pool's busy nodes from the fullest (``placement.choose_packed``), the same node its full
 scan would score highest. Preemption follows the scheduler:
 kube-scheduler evicts pods of lower priority from one node; KAI preempts preemptible pods
@@ -38,6 +39,7 @@ import random
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpupool.facts import SCHEDULER_KAI
 from gpupool.facts.tenancy import PRIORITY_VALUES
@@ -46,8 +48,16 @@ from gpupool.simulate import autoscaler
 from gpupool.simulate.cluster import ClusterModel, GroupModel, PoolModel, cluster_of
 from gpupool.simulate.demand import DOES_NOT_FIT, NO_POOL, Demand, demand
 from gpupool.simulate.jobs import Job, Workload
-from gpupool.simulate.placement import BINPACK, KAI_PLACEMENT, Node, choose, choose_packed
+from gpupool.simulate.placement import (
+    BINPACK,
+    KAI_PLACEMENT,
+    Node,
+    choose,
+    choose_packed,
+    inert,
+)
 from gpupool.simulate.tenancy import LIMIT, QUOTA, Tenancy, TenantState
+from gpupool.simulate.waiting import Parked, Wanted
 
 # event kinds, in the order they are handled at one instant
 _FINISH, _EVICT, _GONE, _READY, _INTERRUPT, _WAKE, _SUBMIT, _IDLE, _UNFILLED = range(9)
@@ -106,7 +116,7 @@ class Gang:
     gpu_seconds_lost: float = 0.0
     key: tuple[object, ...] = ()  # its queue: jobs of one shape, tenant and priority level
     queued: bool = False  # waiting in its queue
-    last_nodes: tuple[str, ...] = ()  # where its pods last started
+    last_nodes: tuple[str, ...] = ()  # where its pods last started: a node per entry (_place)
     last_devices: tuple[int, ...] = ()  # the GPUs its first pod last started on
     pools_used: frozenset[str] = frozenset()  # every pool its pods ever ran on
 
@@ -131,6 +141,13 @@ class PoolStats:
     allocated_gpus: float = 0.0
     cost_rate: float = 0.0  # per hour
     spot_unfilled: int = 0  # spot nodes asked for that the cloud could not fill
+    # on-demand nodes a split spot pool's autoscaler grew because its spot group could not:
+    # how many, why (the spot group at its most nodes, or backed off), and the GPU-seconds
+    # its pods ran there
+    fallback_nodes: int = 0
+    fallback_at_max: int = 0
+    fallback_backed_off: int = 0
+    fallback_gpu_seconds: float = 0.0
 
 
 @dataclass
@@ -248,6 +265,7 @@ class Simulation:
         self.scale_up = autoscaler.SCALE_UP_SECONDS if up is None else up
         self.notice = autoscaler.notice_seconds(stack.provider.cloud)
         self.inflight: dict[str, int] = {}
+        self.fallback_ids: set[int] = set()  # on-demand nodes grown in place of spot ones
         self.provisioning: set[int] = set()
         self.wakes: set[float] = set()
         self.last_activity = 0.0
@@ -278,7 +296,12 @@ class Simulation:
         # retrying a queue only when a release could fit its first job (see _gated)
         self.gated = self._gated()
         self.touched: dict[int, Node] = {}  # nodes released or made ready since the last pass
-        self.parked: dict[tuple[object, ...], None] = {}  # gated queues whose first job failed
+        self.parked = Parked()  # gated queues whose first job failed, in order (waiting.py)
+        self.wanted = Wanted()  # gated, autoscaled: the queues' scale-up request (waiting.py)
+        self.pool_models = {p.name: p for p in self.cluster.pools}
+        # the free GPUs per pool once something changed them after the last full retry
+        # without a release (a drain, an idle node removed): the skipped tries' state
+        self.bump_free: dict[str, float] | None = None
         self.untried: dict[tuple[object, ...], None] = {}  # queues made since the last pass
         self.gang_keys: dict[tuple[object, ...], None] = {}  # queues of gangs (original rule)
         self.tried_pass: dict[tuple[object, ...], int] = {}  # the pass a parked head last ran
@@ -291,12 +314,13 @@ class Simulation:
 
         In the original rule every release retries every waiting queue's first job. Skipping
         the retries that must fail changes nothing only where a failed try leaves no trace:
-        nodes no autoscaler adds (no scale-up asks), no tenants (no ceilings, no reclaim) and
-        one priority level over the whole workload (no pod may preempt another). Gangs keep
-        the original rule (a gang's failed try takes and gives back its first pods). What a
-        skipped try would have said (its reason) is worked out at the end (``run``).
+        no tenants (no ceilings, no reclaim) and one priority level over the whole workload
+        (no pod may preempt another). A failed try's scale-up request is kept per queue
+        (``waiting.Wanted``), not redone. Gangs keep the original rule (a gang's failed try
+        takes and gives back its first pods). What a skipped try would have said (its reason)
+        is worked out at the end (``run``).
         """
-        if self.cluster.autoscales or self.stack.tenants:
+        if self.stack.tenants:
             return False
         levels = {j.priority for j in self.workload.jobs if j.tenant is None}
         return len(levels) <= 1
@@ -356,7 +380,7 @@ class Simulation:
                 # since that pass (a start ends later in a release), so the state is that
                 # pass's and its reason is what that try would have said
                 gang = self.queues[key][0]
-                gang.reason = self._capacity_reason(gang)
+                gang.reason = self._capacity_reason(gang, self.bump_free)
                 self.queue_failed[key] = (self.version, gang.reason)
         for key, queue in self.queues.items():
             failed = self.queue_failed.get(key)
@@ -460,18 +484,22 @@ class Simulation:
             del empty[i]
 
     def _take(self, node: Node, key: int, d: Demand,
-              devices: tuple[int, ...] | None = None) -> None:
-        """Allocate a pod on the node; with ``devices``, put a released pod back on its GPUs."""
+              devices: tuple[int, ...] | None = None, pods: int = 1) -> None:
+        """Allocate a pod on the node as entry ``key`` (one more pod where it exists).
+
+        With ``devices``, put a released entry of ``pods`` pods back on its GPUs.
+        """
         if not node.allocs:
             self._unindex(node)
             self.busy[node.pm.name][node.id] = node
         if devices is None:
             node.take(key, d)
         else:
-            _retake(node, key, d, devices)
+            _retake(node, key, d, devices, pods)
         self._reindex(node)
 
-    def _give_back(self, node: Node, key: int) -> Demand:
+    def _give_back(self, node: Node, key: int) -> tuple[Demand, int]:
+        """Release entry ``key``'s pods; return its request and pods."""
         d = node.give_back(key, self.now)
         if not node.allocs:
             self.busy[node.pm.name].pop(node.id, None)
@@ -535,7 +563,13 @@ class Simulation:
         if node.spot and self.rate > 0:
             self._push(self.now + self.rng.expovariate(self.rate), _INTERRUPT, node)
 
+    def _freeze(self) -> None:
+        """Keep the pools' free GPUs as the last full retry left them, before a change."""
+        if self.gated and self.bump_free is None and self.parked:
+            self.bump_free = {name: self._free_gpus(name) for name in self.nodes}
+
     def _remove(self, node: Node) -> None:
+        self._freeze()
         node.removed = True
         stats = self.pool_stats[node.pm.name]
         stats.nodes -= 1
@@ -571,6 +605,7 @@ class Simulation:
     def _interrupt(self, node: Node) -> None:  # type: ignore[override]
         if node.removed or node.draining:
             return
+        self._freeze()
         node.draining = True
         self.pool_rev[node.pm.name] += 1
         self._unindex(node)
@@ -709,6 +744,8 @@ class Simulation:
         self.queue_pods[gang.key] = self.queue_pods.get(gang.key, 0) + gang.pods
         self.queued_pods += gang.pods
         gang.queued = True
+        if self.gated and self.cluster.autoscales:
+            self.wanted.update(gang.key, gang.options, self.queue_pods[gang.key])
 
     def _dequeue(self, gang: Gang) -> None:
         queue = self.queues[gang.key]
@@ -719,11 +756,13 @@ class Simulation:
         gang.queued = False
         self.queue_pods[gang.key] -= gang.pods
         self.queued_pods -= gang.pods
+        if self.gated and self.cluster.autoscales:
+            self.wanted.update(gang.key, gang.options, self.queue_pods[gang.key])
         if not queue:
             del self.queues[gang.key]
             del self.queue_pods[gang.key]
             self.queue_failed.pop(gang.key, None)
-            self.parked.pop(gang.key, None)
+            self.parked.discard(gang.key)
             self.untried.pop(gang.key, None)
             self.tried_pass.pop(gang.key, None)
             self.gang_keys.pop(gang.key, None)
@@ -735,8 +774,9 @@ class Simulation:
         whose first job fails is done for this pass, and is not tried again until something
         is released or added (``version``), since its other jobs ask the same.
         """
+        nodes: list[Node] = []
         if self.gated:
-            heap = self._gated_heads()
+            heap, nodes = self._gated_heads()
         else:
             heap = []
             for key, queue in self.queues.items():
@@ -744,8 +784,8 @@ class Simulation:
                 if failed is None or failed[0] != self.version:
                     heap.append((self._order(queue[0]), key))
         heapq.heapify(heap)
-        while heap:
-            _, key = heapq.heappop(heap)
+        skipped: list[tuple[tuple[float, ...], tuple[object, ...]]] = []
+        while (key := self._next(heap, nodes, skipped)) is not None:
             gang = self.queues[key][0]
             why = self._ceiling(gang)
             # gated: one priority level and no tenants, so no pod may evict another
@@ -758,11 +798,17 @@ class Simulation:
             gang.reason = why or self._capacity_reason(gang)
             self.queue_failed[key] = (self.version, gang.reason)
             if self.gated and gang.pods == 1:
-                self.parked[key] = None
+                self.parked.add(key, self._order(gang), gang.options)
                 self.tried_pass[key] = self.pass_no
+        self.parked.push_back(skipped)
         self.queued = self.queued_pods
         if not self.cluster.autoscales:
             return  # nothing to ask for (_want adds nothing)
+        if self.gated:
+            # every waiting queue has failed its last try by now (each is tried when made)
+            self._scale_up(*self.wanted.want(
+                lambda name: len(self.nodes[name]) < self.pool_models[name].nodes_max))
+            return
         want: dict[str, float] = {}
         first_option: dict[str, Demand] = {}
         for key, queue in self.queues.items():
@@ -771,45 +817,67 @@ class Simulation:
                 self._want(queue[0], self.queue_pods[key], want, first_option)
         self._scale_up(want, first_option)
 
-    def _gated_heads(self) -> list[tuple[tuple[float, ...], tuple[object, ...]]]:
-        """Return the queues a pass tries where failed queues wait for a release (``_gated``).
+    def _gated_heads(self) -> tuple[list[tuple[tuple[float, ...], tuple[object, ...]]],
+                                     list[Node]]:
+        """Return the queues a pass tries first, and the nodes touched since the last pass.
 
-        A parked queue's first job failed, and every node it did not fit has only lost room
-        since, except those released or made ready since (``touched``); so a try fails again
-        unless one of those fits it. The others are those the original rule tries: new
-        queues, and gangs' queues (still retried after every release).
+        Where failed queues wait (``_gated``), the queues are those the original rule tries
+        besides parked ones: new queues, and gangs' queues (still retried after every
+        release). A parked queue's first job failed, and every node it did not fit has only
+        lost room since, except the touched ones; so
+        ``_next`` walks the parked queues in order only while a touched node has room.
         """
         self.pass_no += 1
         if self.version != self.pass_version:
             self.pass_version = self.version
             self.bump_pass = self.pass_no
+            self.bump_free = None
         touched = self.touched
         self.touched = {}
         heap: list[tuple[tuple[float, ...], tuple[object, ...]]] = []
         for key in self.untried:
             heap.append((self._order(self.queues[key][0]), key))
         self.untried = {}
-        if touched and self.parked:
-            nodes = [n for n in touched.values() if n.schedulable]
-            for key in list(self.parked):
-                gang = self.queues[key][0]
-                by_pool = self.option_pools.get(id(gang.options))
-                if by_pool is None:
-                    by_pool = self.option_pools[id(gang.options)] = {
-                        d.pool.name: d for d in gang.options}
-                for node in nodes:
-                    d = by_pool.get(node.pm.name)
-                    if d is not None and node.fits(d):
-                        del self.parked[key]
-                        heap.append((self._order(gang), key))
-                        break
+        nodes = [n for n in touched.values() if n.schedulable] if self.parked else []
         if self.gang_keys:
             seen = {k for _, k in heap}
             for key in self.gang_keys:
                 failed = self.queue_failed.get(key)
                 if key not in seen and (failed is None or failed[0] != self.version):
                     heap.append((self._order(self.queues[key][0]), key))
-        return heap
+        return heap, nodes
+
+    def _next(self, heap: list[tuple[tuple[float, ...], tuple[object, ...]]], nodes: list[Node],
+              skipped: list[tuple[tuple[float, ...], tuple[object, ...]]],
+              ) -> tuple[object, ...] | None:
+        """Return the next queue a pass tries, in the scheduler's order, or None at the end.
+
+        Parked queues come in between the others, each only if a touched node in ``nodes``
+        fits its first job now; the others are ``skipped`` (still parked), and the walk stops
+        once no touched node has room for the smallest request parked on its pool.
+        """
+        while True:
+            top = self.parked.peek() if nodes else None
+            if top is None or (heap and heap[0][0] < top[0]):
+                return heapq.heappop(heap)[1] if heap else None
+            self.parked.pop()
+            key = top[1]
+            by_pool = self._by_pool(self.queues[key][0])
+            nodes[:] = [n for n in nodes if self.parked.may_fit(n)]
+            for node in nodes:
+                d = by_pool.get(node.pm.name)
+                if d is not None and node.fits(d):
+                    self.parked.discard(key)
+                    return key
+            skipped.append(top)
+
+    def _by_pool(self, gang: Gang) -> dict[str, Demand]:
+        """Return the gang's requests by pool name (kept per option list)."""
+        by_pool = self.option_pools.get(id(gang.options))
+        if by_pool is None:
+            by_pool = self.option_pools[id(gang.options)] = {
+                d.pool.name: d for d in gang.options}
+        return by_pool
 
     def _ceiling(self, gang: Gang) -> str | None:
         st = gang.tenant
@@ -825,9 +893,11 @@ class Simulation:
 
         ``trial``: only say whether it would be placed, leaving every node and tenant as it was.
         """
-        taken: list[tuple[Node, int, Demand]] = []
+        taken: list[list[Any]] = []  # [node, entry key, request, pods] per entry
         st = gang.tenant
-        for _ in range(gang.pods):
+        left = gang.pods
+        while left > 0:
+            left -= 1
             best: tuple[Node, Demand] | None = None
             best_key: tuple[float, float, int] | None = None
             for d in gang.options:
@@ -839,26 +909,38 @@ class Simulation:
                 if node is not None and (best_key is None or key > best_key):
                     best, best_key = (node, d), key
             if best is None:
-                for node, key, d in reversed(taken):
-                    self._give_back(node, key)
-                    if st is not None:
-                        self.tenancy.hold(st, d, -1)
+                self._untake(taken, st)
                 return False
             node, d = best
-            self.pod_key += 1
-            self._take(node, self.pod_key, d)
+            last = taken[-1] if taken else None
+            if last is not None and last[0] is node and last[2] is d and not d.devices:
+                self._take(node, last[1], d)  # one more pod of the entry
+                last[3] += 1
+                if inert(d):
+                    # it changed nothing a score or a ceiling sees, so the rest follow it
+                    node.allocs[last[1]] = (d, (), last[3] + left)
+                    last[3] += left
+                    left = 0
+            else:
+                self.pod_key += 1
+                self._take(node, self.pod_key, d)
+                taken.append([node, self.pod_key, d, 1])
             if st is not None:
                 self.tenancy.hold(st, d, 1)
-            taken.append((node, self.pod_key, d))
         if trial:
-            for node, key, d in reversed(taken):
-                self._give_back(node, key)
-                if st is not None:
-                    self.tenancy.hold(st, d, -1)
+            self._untake(taken, st)
             self.pod_key -= len(taken)
             return True
-        self._start(gang, [(n, k) for n, k, _ in taken])
+        self._start(gang, [(n, k) for n, k, _, _ in taken])
         return True
+
+    def _untake(self, taken: list[list[Any]], st: TenantState | None) -> None:
+        """Give back the entries ``_place`` took, last first."""
+        for node, key, d, pods in reversed(taken):
+            self._give_back(node, key)
+            if st is not None:
+                for _ in range(1 if inert(d) else pods):
+                    self.tenancy.hold(st, d, -1)
 
     def _start(self, gang: Gang, placed: list[tuple[Node, int]]) -> None:
         if gang.queued:
@@ -877,8 +959,10 @@ class Simulation:
         gang.last_devices = first.allocs[first_key][1]
         for node, key in placed:
             self.owner[key] = gang
-            d = node.allocs[key][0]
-            self.pool_stats[node.pm.name].allocated_gpus += d.gpus
+            d, _, pods = node.allocs[key]
+            stats = self.pool_stats[node.pm.name]
+            for _ in range(0 if inert(d) else pods):
+                stats.allocated_gpus += d.gpus
         self.running[gang.id] = gang
         self._peaks(gang)
         self._push(self.now + gang.job.duration, _FINISH, (gang.id, gang.started_at))
@@ -906,20 +990,25 @@ class Simulation:
         gpu_seconds = 0.0
         ts = self.tenant_stats[gang.tenant.name] if gang.tenant is not None else None
         for node, key in gang.placed:
-            d = self._give_back(node, key)
+            d, pods = self._give_back(node, key)
             self.owner.pop(key, None)
-            if gang.tenant is not None:
-                self.tenancy.hold(gang.tenant, d, -1)
-            used = d.gpus * ran
-            gpu_seconds += used
             stats = self.pool_stats[node.pm.name]
-            stats.allocated_gpus = max(0.0, stats.allocated_gpus - d.gpus)
-            if ts is not None:
-                ts.gpu_seconds += used
-                price = node.group.node_price(node.index)
-                equiv = node.pm.gpu_equivalents_per_node
-                if price is not None and equiv > 0:
-                    ts.cost += used / 3600.0 * price / equiv
+            price = node.group.node_price(node.index)
+            equiv = node.pm.gpu_equivalents_per_node
+            fallback = node.id in self.fallback_ids
+            # pod by pod, so that the sums are the same floats; an inert pod adds nothing
+            for _ in range(1 if inert(d) else pods):
+                if gang.tenant is not None:
+                    self.tenancy.hold(gang.tenant, d, -1)
+                used = d.gpus * ran
+                gpu_seconds += used
+                stats.allocated_gpus = max(0.0, stats.allocated_gpus - d.gpus)
+                if fallback:
+                    stats.fallback_gpu_seconds += used
+                if ts is not None:
+                    ts.gpu_seconds += used
+                    if price is not None and equiv > 0:
+                        ts.cost += used / 3600.0 * price / equiv
             if not node.allocs and not node.removed and self.cluster.autoscales:
                 self._push(self.now + self.settings.scale_down_seconds, _IDLE, (node, self.now))
         gang.placed = ()
@@ -1069,25 +1158,27 @@ class Simulation:
 
     def _fits_without(self, gang: Gang, victims: list[Gang]) -> bool:
         """Return whether the whole gang would be placed were ``victims`` gone (nothing moves)."""
-        released: list[tuple[Node, int, Demand, tuple[int, ...], TenantState | None]] = []
+        released: list[tuple[Node, int, Demand, tuple[int, ...], int, TenantState | None]] = []
         for v in victims:
             for node, key in v.placed:
-                dem, devices = node.allocs[key]
+                dem, devices, pods = node.allocs[key]
                 self._give_back(node, key)
                 if v.tenant is not None:
-                    self.tenancy.hold(v.tenant, dem, -1)
-                released.append((node, key, dem, devices, v.tenant))
+                    for _ in range(1 if inert(dem) else pods):
+                        self.tenancy.hold(v.tenant, dem, -1)
+                released.append((node, key, dem, devices, pods, v.tenant))
         fits = self._place(gang, trial=True)
-        for node, key, dem, devices, st in reversed(released):
-            self._take(node, key, dem, devices)
+        for node, key, dem, devices, pods, st in reversed(released):
+            self._take(node, key, dem, devices, pods)
             if st is not None:
-                self.tenancy.hold(st, dem, 1)
+                for _ in range(1 if inert(dem) else pods):
+                    self.tenancy.hold(st, dem, 1)
         return fits
 
     def _enough(self, node: Node, d: Demand,
                 victims: list[tuple[Gang, float, bool]]) -> list[tuple[Gang, float, bool]] | None:
         """Return the first victims whose pods, off ``node``, let ``d`` fit there."""
-        released: list[tuple[int, Demand, tuple[int, ...]]] = []
+        released: list[tuple[int, Demand, tuple[int, ...], int]] = []
         chosen = []
         ok = False
         for victim in victims:
@@ -1098,25 +1189,29 @@ class Simulation:
                 continue  # it holds no GPU here, and CPU and memory are not short: spare it
             for n, key in gang.placed:
                 if n is node:
-                    dem, devices = node.allocs[key]
+                    dem, devices, pods = node.allocs[key]
                     node.give_back(key, self.now)
-                    released.append((key, dem, devices))
+                    released.append((key, dem, devices, pods))
             chosen.append(victim)
             if node.fits(d):
                 ok = True
                 break
-        for key, dem, devices in reversed(released):
-            _retake(node, key, dem, devices)
+        for key, dem, devices, pods in reversed(released):
+            _retake(node, key, dem, devices, pods)
         self._reindex(node)  # the same pods, but float sums may differ in the last place
         return chosen if ok else None
 
     # -- the autoscaler -------------------------------------------------------------------
-    def _capacity_reason(self, gang: Gang) -> str:
-        """``fragmentation`` where the pools have the GPUs free in total, else waiting."""
+    def _capacity_reason(self, gang: Gang, free: dict[str, float] | None = None) -> str:
+        """``fragmentation`` where the pools have the GPUs free in total, else waiting.
+
+        ``free``: the pools' free GPUs to judge by (default: as they are now).
+        """
         for d in gang.options:
             if d.gpus <= 0:
                 continue
-            if self._free_gpus(d.pool.name) + 1e-9 >= d.gpus * gang.pods:
+            have = self._free_gpus(d.pool.name) if free is None else free[d.pool.name]
+            if have + 1e-9 >= d.gpus * gang.pods:
                 return FRAGMENTATION
         return CAPACITY
 
@@ -1147,11 +1242,13 @@ class Simulation:
         for name, nodes in want.items():
             pm = first[name].pool
             need = math.ceil(nodes - 1e-9) - self.inflight.get(name, 0)
+            backed_off = False  # a spot group of the pool was skipped as backed off
             for g in autoscaler.growth_order(pm):
                 if need <= 0:
                     break
                 held = self.backoff.get(g.name)
                 if held is not None and held[0] + held[1] > self.now:
+                    backed_off = backed_off or g.spot
                     continue  # backed off after a scale-up the cloud could not fill
                 live = len([n for n in self.group_nodes.get(g.name, []) if not n.removed])
                 room = g.max - live - self.unfilled.get(g.name, 0)
@@ -1161,7 +1258,27 @@ class Simulation:
                             self.shortage_rng.random() < self.settings.spot_shortage):
                         self._ask_unfilled(pm, g)
                     else:
-                        self._add_node(pm, g, ready_at=self.now + self.scale_up, asked=True)
+                        node = self._add_node(pm, g, ready_at=self.now + self.scale_up,
+                                              asked=True)
+                        if not g.spot and pm.groups[0].spot:
+                            self._fell_back(node, backed_off=backed_off)
+
+    def _fell_back(self, node: Node, *, backed_off: bool) -> None:
+        """Count an on-demand node grown because the pool's spot group could not grow.
+
+        cluster-autoscaler leaves a node group whose target size is at its max out of a
+        scale-up's options (``core/scaleup/orchestrator/orchestrator.go``,
+        ``filterValidScaleUpNodeGroups``: "max size reached"), and a backed-off one too
+        (``IsNodeGroupReadyToScaleUp``); the priority expander then picks the on-demand group
+        among what is left. Draining and provisioning spot nodes count in the target size.
+        """
+        stats = self.pool_stats[node.pm.name]
+        stats.fallback_nodes += 1
+        if backed_off:
+            stats.fallback_backed_off += 1
+        else:
+            stats.fallback_at_max += 1
+        self.fallback_ids.add(node.id)
 
     def _ask_unfilled(self, pm: PoolModel, g: GroupModel) -> None:
         """Ask for a spot node that never comes; the autoscaler gives up on it later."""
@@ -1185,8 +1302,14 @@ class Simulation:
             self._push(self.now + length, _WAKE, None)
 
 
-def _retake(node: Node, key: int, d: Demand, devices: tuple[int, ...]) -> None:
-    """Put a released pod back exactly where it was (same GPUs)."""
+def _retake(node: Node, key: int, d: Demand, devices: tuple[int, ...], pods: int) -> None:
+    """Put a released entry of ``pods`` pods back exactly where it was (same GPUs)."""
+    for _ in range(0 if inert(d) else pods - 1):
+        node.cpu_free -= d.cpu
+        node.mem_free -= d.memory_gib
+        for res, count in d.units:
+            node.units[res] -= count
+        node.gpus_used += d.gpus
     node.cpu_free -= d.cpu
     node.mem_free -= d.memory_gib
     for res, count in d.units:
@@ -1201,7 +1324,7 @@ def _retake(node: Node, key: int, d: Demand, devices: tuple[int, ...]) -> None:
             for i in devices:
                 node.dev_free[i] -= d.share
     node.gpus_used += d.gpus
-    node.allocs[key] = (d, devices)
+    node.allocs[key] = (d, devices, pods)
 
 
 def simulate(stack: Stack, workload: Workload, settings: Settings | None = None,

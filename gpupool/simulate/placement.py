@@ -79,7 +79,9 @@ class Node:
             self.dev_free = []
         self.dev_mem = [pm.hami_memory_gib or 0.0] * n if pm.device_kind == DEVICE_HAMI else []
         self.dev_cores = [100.0] * n if pm.device_kind == DEVICE_HAMI else []
-        self.allocs: dict[int, tuple[Demand, tuple[int, ...]]] = {}
+        # entry key -> (request, the GPUs its pod is on, pods): pods of one gang taken one
+        # after another on the node with no GPUs of their own are one entry
+        self.allocs: dict[int, tuple[Demand, tuple[int, ...], int]] = {}
         self.gpus_used = 0.0
         self.ready = False
         self.removed = False
@@ -127,7 +129,16 @@ class Node:
         return _hami_devices(self, d)
 
     def take(self, key: int, d: Demand) -> None:
-        """Allocate the pod ``key``'s request on the node."""
+        """Allocate one pod of request ``d`` as entry ``key`` (one more pod if it exists)."""
+        held = self.allocs.get(key)
+        if held is not None:  # pods of no GPU of their own: counted, as many float steps
+            self.cpu_free -= d.cpu
+            self.mem_free -= d.memory_gib
+            for res, count in d.units:
+                self.units[res] -= count
+            self.gpus_used += d.gpus
+            self.allocs[key] = (d, (), held[2] + 1)
+            return
         devices = self._devices(d) if d.devices else ()
         self.cpu_free -= d.cpu
         self.mem_free -= d.memory_gib
@@ -142,11 +153,17 @@ class Node:
                 self.dev_mem[i] -= d.device_memory_gib
                 self.dev_cores[i] -= d.device_cores
         self.gpus_used += d.gpus
-        self.allocs[key] = (d, devices)
+        self.allocs[key] = (d, devices, 1)
 
-    def give_back(self, key: int, now: float) -> Demand:
-        """Release the pod ``key``; return its request."""
-        d, devices = self.allocs.pop(key)
+    def give_back(self, key: int, now: float) -> tuple[Demand, int]:
+        """Release entry ``key``'s pods, one by one; return its request and pods."""
+        d, devices, pods = self.allocs.pop(key)
+        for _ in range(0 if inert(d) else pods - 1):
+            self.cpu_free += d.cpu
+            self.mem_free += d.memory_gib
+            for res, count in d.units:
+                self.units[res] += count
+            self.gpus_used = max(0.0, self.gpus_used - d.gpus)
         self.cpu_free += d.cpu
         self.mem_free += d.memory_gib
         for res, count in d.units:
@@ -162,7 +179,16 @@ class Node:
         self.gpus_used = max(0.0, self.gpus_used - d.gpus)
         if not self.allocs:
             self.idle_since = now
-        return d
+        return d, pods
+
+
+def inert(d: Demand) -> bool:
+    """Whether a pod of ``d`` takes nothing a node, a scheduler or a quota counts.
+
+    Such pods change no node's score: once two of a gang went to one node, the rest follow.
+    """
+    return (d.cpu == 0 and d.memory_gib == 0 and not d.units and not d.devices
+            and d.gpus == 0 and not d.quota_units and d.kai_gpus == 0)
 
 
 def _kai_devices(free: list[float], d: Demand) -> tuple[int, ...]:

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpupool.formats import FORMAT_VERSION
-from gpupool.quantile import percentile
+from gpupool.quantile import weighted_percentile
+from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI, PoolModel
 from gpupool.simulate.engine import GAVE_UP_STATE, REJECTED, Gang, Outcome
 
 TIMELINE_POINTS = 120
@@ -70,6 +71,16 @@ class PoolFigures:
     peak_nodes: int
     cost: float | None
     spot_unfilled: int = 0  # spot nodes asked for that the cloud could not fill
+    # on-demand nodes grown because the spot group could not (at its most nodes, backed
+    # off), and the GPU-hours that ran on them
+    fallback_nodes: int = 0
+    fallback_at_max: int = 0
+    fallback_backed_off: int = 0
+    fallback_gpu_hours: float = 0.0
+    # pods of ``fraction`` rows that ran on the pool though it shares no GPU by fraction, and
+    # what each was given and billed there ("a whole GPU", "one replica, 1/4 of a GPU")
+    fraction_unshared_pods: int = 0
+    fraction_given: str = ""
 
 
 @dataclass(frozen=True)
@@ -92,7 +103,7 @@ def _tenant(name: str, gangs: list[Gang], outcome: Outcome) -> TenantFigures:
     submitted = started = rejected = never = preempted = interrupted = 0
     lost = 0.0
     reasons: dict[str, int] = {}
-    waits: list[float] = []
+    waits: list[tuple[float, int]] = []  # (wait, pods)
     for g in gangs:
         n = g.pods
         submitted += n
@@ -104,7 +115,7 @@ def _tenant(name: str, gangs: list[Gang], outcome: Outcome) -> TenantFigures:
             reasons[g.reason] = reasons.get(g.reason, 0) + n
         else:
             started += n
-            waits.extend([g.first_start - g.job.submit] * n)
+            waits.append((g.first_start - g.job.submit, n))
             if g.state == GAVE_UP_STATE:  # it ran, but never to its end
                 reasons[g.reason] = reasons.get(g.reason, 0) + n
         preempted += g.preemptions * n
@@ -119,7 +130,8 @@ def _tenant(name: str, gangs: list[Gang], outcome: Outcome) -> TenantFigures:
         rejected=rejected,
         never_started=never,
         reasons=dict(sorted(reasons.items())),
-        wait=Waits(percentile(waits, 50), percentile(waits, 95), max(waits, default=None)),
+        wait=Waits(weighted_percentile(waits, 50), weighted_percentile(waits, 95),
+                   max((w for w, _ in waits), default=None)),
         preemptions=preempted,
         gpu_hours_lost=lost / 3600,
         interruptions=interrupted,
@@ -145,6 +157,31 @@ def _timeline(points: Sequence[tuple[float, int, float]], end: float) -> tuple[
     return tuple(out)
 
 
+def fraction_given(pm: PoolModel) -> str | None:
+    """Return what a ``fraction`` pod is given on a pool that shares no GPU by fraction.
+
+    None where the pool does share by fraction (KAI ``gpu-fraction``, HAMi slots) or by MIG
+    (the smallest profile covering it). Elsewhere the device plugin hands out a whole GPU or
+    one time-slicing or MPS replica, and the run allocates and bills that.
+    """
+    kind = pm.pool.sharing.kind
+    if (pm.device_kind == DEVICE_KAI or kind.partitioned
+            or (pm.device_kind == DEVICE_HAMI and pm.slots_per_gpu > 1)):
+        return None
+    replicas = pm.pool.sharing.replicas if kind.replicated else None
+    return f"one replica, 1/{replicas} of a GPU" if replicas else "a whole GPU"
+
+
+def _unshared_fractions(outcome: Outcome) -> dict[str, int]:
+    """Pods of ``fraction`` rows that started, per pool they ran on (once per pool)."""
+    out: dict[str, int] = {}
+    for g in outcome.gangs:
+        if g.job.fraction is not None and g.first_start is not None:
+            for name in g.pools_used:
+                out[name] = out.get(name, 0) + g.pods
+    return out
+
+
 def report(outcome: Outcome, fragmentation: Mapping[str, float | None] | None = None) -> Report:
     """Return the figures of a run (``fragmentation``: per pool, from ``simulate.metered``)."""
     by_tenant: dict[str, list[Gang]] = {}
@@ -155,9 +192,11 @@ def report(outcome: Outcome, fragmentation: Mapping[str, float | None] | None = 
         by_tenant.setdefault(key, []).append(g)
     order = [n for n in names if n in by_tenant] + sorted(k for k in by_tenant if k not in names)
     tenants = tuple(_tenant(n, by_tenant[n], outcome) for n in order)
+    fractions = _unshared_fractions(outcome)
     pools = []
     for pm in outcome.cluster.pools:
         s = outcome.pools[pm.name]
+        given = fraction_given(pm)
         ratio = s.allocated_gpu_seconds / s.capacity_gpu_seconds if s.capacity_gpu_seconds else None
         pools.append(PoolFigures(
             pool=pm.name,
@@ -169,6 +208,12 @@ def report(outcome: Outcome, fragmentation: Mapping[str, float | None] | None = 
             peak_nodes=s.peak_nodes,
             cost=s.cost if s.cost_known else None,
             spot_unfilled=s.spot_unfilled,
+            fallback_nodes=s.fallback_nodes,
+            fallback_at_max=s.fallback_at_max,
+            fallback_backed_off=s.fallback_backed_off,
+            fallback_gpu_hours=s.fallback_gpu_seconds / 3600,
+            fraction_unshared_pods=fractions.get(pm.name, 0) if given else 0,
+            fraction_given=given or "",
         ))
     currencies = sorted({pm.currency for pm in outcome.cluster.pools if pm.currency})
     totals = {
@@ -224,6 +269,13 @@ def _pool_json(p: PoolFigures) -> dict[str, Any]:
         "peak_nodes": p.peak_nodes,
         "cost": _round(p.cost, 2),
         "spot_unfilled": p.spot_unfilled,
+        "on_demand_fallback": {
+            "nodes": p.fallback_nodes,
+            "spot_at_max": p.fallback_at_max,
+            "spot_backed_off": p.fallback_backed_off,
+            "gpu_hours": _round(p.fallback_gpu_hours),
+        },
+        "fraction_unshared_pods": p.fraction_unshared_pods,
     }
 
 

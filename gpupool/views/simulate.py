@@ -187,6 +187,47 @@ def _shortages(r: Report, base: Report | None) -> list[str]:
     return out
 
 
+def _fallbacks(r: Report, base: Report | None) -> list[str]:
+    """One line per pool that grew on-demand nodes in place of spot ones (head, and base)."""
+    out = []
+    for label, rep in (("", r), ("base: ", base)):
+        if rep is None:
+            continue
+        for p in rep.pools:
+            if not p.fallback_nodes:
+                continue
+            why = []
+            if p.fallback_at_max:
+                why.append(f"{p.fallback_at_max} at its nodes.max, counting draining and "
+                           "provisioning spot nodes")
+            if p.fallback_backed_off:
+                why.append(f"{p.fallback_backed_off} backed off")
+            share = f" of {_num(p.gpu_hours)}" if p.gpu_hours else ""
+            out.append(
+                f"{label}{p.pool}: {p.fallback_nodes} on-demand "
+                f"node{'s' * (p.fallback_nodes != 1)} grown because the spot group could not "
+                f"grow ({'; '.join(why)}); {_num(p.fallback_gpu_hours)}{share} GPU-hours ran "
+                "on them, at the on-demand price, never interrupted"
+            )
+    return out
+
+
+def _unshared(r: Report, base: Report | None) -> list[str]:
+    """One line per pool where ``fraction`` pods ran though it shares no GPU by fraction."""
+    out = []
+    for label, rep in (("", r), ("base: ", base)):
+        if rep is None:
+            continue
+        for p in rep.pools:
+            n = p.fraction_unshared_pods
+            if n:
+                out.append(
+                    f"{label}{p.pool} shares no GPU by fraction, yet {n} "
+                    f"pod{'s' * (n != 1)} of fraction rows ran on it: each was given and "
+                    f"billed {p.fraction_given}")
+    return out
+
+
 def format_text(r: Report, base: Report | None = None) -> str:
     """Render a run (and its base) as text tables."""
     lines = [*_headline(r, base), "", "Tenants"]
@@ -196,6 +237,12 @@ def format_text(r: Report, base: Report | None = None) -> str:
     short = _shortages(r, base)
     if short:
         lines += ["", "Spot capacity short", *(f"  {line}" for line in short)]
+    fell = _fallbacks(r, base)
+    if fell:
+        lines += ["", "On-demand fallback", *(f"  {line}" for line in fell)]
+    unshared = _unshared(r, base)
+    if unshared:
+        lines += ["", "Fractions on unshared pools", *(f"  {line}" for line in unshared)]
     reasons = _reasons(r)
     if reasons:
         lines += ["", "Pods that did not run"]
@@ -270,6 +317,13 @@ def format_markdown(r: Report, base: Report | None = None) -> str:
     short = _shortages(r, base)
     if short:
         lines += ["", "**Spot capacity short**", "", *(f"- {md(line, 300)}" for line in short)]
+    fell = _fallbacks(r, base)
+    if fell:
+        lines += ["", "**On-demand fallback**", "", *(f"- {md(line, 300)}" for line in fell)]
+    unshared = _unshared(r, base)
+    if unshared:
+        lines += ["", "**Fractions on unshared pools**", "",
+                  *(f"- {md(line, 300)}" for line in unshared)]
     reasons = _reasons(r)
     if reasons:
         lines += ["", "<details><summary>Pods that did not run</summary>", ""]

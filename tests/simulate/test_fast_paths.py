@@ -17,12 +17,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpupool.model import Stack
-from gpupool.simulate.engine import Outcome, Simulation
+from gpupool.simulate.engine import Outcome, Settings, Simulation
 from gpupool.simulate.generate import generate
 from gpupool.simulate.jobs import Job, Workload
 from gpupool.simulate.report import document, report
 from tests.simulate.simstacks import lab
-from tests.stacks import load_stack
+from tests.stacks import load_stack, load_stack_text
 
 # A small cluster of existing nodes under KAI, no tenants: both fast paths apply. Two fractional
 # pools of different node sizes and a whole-GPU pool, so a pod may go to several pools.
@@ -38,8 +38,23 @@ KAI_LAB = (
 )
 
 
-def _run(stack: Stack, workload: Workload, *, fast: bool) -> Outcome:
-    sim = Simulation(stack, workload)
+# An autoscaled AWS stack without tenants: a pool from zero, a spot pool with an on-demand
+# fallback, and a CPU-and-GPU pool of another size, so unpinned pods may go to several pools.
+AWS_AUTOSCALED = (
+    "apiVersion: gpupool.io/v1\nkind: GpuPoolStack\nmetadata: {name: t}\n"
+    "provider: {cloud: aws, region: us-east-1, cluster: c, settings: {subnets: "
+    "[{id: subnet-0a1b2c3d4e5f60718, zone: us-east-1a}], "
+    "nodeRoleArn: 'arn:aws:iam::123456789012:role/gpu-nodes'}}\n"
+    "cluster: {scheduler: default}\npools:\n"
+    "  - {name: l4, instanceType: g6.2xlarge, workload: inference, nodes: {min: 0, max: 3}}\n"
+    "  - {name: s, instanceType: g6.12xlarge, workload: inference, nodes: {min: 1, max: 2},"
+    " capacity: {type: spot, fallbackToOnDemand: true}, interruption: {checkpoint: none}}\n"
+)
+
+
+def _run(stack: Stack, workload: Workload, *, fast: bool,
+         options: Settings | None = None) -> Outcome:
+    sim = Simulation(stack, workload, options)
     if not fast:
         sim.packed = False
         sim.gated = False
@@ -53,8 +68,9 @@ def _outcome_bytes(out: Outcome) -> str:
     return json.dumps([document(report(out)), jobs], sort_keys=True)
 
 
-def _same(stack: Stack, workload: Workload) -> None:
-    fast, plain = _run(stack, workload, fast=True), _run(stack, workload, fast=False)
+def _same(stack: Stack, workload: Workload, options: Settings | None = None) -> None:
+    fast = _run(stack, workload, fast=True, options=options)
+    plain = _run(stack, workload, fast=False, options=options)
     assert _outcome_bytes(fast) == _outcome_bytes(plain)
 
 
@@ -100,3 +116,35 @@ def test_the_packed_walk_gives_the_plain_run_on_kai_examples(name: str, seed: in
     sim = Simulation(stack, Workload("empty", ()))
     assert sim.packed and not sim.gated
     _same(stack, generate(stack, seed, jobs=300))
+
+
+@st.composite
+def distinct_shapes(draw: st.DrawFn) -> Workload:
+    """Jobs of many distinct CPU and memory requests, some pinned, in bursts."""
+    jobs = []
+    for i in range(draw(st.integers(10, 80))):
+        jobs.append(Job(
+            name=f"j{i}", line=i + 2,
+            submit=float(draw(st.sampled_from([0, 0, 0, 600, 3600, 7200]))),
+            duration=float(draw(st.integers(60, 4 * 3600))),
+            gpus=draw(st.sampled_from([0, 1, 1, 1, 2])),
+            cpu=draw(st.floats(0.1, 7.5)), memory_gib=float(draw(st.integers(0, 30))),
+            pool=draw(st.sampled_from([None, None, None, "l4", "s"])),
+        ))
+    return Workload("generated", tuple(sorted(jobs, key=lambda j: j.submit)))
+
+
+def test_an_autoscaled_stack_without_tenants_takes_the_gated_rule() -> None:
+    sim = Simulation(load_stack_text(AWS_AUTOSCALED), Workload("empty", ()))
+    assert sim.cluster.autoscales and sim.gated
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workload=distinct_shapes(), rate=st.sampled_from([0.0, 0.0, 0.5, 4.0]),
+       seed=st.integers(0, 3), up=st.sampled_from([None, 0.0, 60.0]))
+def test_the_gated_rule_gives_the_plain_run_on_an_autoscaled_stack(
+        workload: Workload, rate: float, seed: int, up: float | None) -> None:
+    """Scale-ups, spot drains and idle nodes removed between passes change nothing."""
+    options = Settings(seed=seed, spot_interruptions_per_hour=rate, scale_up_seconds=up,
+                       scale_down_seconds=300.0)
+    _same(load_stack_text(AWS_AUTOSCALED), workload, options)
