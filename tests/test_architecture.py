@@ -103,7 +103,6 @@ SCHEDULER_ON_ITS_WAY_OUT = {
     # These read PoolModel.device_kind, which cluster.py sets; they follow it.
     "gpupool/simulate/demand.py": "request shape per DEVICE_* kind",
     "gpupool/simulate/metered.py": "fragmentation metering per DEVICE_* kind",
-    "gpupool/simulate/fit.py": "per-GPU fit per DEVICE_* kind",
 }
 
 _SCHEDULER_IDENTIFIERS = ("SCHEDULER_DEFAULT", "SCHEDULER_HAMI", "SCHEDULER_KAI",

@@ -248,3 +248,19 @@ def cluster_of(stack: Stack) -> ClusterModel:
 def gpus_at(model: PoolModel, nodes: int) -> float:
     """Whole-GPU equivalents ``nodes`` nodes of the pool hold."""
     return nodes * model.gpu_equivalents_per_node
+
+
+def fraction_given(pm: PoolModel) -> str | None:
+    """Return what a ``fraction`` pod is given on a pool that shares no GPU by fraction.
+
+    None where the pool does share by fraction (KAI ``gpu-fraction``, HAMi slots) or by MIG
+    (the smallest profile covering it). Elsewhere the device plugin hands out a whole GPU or
+    one time-slicing or MPS replica, and the run allocates and bills that. The workload check's
+    warning (``simulate.fit``) and the report's statement (``simulate.report``) both say this.
+    """
+    kind = pm.pool.sharing.kind
+    if (pm.device_kind == DEVICE_KAI or kind.partitioned
+            or (pm.device_kind == DEVICE_HAMI and pm.slots_per_gpu > 1)):
+        return None
+    replicas = pm.pool.sharing.replicas if kind.replicated else None
+    return f"one replica, 1/{replicas} of a GPU" if replicas else "a whole GPU"

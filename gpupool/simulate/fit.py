@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from gpupool import didyoumean
 from gpupool.model import PRIORITIES, Pool, Stack
-from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI, cluster_of
+from gpupool.simulate.cluster import cluster_of, fraction_given
 from gpupool.simulate.jobs import Job, Workload
 from gpupool.simulate.source import Problems
 from gpupool.spec.diagnostics import Diagnostic, Pos, Range, error, warning
@@ -133,14 +133,11 @@ def _unshared_fraction(stack: Stack, job: Job) -> Diagnostic | None:
     models = {m.name: m for m in cluster.pools}
     named, given = [], []
     for pool in pools:
-        model = models[pool.name]
-        kind = pool.sharing.kind
-        if (model.device_kind == DEVICE_KAI or kind.partitioned
-                or (model.device_kind == DEVICE_HAMI and model.slots_per_gpu > 1)):
+        what = fraction_given(models[pool.name])
+        if what is None:
             return None
-        named.append(f"{pool.name!r} ({kind.name})")
-        replicas = pool.sharing.replicas if kind.replicated else None
-        given.append(f"one replica, 1/{replicas} of a GPU" if replicas else "a whole GPU")
+        named.append(f"{pool.name!r} ({pool.sharing.kind.name})")
+        given.append(what)
     hint = ("fraction is for fractional pools (sharing.mode: fractional, under KAI or HAMi): "
             "pin the row to one (pool), ask for whole gpus instead, or make the pool fractional.")
     if len(named) == 1:

@@ -24,7 +24,7 @@ from typing import Any
 
 from gpupool.formats import FORMAT_VERSION
 from gpupool.quantile import weighted_percentile
-from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI, PoolModel
+from gpupool.simulate.cluster import fraction_given
 from gpupool.simulate.engine import GAVE_UP_STATE, REJECTED, Gang, Outcome
 
 TIMELINE_POINTS = 120
@@ -155,21 +155,6 @@ def _timeline(points: Sequence[tuple[float, int, float]], end: float) -> tuple[
             i += 1
         out.append((t, last[1], last[2]))
     return tuple(out)
-
-
-def fraction_given(pm: PoolModel) -> str | None:
-    """Return what a ``fraction`` pod is given on a pool that shares no GPU by fraction.
-
-    None where the pool does share by fraction (KAI ``gpu-fraction``, HAMi slots) or by MIG
-    (the smallest profile covering it). Elsewhere the device plugin hands out a whole GPU or
-    one time-slicing or MPS replica, and the run allocates and bills that.
-    """
-    kind = pm.pool.sharing.kind
-    if (pm.device_kind == DEVICE_KAI or kind.partitioned
-            or (pm.device_kind == DEVICE_HAMI and pm.slots_per_gpu > 1)):
-        return None
-    replicas = pm.pool.sharing.replicas if kind.replicated else None
-    return f"one replica, 1/{replicas} of a GPU" if replicas else "a whole GPU"
 
 
 def _unshared_fractions(outcome: Outcome) -> dict[str, int]:
