@@ -39,6 +39,7 @@ RELEASE_CHARTS = {
     "helm.kai-scheduler": "kai-scheduler",
     "helm.aws-efa-k8s-device-plugin": "aws-efa-k8s-device-plugin",
     "helm.nvsentinel": "nvsentinel",
+    "helm.keda": "keda",
 }
 
 

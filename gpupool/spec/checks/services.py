@@ -101,8 +101,9 @@ def _mode(stack: Stack, s: Service, pool: Pool) -> Iterator[Diagnostic]:
                           "a MIG pool serves MIG instances only: ask for one with mig")
     elif mode.partitioned and r.mig not in dict(pool.sharing.mig_layout):
         profiles = [p for p, _ in pool.sharing.mig_layout]
-        yield _mode_error(s, pool, SHAPE_MIG, f"the layout has no {r.mig}{_hint(str(r.mig), profiles)}"
-                          f" (profiles: {', '.join(profiles)})")
+        hint = _hint(str(r.mig), profiles)
+        yield _mode_error(s, pool, SHAPE_MIG, f"the layout has no {r.mig}{hint} (profiles: "
+                          f"{', '.join(profiles)})")
     elif fractional and not mode.scheduler_slots:
         key = "fraction" if r.fraction is not None else "gpuMemoryGiB"
         yield _mode_error(s, pool, key, "a share of a GPU needs a fractional pool (HAMi or KAI)")

@@ -94,7 +94,7 @@ CASES: dict[str, Callable[[Data], None]] = {
     "service.prometheus-url-missing": _no_url,
     # docs/workload.md "One GPU shape"
     "service.request-shape": _set("ranker", fraction=0.5),
-    "service.request-mode": _set("notebook-llm", mig="1g.10gb"),
+    "service.request-mode": _set("notebook-llm", mig="4g.40gb"),
     "service.replica-too-big": _set("ranker", gpus=8),
     "service.over-pool": _both(_set("tiny", replicas={"min": 2, "max": 17}),
                                _tenant("small", limit={"gpus": 5})),
