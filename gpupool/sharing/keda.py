@@ -29,6 +29,7 @@ from typing import Any
 
 from gpupool.errors import RenderError
 from gpupool.facts.names import STACK_LABEL
+from gpupool.facts.services import replica_demand
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack, Tenant
 from gpupool.service_model import POLLING_SECONDS, Behavior, Service, Trigger
@@ -40,6 +41,7 @@ RELEASE_ADDRESS = f"helm.{CHART}"
 API_VERSION = "keda.sh/v1alpha1"
 #: The label on a service's ScaledObject and, through its snippet, on its pods.
 SERVICE_LABEL = "gpupool.io/service"
+SCALED_OBJECT = "scaled-object"  # the ``kind`` fact of a ScaledObject resource
 
 
 def installs(stack: Stack) -> bool:
@@ -105,6 +107,25 @@ def scaled_object(stack: Stack, tenant: Tenant, service: Service) -> dict[str, A
     }
 
 
+def plan_facts(stack: Stack, s: Service) -> dict[str, Any]:
+    """Return the plan facts of a service's ScaledObject (``gpupool.plan.services`` reads them)."""
+    d = replica_demand(stack, s)
+    pool = stack.pool(s.pool)
+    gpu = pool.gpu.name if pool is not None and pool.gpu is not None else "GPU"
+    return {
+        "kind": SCALED_OBJECT,
+        "service": s.name,
+        "tenant": s.tenant,
+        "pool": s.pool,
+        "deployment": s.deployment,
+        "replicas": [s.replicas_min, s.replicas_max],
+        "metrics": [t.metric for t in s.triggers],
+        "slot": None if d is None else f"{gpu} {d.kind}",
+        "slots_per_replica": None if d is None else d.slots,
+        "pool_slots": None if d is None else d.capacity,
+    }
+
+
 def build(stack: Stack, cloud: CloudResult, namespaces: dict[str, str],
           after: tuple[str, ...]) -> list[Resource]:
     """Return KEDA's release (when installed) and each service's ScaledObject.
@@ -136,8 +157,6 @@ def build(stack: Stack, cloud: CloudResult, namespaces: dict[str, str],
         out.append(k8s_object(
             stack, scaled_object(stack, tenant, s), provider=cloud.k8s_provider,
             depends_on=(*deps, *((ns,) if ns else ())), owner=f"tenant:{tenant.name}",
-            facts={"service": s.name, "pool": s.pool, "deployment": s.deployment,
-                   "replicas": [s.replicas_min, s.replicas_max],
-                   "metrics": [t.metric for t in s.triggers]},
+            facts=plan_facts(stack, s),
         ))
     return out

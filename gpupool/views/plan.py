@@ -2,7 +2,8 @@
 
 This module owns the choice of format and what goes to stdout (the plan) and what to stderr (a
 note on how the base was chosen, for JSON, whose readers are scripts). The formats themselves are
-``plan_text``, ``plan_json`` and ``plan_markdown``.
+``plan_text``, ``plan_json`` and ``plan_markdown``; the text plan ends with the services
+section of ``plan_services``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gpupool.plan import PlanResult
-from gpupool.views import Output, plan_json, plan_markdown, plan_text
+from gpupool.views import Output, plan_json, plan_markdown, plan_services, plan_text
 
 
 def render(result: PlanResult, fmt: str) -> Output:
@@ -25,7 +26,7 @@ def render(result: PlanResult, fmt: str) -> Output:
 
     """
     formats: dict[str, Callable[[PlanResult], str]] = {
-        "text": plan_text.format_text,
+        "text": _text,
         "json": plan_json.format_json,
         "markdown": plan_markdown.format_markdown,
     }
@@ -33,3 +34,9 @@ def render(result: PlanResult, fmt: str) -> Output:
     # ``base.note`` and, for people watching the terminal, on stderr
     note = f"note: {result.base.note}\n" if result.base.note and fmt == "json" else ""
     return Output(formats[fmt](result), note)
+
+
+def _text(result: PlanResult) -> str:
+    """Return the text plan, with the services section (``plan_services``) at its end."""
+    services = plan_services.text_section(result)
+    return plan_text.format_text(result) + "".join(f"{line}\n" for line in services)

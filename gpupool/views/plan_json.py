@@ -21,7 +21,7 @@ from gpupool.plan import (
     slot_prices,
 )
 from gpupool.plan import pins as plan_pins
-from gpupool.views import json_text
+from gpupool.views import json_text, plan_services
 
 
 def _mm(mm: MinMax, digits: int = 4) -> dict[str, float | None]:
@@ -144,6 +144,7 @@ def to_json(result: PlanResult) -> dict[str, Any]:
         ],
         "pins": None if result.pins is None else plan_pins.to_json(result.pins),
         "scheduler": _scheduler(result),
+        **plan_services.to_json(result),
     }
 
 
