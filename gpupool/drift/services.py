@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gpupool.drift.items import DriftItem
+from gpupool.facts.services import tenant_of
 from gpupool.model import Stack
 from gpupool.service_model import Service
 
@@ -36,7 +37,7 @@ PAUSED_ANNOTATIONS = ("autoscaling.keda.sh/paused", "autoscaling.keda.sh/paused-
 
 
 def _namespace(stack: Stack, s: Service) -> str:
-    tenant = next((t for t in stack.tenants if t.name == s.tenant), None)
+    tenant = tenant_of(stack, s)
     return tenant.namespace if tenant is not None else s.tenant
 
 

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 from gpupool.facts import PoolFacts, SlotKind, pool_facts
-from gpupool.model import Stack
+from gpupool.model import Stack, Tenant
 from gpupool.service_model import Service
 
 #: Slack for float rounding when a fraction is counted in slots (0.25 x 4 is one slot).
@@ -53,6 +53,13 @@ class Demand:
     def at(self, replicas: int) -> tuple[int, float]:
         """Slots and GPU equivalents ``replicas`` replicas take."""
         return replicas * self.slots, replicas * self.gpus
+
+
+def tenant_of(stack: Stack, service: Service) -> Tenant | None:
+    """Return the tenant a service names (an index kept with the stack: 2,000 services ask)."""
+    index = stack.memo("gpupool.facts.services.tenants",
+                       lambda: {t.name: t for t in reversed(stack.tenants)})
+    return index.get(service.tenant)
 
 
 def _kind(f: PoolFacts, name: str | None) -> SlotKind | None:

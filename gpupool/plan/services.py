@@ -19,6 +19,7 @@ from typing import Any
 from gpupool.facts.services import replica_demand
 from gpupool.model import Stack
 from gpupool.plan.capacity import MinMax
+from gpupool.service_model import Service
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,7 @@ class ServicePlan:
     metrics: tuple[str, ...]
 
 
-def _slo(stack: Stack, name: str) -> str | None:
-    s = next(x for x in stack.services if x.name == name)
+def _slo(s: Service) -> str | None:
     if s.slo is None:
         return None
     if s.slo.queue_seconds is not None:
@@ -85,7 +85,7 @@ def service_plans(stack: Stack, gpu_hourly: Mapping[str, MinMax]) -> tuple[Servi
             service=s.name, tenant=s.tenant, pool=s.pool, replicas=(s.replicas_min,
                                                                     s.replicas_max),
             slot=d.kind, slots=(lo_slots, hi_slots), gpus=MinMax(lo_gpus, hi_gpus),
-            pool_slots=d.capacity, hourly=hourly, slo=_slo(stack, s.name),
+            pool_slots=d.capacity, hourly=hourly, slo=_slo(s),
             metrics=tuple(t.metric for t in s.triggers),
         ))
     return tuple(out)

@@ -29,7 +29,7 @@ from typing import Any
 
 from gpupool.errors import RenderError
 from gpupool.facts.names import STACK_LABEL
-from gpupool.facts.services import replica_demand
+from gpupool.facts.services import replica_demand, tenant_of
 from gpupool.graph import CloudResult, Resource
 from gpupool.model import Stack, Tenant
 from gpupool.service_model import POLLING_SECONDS, Behavior, Service, Trigger
@@ -148,9 +148,8 @@ def build(stack: Stack, cloud: CloudResult, namespaces: dict[str, str],
                                facts={"services": [s.name for s in stack.services]})
         out.append(release)
         deps = (release.address,)
-    tenants = {t.name: t for t in stack.tenants}
     for s in stack.services:
-        tenant = tenants.get(s.tenant)
+        tenant = tenant_of(stack, s)
         if tenant is None:
             raise RenderError(f"service {s.name} names unknown tenant {s.tenant}")
         ns = namespaces.get(tenant.namespace)

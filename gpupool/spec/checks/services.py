@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpupool import didyoumean
-from gpupool.facts.services import Demand, replica_demand
+from gpupool.facts.services import Demand, replica_demand, tenant_of
 from gpupool.model import Pool, Stack, Tenant
 from gpupool.service_model import GPU_MEMORY, QUERY_METRICS, SHAPE_MIG, Service, Trigger
 from gpupool.spec.diagnostics import Diagnostic, error, warning
@@ -54,10 +54,9 @@ def _names(stack: Stack) -> Iterator[Diagnostic]:
 
 
 def _references(stack: Stack, s: Service) -> Iterator[Diagnostic]:
-    tenants = {t.name: t for t in stack.tenants}
-    tenant = tenants.get(s.tenant)
+    tenant = tenant_of(stack, s)
     if tenant is None:
-        names = sorted(tenants)
+        names = sorted({t.name for t in stack.tenants})
         yield error("service.unknown-tenant", f"Unknown tenant '{s.tenant}'",
                     f"Service {s.name} names a tenant the stack does not declare."
                     f"{_hint(s.tenant, names)} Tenants: {', '.join(names) or 'none'}.",
@@ -256,8 +255,7 @@ def _service(stack: Stack, s: Service) -> Iterator[Diagnostic]:
         yield from modes
         d = None if modes else replica_demand(stack, s)
         if d is not None:
-            tenant = next((t for t in stack.tenants if t.name == s.tenant), None)
-            yield from _fits(stack, s, pool, d, tenant)
+            yield from _fits(stack, s, pool, d, tenant_of(stack, s))
     for t in s.triggers:
         yield from _trigger(s, t, pool)
     yield from _wake_and_cooldown(stack, s, pool)
