@@ -2,7 +2,9 @@
 
 ``python bench/generate.py --pools 1000 --tenants-per-pool 4 > big.yaml`` writes one AWS stack
 whose pools cycle through every sharing mode (exclusive, time-slicing, MPS, MIG, fractional),
-spot and on-demand capacity, with tenants whose quotas fit their pools.
+spot and on-demand capacity, with tenants whose quotas fit their pools. ``--services-per-pool 2``
+adds that many inference services on each pool (its first tenant's), each asking for what the
+pool serves and scaling on Triton's queue time and a requests-per-second query.
 """
 
 from __future__ import annotations
@@ -12,6 +14,11 @@ import sys
 from typing import Any
 
 import yaml
+
+#: A service's request on each shape of ``_SHAPES``, in order.
+_REQUESTS: list[dict[str, Any]] = [
+    {"gpus": 1}, {"gpus": 1}, {"gpus": 1}, {"mig": "3g.40gb"}, {"fraction": 0.25},
+]
 
 # (instance type, GPUs per node, sharing) — each valid on AWS with scheduler kai.
 _SHAPES: list[tuple[str, int, dict[str, Any]]] = [
@@ -23,10 +30,23 @@ _SHAPES: list[tuple[str, int, dict[str, Any]]] = [
 ]
 
 
-def stack(pools: int, tenants_per_pool: int, name: str = "bench") -> dict[str, Any]:
+def _services(i: int, pool: str, tenant: str, count: int) -> list[dict[str, Any]]:
+    return [{
+        "name": f"s-{i:05d}-{k}", "tenant": tenant, "pool": pool,
+        **_REQUESTS[i % len(_REQUESTS)],
+        "replicas": {"min": 0, "max": 2},
+        "scaleOn": [{"metric": "queue-time-ratio", "target": 1},
+                    {"metric": "requests-per-second", "target": 20,
+                     "query": f'sum(rate(requests_total{{service="s-{i}-{k}"}}[1m]))'}],
+    } for k in range(count)]
+
+
+def stack(pools: int, tenants_per_pool: int, name: str = "bench",
+          services_per_pool: int = 0) -> dict[str, Any]:
     """Return a valid stack with ``pools`` pools and ``tenants_per_pool`` tenants on each."""
     out_pools = []
     tenants = []
+    services: list[dict[str, Any]] = []
     for i in range(pools):
         itype, gpus, sharing = _SHAPES[i % len(_SHAPES)]
         pool: dict[str, Any] = {
@@ -53,7 +73,9 @@ def stack(pools: int, tenants_per_pool: int, name: str = "bench") -> dict[str, A
             if priority in ("low", "preemptible"):  # KAI lets only these borrow over quota
                 tenant["fairShare"] = {"weight": 1 + j}
             tenants.append(tenant)
-    return {
+        if services_per_pool and tenants_per_pool:
+            services += _services(i, pool["name"], f"t-{i:05d}-0", services_per_pool)
+    out: dict[str, Any] = {
         "apiVersion": "gpupool.io/v1",
         "kind": "GpuPoolStack",
         "metadata": {"name": name, "environment": "staging", "labels": {"team": "bench"}},
@@ -70,11 +92,17 @@ def stack(pools: int, tenants_per_pool: int, name: str = "bench") -> dict[str, A
         "pools": out_pools,
         "tenants": tenants,
     }
+    if services:
+        out["services"] = services
+        out["cluster"]["monitoring"]["prometheus"] = {
+            "labels": {}, "url": "http://prometheus.monitoring:9090"}
+    return out
 
 
-def dump(pools: int, tenants_per_pool: int) -> str:
+def dump(pools: int, tenants_per_pool: int, services_per_pool: int = 0) -> str:
     """Return the stack as YAML text."""
-    return yaml.safe_dump(stack(pools, tenants_per_pool), sort_keys=False)
+    return yaml.safe_dump(stack(pools, tenants_per_pool, services_per_pool=services_per_pool),
+                          sort_keys=False)
 
 
 def main() -> None:
@@ -82,8 +110,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--pools", type=int, default=10)
     p.add_argument("--tenants-per-pool", type=int, default=4)
+    p.add_argument("--services-per-pool", type=int, default=0)
     args = p.parse_args()
-    sys.stdout.write(dump(args.pools, args.tenants_per_pool))
+    sys.stdout.write(dump(args.pools, args.tenants_per_pool, args.services_per_pool))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,9 @@ Measured:
   (schema only) on a 1,000-pool stack;
 - ``gpupool validate``, ``plan`` and ``render`` at 10, 100 and 1,000 pools (4 tenants per pool),
   and how their time grows per 10x pools;
+- ``gpupool validate``, ``plan`` and ``render`` on the 1,000-pool stack with 2,000 inference
+  services (issue 38), validate and plan against check-jsonschema on that file with the same
+  targets, render against the 1,000-pool render without services;
 - the program ``gpupool render`` wrote for 1,000 pools registering its resources under Pulumi
   mocks, against a hand-written program creating the same resources (``reference_program.py``;
   ``mockrun.py`` runs each and checks that both registered the same resources).
@@ -205,6 +208,28 @@ def mock_row(pools: int, stack_file: Path, tmp: Path, repeat: int) -> Row:
     )
 
 
+def service_rows(pools: int, tmp: Path, plain: Path, repeat: int, cj: str) -> list[Row]:
+    """Validate, plan and render with two services a pool (issue 38: within the same ratios)."""
+    f = tmp / f"stack-{pools}-services.yaml"
+    with open(f, "wb") as out:
+        cmd = [sys.executable, str(HERE / "generate.py"), "--pools", str(pools)]
+        subprocess.run([*cmd, "--tenants-per-pool", "4", "--services-per-pool", "2"],
+                       check=True, stdout=out)
+    schema = str(ROOT / "schemas" / "gpupool.schema.json")
+    ref = measure([cj, "--schemafile", schema, str(f)], repeat)
+    what = f"{pools:,} pools, {2 * pools:,} services"
+    render_plain = measure(gpupool("render", "--out", str(tmp / "svc-plain"), str(plain)), repeat)
+    return [
+        Row(f"gpupool validate ({what})", measure(gpupool("validate", str(f)), repeat),
+            "check-jsonschema (schema only)", ref, "<= 0.5x", 0.5),
+        Row(f"gpupool plan ({what})", measure(gpupool("plan", str(f)), repeat),
+            "check-jsonschema (schema only)", ref, f"<= {PLAN_TARGET}x", PLAN_TARGET),
+        Row(f"gpupool render ({what})",
+            measure(gpupool("render", "--out", str(tmp / "svc-out"), str(f)), repeat),
+            f"gpupool render ({pools:,} pools, no service)", render_plain, "(cost of services)"),
+    ]
+
+
 def run(quick: bool) -> tuple[list[Row], list[tuple[str, int, Sample]]]:
     """Run every benchmark and return the ratio rows and the scaling samples."""
     repeat = 3 if quick else 5
@@ -268,6 +293,7 @@ def run(quick: bool) -> tuple[list[Row], list[tuple[str, int, Sample]]]:
                 PLAN_TARGET,
             )
         )
+        rows += service_rows(big, tmp, files[big], repeat, cj)
     scaling: list[tuple[str, int, Sample]] = []
     commands = {"validate": ["validate"], "plan": ["plan"], "render": ["render", "--out"]}
     for name, args in commands.items():

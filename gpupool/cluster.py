@@ -9,7 +9,8 @@ not a node list, such as a proxy's empty body or login page) into one
 :class:`ClusterUnavailableError` sentence, refusing a kubeconfig whose aliases expand past the
 stack-file loader's limits before the client (which would never finish) reads it, and parsing
 Kubernetes resource quantities. It also reads named Deployments (the GPU scheduler's), for
-their declared and ready replicas.
+their declared and ready replicas, and named namespaced objects of an API group as the server
+serves them (the services' ScaledObjects and HPAs), which ``gpupool.drift.services`` reads.
 
 Does not own: deciding which nodes belong to a pool (the caller filters on the
 ``gpupool.io/pool`` label), what the GPU Feature Discovery labels mean for a pool, or drift
@@ -251,6 +252,43 @@ def read_deployments(
     return out
 
 
+def read_objects(
+    kind: tuple[str, str, str, str], wanted: Sequence[tuple[str, str]],
+    context: str | None = None, api: Any | None = None,
+) -> list[Mapping[str, Any] | None]:
+    """Read each ``(namespace, name)`` object of ``kind`` as the API serves it (None: not found).
+
+    ``kind`` is ``(group, version, plural, Kind)``: a custom resource (KEDA's ScaledObjects) or
+    any namespaced built-in of an API group (``autoscaling``/``v2`` HPAs), read by their REST
+    path with ``CustomObjectsApi.get_namespaced_custom_object``. ``api``: an object with that
+    method (tests); None builds a real client. Raises ``ClusterUnavailableError`` as
+    ``read_gpu_nodes`` does.
+    """
+    k8s = _import_kubernetes()
+    group, version, plural, name_of_kind = kind
+    custom = api if api is not None else k8s.client.CustomObjectsApi(_api_client(k8s, context))
+    out: list[Mapping[str, Any] | None] = []
+    for namespace, name in wanted:
+        try:
+            got = custom.get_namespaced_custom_object(
+                group, version, namespace, plural, name, _request_timeout=_REQUEST_TIMEOUT)
+        except Exception as exc:
+            if isinstance(exc, k8s.client.exceptions.ApiException) and exc.status == 404:
+                out.append(None)
+                continue
+            what = f"{name_of_kind} {namespace}/{name}"
+            mapped = _unavailable(k8s, custom, context, exc, what, plural)
+            if mapped is None:
+                raise
+            raise mapped from exc
+        if not isinstance(got, Mapping):  # a proxy's page, not an object
+            raise ClusterUnavailableError(
+                f"The Kubernetes API server{_server(custom)} answered {name_of_kind} "
+                f"{namespace}/{name} with something that is not an object.")
+        out.append(got)
+    return out
+
+
 def _core_api(k8s: Any, context: str | None) -> Any:
     return k8s.client.CoreV1Api(_api_client(k8s, context))
 
@@ -336,7 +374,8 @@ def _list_all(k8s: Any, core: Any, context: str | None) -> Iterator[Any]:
 
 
 def _unavailable(
-    k8s: Any, core: Any, context: str | None, exc: Exception, what: str = ""
+    k8s: Any, core: Any, context: str | None, exc: Exception, what: str = "",
+    resource: str = "deployments",
 ) -> ClusterUnavailableError | None:
     """Turn a client failure into one sentence; ``None`` for anything unrecognised.
 
@@ -356,7 +395,7 @@ def _unavailable(
         if status == 403 and what:
             return ClusterUnavailableError(
                 f"The Kubernetes API server{where} forbids reading {what}{named} (403 "
-                "Forbidden): the identity needs get on deployments in that namespace."
+                f"Forbidden): the identity needs get on {resource} in that namespace."
             )
         if status == 403:
             return ClusterUnavailableError(

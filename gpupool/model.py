@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from gpupool import catalog, clouds, modes, schedulers
+from gpupool import catalog, clouds, modes, schedulers, service_model
 from gpupool.modes import Fractional, Sharing
 
 if TYPE_CHECKING:
@@ -80,6 +80,7 @@ class Prometheus:
     labels: Mapping[str, str] | None  # None: not given (validate warns); {}: selects everything
     service_monitor: bool
     kube_state_metrics_pool_label: bool
+    url: str | None = None  # the Prometheus HTTP API KEDA's triggers query (services)
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,7 @@ class ClusterConfig:
     admission: Admission = Admission()
     kubernetes_version: str | None = None  # "1.31"; None: not stated (taken as 1.30 or newer)
     nvsentinel: NVSentinel | None = None  # None: not installed
+    autoscaling: service_model.Autoscaling = field(default_factory=service_model.Autoscaling)
 
 
 @dataclass(frozen=True)
@@ -334,6 +336,7 @@ class Stack:
     source: str = ""
     simulation: Simulation | None = None
     acknowledge: tuple[Acknowledgement, ...] = ()
+    services: tuple[service_model.Service, ...] = ()  # services:, service_model
 
     @property
     def cloud(self) -> clouds.Cloud:
@@ -496,6 +499,7 @@ def _prometheus(raw: Mapping[str, Any] | None) -> Prometheus | None:
         labels=None if labels is None else dict(labels),
         service_monitor=bool(raw.get("serviceMonitor", True)),
         kube_state_metrics_pool_label=bool(raw.get("kubeStateMetricsPoolLabel", False)),
+        url=raw.get("url"),
     )
 
 
@@ -561,12 +565,14 @@ def build(data: Mapping[str, Any], source: str = "") -> Stack:
             admission=Admission(action=clus.get("admission", {}).get("action", "deny")),
             kubernetes_version=clus.get("kubernetesVersion"),
             nvsentinel=_nvsentinel(clus.get("faultIsolation", {}).get("nvsentinel")),
+            autoscaling=service_model.autoscaling(clus.get("autoscaling", {})),
         ),
         pools=tuple(_pool(p, i, cloud) for i, p in enumerate(data["pools"])),
         tenants=tuple(_tenant(t, i) for i, t in enumerate(data.get("tenants", ()))),
         source=source,
         simulation=_simulation(data.get("simulation")),
         acknowledge=acknowledgements(data),
+        services=service_model.build(data.get("services", ())),
     )
 
 

@@ -6,12 +6,12 @@ fields). These helpers make such mistakes fail in tests instead:
 
 - ``validate_manifest(obj)``: built-in kinds against the upstream OpenAPI schemas shipped by
   ``kubernetes-validate`` in strict mode (no unknown fields) for Kubernetes ``K8S_VERSION``;
-  KAI ``Queue``, ``PrometheusRule`` and GKE's ``Network`` and ``GKENetworkParamSet`` against
-  ``schemas/k8s``; any other kind is an error.
+  KAI ``Queue``, ``PrometheusRule``, GKE's ``Network`` and ``GKENetworkParamSet`` and KEDA's
+  ``ScaledObject`` against ``schemas/k8s``; any other kind is an error.
   A few API-server rules the OpenAPI schemas do not carry (names, labels, ResourceQuota keys,
   PriorityClass range) and gpupool's own rules are checked too; the latter say ``gpupool:``.
 - ``validate_values(chart, values)``: Helm values of gpu-operator, hami, kai-scheduler,
-  aws-efa-k8s-device-plugin, nvsentinel.
+  aws-efa-k8s-device-plugin, nvsentinel, keda.
 - ``validate_device_plugin_config(cfg)`` / ``validate_mig_parted_config(cfg)``: the two
   config-file formats, schema plus gpupool's invariants.
 - ``validate_dcgm_metrics(text)`` / ``parse_dcgm_metrics(text)``: a DCGM exporter metrics list
@@ -50,6 +50,7 @@ CHART_SCHEMAS: dict[str, str] = {
     "kai-scheduler": "kai-values.schema.json",
     "aws-efa-k8s-device-plugin": "efa-device-plugin-values.schema.json",
     "nvsentinel": "nvsentinel-values.schema.json",
+    "keda": "keda-values.schema.json",
 }
 
 # (apiVersion, kind) -> schema file in schemas/k8s, and whether the kind is namespaced.
@@ -58,6 +59,7 @@ CUSTOM_KINDS: dict[tuple[str, str], tuple[str, bool]] = {
     ("monitoring.coreos.com/v1", "PrometheusRule"): ("prometheusrule.schema.json", True),
     ("networking.gke.io/v1", "Network"): ("gke-network.schema.json", False),
     ("networking.gke.io/v1", "GKENetworkParamSet"): ("gke-network-param-set.schema.json", False),
+    ("keda.sh/v1alpha1", "ScaledObject"): ("keda-scaledobject.schema.json", True),
 }
 
 CLUSTER_SCOPED_KINDS = frozenset(
@@ -477,6 +479,18 @@ def _check_prometheus_rule(obj: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _check_scaled_object(obj: Mapping[str, Any]) -> list[str]:
+    """The ScaledObject CRD's CEL rule on spec (KEDA v2.20.2 keda.sh_scaledobjects.yaml
+    x-kubernetes-validations): minReplicaCount <= maxReplicaCount, 100 when it is unset."""
+    spec = obj.get("spec")
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("minReplicaCount"), int):
+        return []
+    most = spec.get("maxReplicaCount", 100)
+    if isinstance(most, int) and spec["minReplicaCount"] > most:
+        return ["spec: minReplicaCount must be less than or equal to maxReplicaCount"]
+    return []
+
+
 def _check_gke_network(obj: Mapping[str, Any]) -> list[str]:
     """A Device network takes its parameters from a cluster-scoped GKENetworkParamSet.
 
@@ -514,6 +528,7 @@ _KIND_CHECKS = {
     "Queue": _check_queue,
     "PrometheusRule": _check_prometheus_rule,
     "Network": _check_gke_network,
+    "ScaledObject": _check_scaled_object,
     "GKENetworkParamSet": _check_gke_network_param_set,
 }
 

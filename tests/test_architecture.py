@@ -41,6 +41,8 @@ NOT_A_PLUGIN_NAME = {
     ("gpupool/advise/workload.py", "mig"),
     # The workload file's ``mig`` column, a MIG profile per pod (issue 28 names the columns).
     ("gpupool/simulate/columns.py", "mig"),
+    # A service's ``mig`` request key, the workload file's column name (docs/stack-file.md).
+    ("gpupool/service_model.py", "mig"),
 }
 
 

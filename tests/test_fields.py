@@ -116,6 +116,21 @@ def _set(path: list[str], value: Any, where: int = 0) -> Callable[[dict[str, Any
     return apply
 
 
+def _service_moves(what: str) -> Callable[[dict[str, Any]], None]:
+    """Move services-clean's ranker to pool frac (its tenant given it), or to tenant small."""
+    def apply(data: dict[str, Any]) -> None:
+        ranker = data["services"][0]
+        if what == "pool":
+            data["tenants"][0]["pools"].append("frac")
+            ranker["pool"] = "frac"
+            ranker["replicas"] = {"min": 2, "max": 4}  # whole GPUs: 4 nodes of 1 GPU
+        else:
+            data["tenants"][2]["pools"].append("whole")
+            ranker["tenant"] = "small"
+            data["tenants"][2]["limit"] = {"gpus": 16}
+    return apply
+
+
 #: Changes the generic search cannot make (fields no stack in the corpus sets, or values only a
 #: particular shape accepts): (stack file, mutation).
 EXPLICIT: dict[str, list[tuple[Path, Callable[[dict[str, Any]], None]]]] = {
@@ -141,6 +156,15 @@ EXPLICIT: dict[str, list[tuple[Path, Callable[[dict[str, Any]], None]]]] = {
     # a currency is three capitals: the generic string edits never validate
     "pools[].price.currency": [(EXAMPLES / "onprem-hami.yaml",
                                 _set(["pools[]", "price", "currency"], "EUR"))],
+    "cluster.autoscaling.keda.install": [
+        (FIXTURES / "valid" / "services-clean.yaml",
+         _set(["cluster", "autoscaling", "keda", "install"], False))],
+    # a service's profile, pool and tenant: to another the stack has (the tenant given the pool)
+    "services[].mig": [(FIXTURES / "valid" / "services-clean.yaml",
+                        _set(["services[]", "mig"], "2g.20gb", where=2))],
+    "services[].pool": [(FIXTURES / "valid" / "services-clean.yaml", _service_moves("pool"))],
+    "services[].tenant": [(FIXTURES / "valid" / "services-clean.yaml",
+                           _service_moves("tenant"))],
     "pools[].sharing.mig.layout": [
         (EXAMPLES / "gcp-training-h100-mig.yaml",
          _set(["pools[]", "sharing", "mig", "layout"], {"2g.20gb": 3}, where=1)),

@@ -107,8 +107,8 @@ def _open_objects(node: Any, path: str = "") -> Iterator[str]:
 # --------------------------------------------------------------------------- the schema files
 
 
-def test_all_eleven_schemas_exist() -> None:
-    """schemas/k8s holds the eleven formats gpupool renders."""
+def test_all_thirteen_schemas_exist() -> None:
+    """schemas/k8s holds the thirteen formats gpupool renders."""
     assert (
         sorted(
             [
@@ -120,6 +120,8 @@ def test_all_eleven_schemas_exist() -> None:
                 "hami-values.schema.json",
                 "kai-queue.schema.json",
                 "kai-values.schema.json",
+                "keda-scaledobject.schema.json",
+                "keda-values.schema.json",
                 "mig-parted-config.schema.json",
                 "nvsentinel-values.schema.json",
                 "prometheusrule.schema.json",
@@ -149,6 +151,8 @@ def test_schema_is_valid_and_names_its_source(filename: str) -> None:
             "prometheus-operator/prometheus-operator",
             "NVIDIA/NVSentinel",
             "GoogleCloudPlatform/gke-networking-api",
+            "kedacore/keda",
+            "kedacore/charts",
         )
     ), comment
     assert any(ch.isdigit() for ch in comment), "the source version or commit is missing"
@@ -1088,18 +1092,18 @@ def test_non_mapping_manifest() -> None:
 
 @pytest.mark.parametrize("name", crds())
 def test_committed_schema_has_the_crds_fields(name: str) -> None:
-    """kai-queue and the GKE network schemas have exactly the CRD's fields, types and open
-    objects, and pin apiVersion and kind to the CRD's group, version and kind."""
+    """kai-queue, the GKE network and KEDA ScaledObject schemas have exactly the CRD's fields,
+    types and open objects, and pin apiVersion and kind to the CRD's group, version and kind."""
     table = crd(name)
     committed = load_schema(table["schema"])
     assert schema_fields(committed) == table["fields"]
     properties = committed["properties"]
     assert properties["kind"] == {"const": table["kind"]}
     assert properties["apiVersion"] == {"const": f"{table['group']}/{table['version']}"}
-    assert table["scope"] == "Cluster"
+    assert table["scope"] in ("Cluster", "Namespaced")
     assert manifests.CUSTOM_KINDS[(f"{table['group']}/{table['version']}", table["kind"])] == (
         table["schema"],
-        False,
+        table["scope"] == "Namespaced",
     )
 
 

@@ -63,6 +63,11 @@ CLOUD = Cloud(
     node_pool_name=agent_pool_name,
     program_helpers=("aks_kubeconfig",),
     delete_before_replace=("azure-native:containerservice:AgentPool",),
+    # cluster-autoscaler's Azure provider: GPULabel "accelerator", value the GPU vendor
+    # (kubernetes/autoscaler cluster-autoscaler/cloudprovider/azure azure_cloud_provider.go and
+    # azure_cloud_provider_gpu_test.go, {GPULabel: "nvidia"}); AKS's own labels are
+    # kubernetes.azure.com/*, so the pools that serve services get it from gpupool
+    autoscaler_gpu_label=("accelerator", "nvidia"),
     starter={
         "region": "eastus",
         "cluster": "REPLACE-ME-aks-cluster",

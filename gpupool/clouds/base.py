@@ -131,6 +131,11 @@ class Cloud:
             cluster, settings), each placeholder marked ``REPLACE-ME`` and valid as it stands.
         starter_instance_type: the instance type placeholder ``gpupool init`` writes where
             pools declare their GPUs beside an instance type the catalog does not list.
+        autoscaler_gpu_label: (key, value) of the label cluster-autoscaler's provider for the
+            cloud reads as "a GPU node" (its ``GPULabel``) where neither the cloud nor gpupool's
+            node pools set it already; gpupool puts it on the nodes of pools that serve
+            services, so the autoscaler waits for the device plugin instead of adding nodes
+            (kubernetes/autoscaler #1949, PR #461). None: nothing to add.
 
     """
 
@@ -169,3 +174,4 @@ class Cloud:
     recreates_nodes_on_update: bool = True
     starter: Mapping[str, Any] = field(default_factory=dict)
     starter_instance_type: str = ""
+    autoscaler_gpu_label: tuple[str, str] | None = None

@@ -1,8 +1,8 @@
 """Run every drift source that can run, and say why the others were skipped.
 
 The engine source renders the stack's program and asks Pulumi for a refresh preview (never a
-state-writing refresh); the cluster source reads nodes, and the GPU scheduler's Deployments, through
-the Kubernetes API; the node source
+state-writing refresh); the cluster source reads nodes, the GPU scheduler's Deployments and the
+services' ScaledObjects and HPAs, through the Kubernetes API; the node source
 reads ``gpupool node inspect`` reports from a directory. A fault that a GPU health condition and a
 node report both show on one node is one item (``gpupool.drift.conditions.fold``). Missing
 access (no Pulumi CLI, no kubeconfig, no reports: a report folder that is missing, unreadable or
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gpupool import cluster
-from gpupool.drift import conditions, node_reports, scheduler
+from gpupool.drift import conditions, node_reports, scheduler, services
 from gpupool.drift import nodes as node_state
 from gpupool.drift.items import DriftItem, DriftReport, SourceStatus
 from gpupool.errors import GpupoolError
@@ -43,6 +43,10 @@ class DriftInputs:
     # reads the named (namespace, name) Deployments, returning ObservedDeployments
     deployments: Callable[[Sequence[tuple[str, str]]], Sequence[Any]] | None = None
     node_reports_dir: Path | None = None
+    # reads objects of a (group, version, plural, Kind) by (namespace, name): the services'
+    # ScaledObjects and HPAs (``cluster.read_objects``'s signature without context and api)
+    objects: Callable[[tuple[str, str, str, str], Sequence[tuple[str, str]]],
+                      Sequence[Any]] | None = None
 
 
 def engine_items(result: Any, cloud: str) -> list[DriftItem]:
@@ -65,6 +69,20 @@ def engine_items(result: Any, cloud: str) -> list[DriftItem]:
             )
         )
     return out
+
+
+def _services(stack: Stack, inputs: DriftInputs) -> list[DriftItem]:
+    """Return the drift of the services' ScaledObjects and HPAs, read as the nodes are."""
+    read = inputs.objects
+    if read is None and inputs.cluster is None:
+        def read(kind: tuple[str, str, str, str],
+                 names: Sequence[tuple[str, str]]) -> Sequence[Any]:
+            return cluster.read_objects(kind, names, stack.provider.settings.context)
+    if not stack.services or read is None:
+        return []
+    scaled = list(read(services.SCALED_OBJECT, services.wanted(stack)))
+    hpas = list(read(services.HPA, services.hpa_names(stack, scaled)))
+    return services.compare(stack, scaled, hpas)
 
 
 def run(
@@ -118,6 +136,7 @@ def run(
                 return cluster.read_deployments(names, stack.provider.settings.context)
         if wanted and read is not None:
             items += scheduler.compare(stack, read(wanted))
+        items += _services(stack, inputs)
         statuses.append(SourceStatus(CLUSTER_SOURCE, True))
     except GpupoolError as exc:
         skip(CLUSTER_SOURCE, str(exc))

@@ -16,6 +16,8 @@ This package owns ``PlanResult`` and the pure functions that make one (no I/O, n
 - ``tenant_cost``: each tenant's guaranteed cost and ceiling per pool, every pool's unallocated
   remainder and the price of one unit of each slot kind, from the same facts
   (``gpupool.plan.tenant_cost``);
+- ``services``: each inference service's slots, GPUs and cost at ``replicas.min`` and
+  ``replicas.max`` beside its pool's slots at ``nodes.max`` (``gpupool.plan.services``);
 - ``advice``: what would save money, priced (``gpupool.spec.checks.advice``, the same items
   ``validate`` reports as ``info``);
 - ``pins``: digests of what each desired resource makes the engine do, so that ``up --expect``
@@ -66,6 +68,7 @@ from gpupool.plan.changes import (
 from gpupool.plan.cost import HOURS_PER_MONTH, CostReport, PoolCost, cost, price_regions
 from gpupool.plan.diff import diff, diff_inputs
 from gpupool.plan.pins import GraphPins, pin_graph
+from gpupool.plan.services import ServicePlan, service_plans
 from gpupool.plan.tenant_cost import (
     PoolShare,
     TenantCost,
@@ -104,6 +107,7 @@ __all__ = [
     "PoolCost",
     "PoolShare",
     "ResourceChange",
+    "ServicePlan",
     "SlotProfile",
     "Summary",
     "TenantCapacity",
@@ -166,6 +170,8 @@ class PlanResult:
     desired: ResourceGraph | None = field(default=None, repr=False, compare=False)
     #: the stack file's acknowledged warnings (``gpupool.spec.acknowledge``), for the JSON
     acknowledged: tuple[Acknowledged, ...] = ()
+    # the inference services: slots and cost at replicas.min and max (gpupool.plan.services)
+    services: tuple[ServicePlan, ...] = ()
 
     @cached_property
     def pins(self) -> GraphPins | None:
@@ -220,6 +226,7 @@ def make_plan(base: Base, desired: ResourceGraph, stack: Stack, *,
     except LookupError:
         region = None
     pools = capacity(stack)
+    tenant_cost = tenant_costs(base_graph, desired)
     return PlanResult(
         stack=desired.stack,
         cloud=desired.cloud,
@@ -229,10 +236,11 @@ def make_plan(base: Base, desired: ResourceGraph, stack: Stack, *,
         capacity=pools,
         tenants=tenant_capacity(stack, pools),
         cost=cost(base_graph, desired, region),
-        tenant_cost=tenant_costs(base_graph, desired),
+        tenant_cost=tenant_cost,
         advice=tuple(advice(stack)),
         desired=desired,
         scheduler=scheduler_ha.placement(stack),
         diagnostics=tuple(d for d in diagnostics if not d.is_error),
         stack_file=stack_file,
+        services=service_plans(stack, tenant_cost.gpu_hourly if tenant_cost else {}),
     )

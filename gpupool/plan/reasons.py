@@ -4,7 +4,8 @@ This module owns the sentences of a plan's ``reasons``, derived from the resourc
 (never from provider-specific inputs): GPU model and memory, capacity type, instance type,
 sharing mode, time-slicing and MPS replicas (with the memory share of a slot), MIG layouts,
 fractional slots, node counts and a mixed spot pool's on-demand base and fallback, quotas and
-limits, MIG strategy, versions; how many GPUs leave at once when a node pool is replaced; what a
+limits, MIG strategy, versions, a service's replicas (``gpupool.plan.services``); how many GPUs
+leave at once when a node pool is replaced; what a
 new resource needs of the cluster that gpupool does not install (its ``needs`` fact); and, when
 no fact explains a change, the changed inputs with their old and new values.
 """
@@ -17,6 +18,7 @@ from typing import Any
 
 from gpupool import clouds, modes
 from gpupool.graph import Resource, ResourceGraph
+from gpupool.plan import services
 from gpupool.plan.changes import (
     CREATE,
     MISSING,
@@ -28,6 +30,7 @@ from gpupool.plan.changes import (
     show_value,
 )
 from gpupool.plan.cost import node_pools
+from gpupool.sharing.keda import SCALED_OBJECT
 
 # How scalar facts read in reasons: key -> (label, unit). Other keys read as themselves.
 _FACT_LABELS = {
@@ -332,6 +335,8 @@ def explain(
     explained = False
     if new.get("kind") == "node-pool":
         out, explained = _node_pool_reasons(old, new, replace, ctx)
+    elif new.get("kind") == SCALED_OBJECT:  # a service's ScaledObject, in service terms
+        out = services.reasons(old, new)
     else:
         out = _pools_reasons(old, new, ctx)
         if "mode" in new and "pool" in new:  # one pool's sharing config
@@ -376,6 +381,8 @@ def _needs(facts: Mapping[str, Any]) -> list[str]:
 def lifecycle(res: Resource, actions: tuple[str, ...], ctx: Context) -> list[str]:
     """Say what a node pool that comes or goes adds or takes away, and what a new resource needs."""
     f = res.facts
+    if f.get("kind") == SCALED_OBJECT and actions == CREATE:
+        return services.created(f)
     if f.get("kind") != "node-pool":
         return _needs(f) if actions == CREATE else []
     gpu, per = f.get("gpu") or "GPU", f.get("gpus_per_node")

@@ -75,9 +75,13 @@ def node_labels(stack: Stack, pool: Pool, group: CapacityGroup | None = None) ->
     nodes ``gpupool.io/capacity: spot | on-demand``, its capacity type, which the showback rules
     price its nodes by; not a group that mixes both kinds (a VKE spot node pool with an
     on-demand base or on-demand stand-ins), whose nodes one label cannot tell apart. Existing
-    nodes (``group`` None) get none.
+    nodes (``group`` None) get none. A pool that serves services also gets the cloud's
+    ``autoscaler_gpu_label`` where the cloud has one (``gpupool.clouds.base.Cloud``).
     """
     merged = {**dict(pool.labels), **gpu_facts.node_labels(stack, pool)}
+    gpu_label = stack.cloud.autoscaler_gpu_label
+    if gpu_label is not None and any(s.pool == pool.name for s in stack.services):
+        merged.setdefault(*gpu_label)  # the autoscaler waits for the device plugin (#1949)
     if group is not None and not (group.on_demand_base or group.on_demand_fallback):
         merged[CAPACITY_LABEL] = group.capacity
     return dict(sorted(merged.items()))

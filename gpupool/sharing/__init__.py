@@ -27,10 +27,13 @@ from gpupool.sharing import (
     deviceplugin,
     efa,
     gpudirect,
+    keda,
     mig,
     nvsentinel,
     operator,
     scheduler,
+    service_rules,
+    service_snippets,
     showback,
     snippets,
     tenants,
@@ -83,6 +86,9 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
     out += alerts.build(stack, cloud, ns_deps + after)
     out += dashboard.build(stack, cloud, ns_deps)
     out += showback.build(stack, cloud, ns_deps + after)
+    # the services: KEDA, a ScaledObject each, the recordings their triggers read
+    out += keda.build(stack, cloud, namespaces, after)
+    out += service_rules.build(stack, cloud, ns_deps + after)
     return out
 
 
@@ -118,7 +124,8 @@ def workload_snippets(stack: Stack) -> dict[str, str]:
         stack: the validated stack.
 
     Returns:
-        ``{"snippets/<tenant>--<pool>.yaml": yaml_text}``.
+        ``{"snippets/<tenant>--<pool>.yaml": yaml_text}``, and per service
+        ``snippets/service.<name>.yaml``.
 
     """
-    return snippets.build(stack)
+    return {**snippets.build(stack), **service_snippets.build(stack)}

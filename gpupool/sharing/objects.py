@@ -49,6 +49,7 @@ _NAMESPACED = {
     "ValidatingAdmissionPolicyBinding": False,
     "GKENetworkParamSet": False,
     "Network": False,
+    "ScaledObject": True,
 }
 
 

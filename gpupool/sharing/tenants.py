@@ -61,7 +61,8 @@ def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
     out: list[Resource] = []
     for level in PRIORITIES:
         users = [t for t in stack.tenants if t.priority == level]
-        if not users:
+        services = [s for s in stack.services if s.priority == level]
+        if not users and not services:
             continue
         deps = [a for t in users for p in t.pools for a in cloud.node_pools.get(p, ())]
         value = PRIORITY_VALUES[level]

@@ -62,6 +62,8 @@ def _place(doc: load.Document, diags: list[Diagnostic]) -> list[Diagnostic]:
 _PARTS = ("pools", "tenants")
 #: The mapping sections whose fields are set aside one by one.
 _SECTIONS = ("metadata", "provider", "state", "cluster", "simulation")
+#: Lists set aside whole by a schema error in any of their items (their checks compare items).
+_WHOLE_LISTS = ("services",)
 #: Read by the schema alone: an error there sets nothing aside.
 _UNREAD = ("apiVersion", "kind")
 #: Required fields no check reads as such: a broken one is replaced by a valid stand-in.
@@ -95,7 +97,10 @@ class _SetAside:
             if head == "acknowledge":  # no check reads it: the list is left out, and unapplied
                 self.cuts.add(("acknowledge",))
                 continue
-            if head in _PARTS and len(path) >= 2 and isinstance(path[1], int):
+            if head in _WHOLE_LISTS:
+                self.cuts.add((str(head),))
+                self.fields.add(str(head))
+            elif head in _PARTS and len(path) >= 2 and isinstance(path[1], int):
                 self.items[str(head)].add(path[1])
             elif head in _SECTIONS and len(path) == 1:
                 self.cuts.add((str(head),))

@@ -2,7 +2,8 @@
 
 This module owns the choice of format and what goes to stdout (the plan) and what to stderr (a
 note on how the base was chosen, for JSON, whose readers are scripts). The formats themselves are
-``plan_text``, ``plan_json`` and ``plan_markdown``, and ``plan_summary`` for ``--summary``.
+``plan_text``, ``plan_json`` and ``plan_markdown``, and ``plan_summary`` for ``--summary``;
+the text plan ends with the services section of ``plan_services``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gpupool.plan import PlanResult
-from gpupool.views import Output, plan_json, plan_markdown, plan_summary, plan_text
+from gpupool.views import Output, plan_json, plan_markdown, plan_services, plan_summary, plan_text
 
 
 def render(result: PlanResult, fmt: str, *, summary: bool = False) -> Output:
@@ -33,7 +34,7 @@ def render(result: PlanResult, fmt: str, *, summary: bool = False) -> Output:
                  "markdown": lambda r: plan_markdown.format_markdown(r, summary=True)}
         return Output(short[fmt](result), _note(result, fmt))
     formats: dict[str, Callable[[PlanResult], str]] = {
-        "text": plan_text.format_text,
+        "text": _text,
         "json": plan_json.format_json,
         "markdown": plan_markdown.format_markdown,
     }
@@ -47,3 +48,9 @@ def _note(result: PlanResult, fmt: str) -> str:
     the terminal, here.
     """
     return f"note: {result.base.note}\n" if result.base.note and fmt == "json" else ""
+
+
+def _text(result: PlanResult) -> str:
+    """Return the text plan, with the services section (``plan_services``) at its end."""
+    services = plan_services.text_section(result)
+    return plan_text.format_text(result) + "".join(f"{line}\n" for line in services)

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from gpupool import escape
 from gpupool.plan import HOURS_PER_MONTH, PlanResult
+from gpupool.views import plan_services
 from gpupool.views.plan_numbers import ELSEWHERE, delta, elsewhere_mark, money, monthly
 from gpupool.views.plan_summary import describe_base, where
 from gpupool.views.plan_text import (
@@ -223,6 +224,11 @@ def _md_blocks(result: PlanResult, *, summary: bool = False) -> list[_Block]:
         costs = _md_table(TENANT_COST_HEAD, tenant_cost_rows(result))
         blocks.append(([f"#### Cost per tenant ({cur} a month)", "", *pie(result), *costs[:2]],
                        costs[2:], ["", f"<sub>{TENANT_COST_NOTE}</sub>", ""], "tenant rows"))
+    if result.services:
+        table = _md_table(plan_services.SERVICE_HEAD, plan_services.rows(result))
+        notes = [f"- {note(line)}" for line in plan_services.tenant_lines(result)]
+        blocks.append((["#### Services (KEDA, replicas.min to replicas.max)", "", *table[:2]],
+                       table[2:], ["", *notes, ""], "service rows"))
     if result.scheduler is not None:
         items = [f"- {note(line)}" for line in result.scheduler.lines()]
         blocks.append(([f"#### Scheduler ({result.scheduler.scheduler})", ""], items, [""],

@@ -60,8 +60,9 @@ pools:
 
 
 def _with_probe_tenants(data: dict[str, Any]) -> dict[str, Any]:
-    """Return the stack data with one unlimited tenant per pool (and no other tenants)."""
+    """Return the stack data with one unlimited tenant per pool (no other tenant, no service)."""
     out = copy.deepcopy(data)
+    out.pop("services", None)  # they name the tenants replaced here, and advertise nothing
     out["tenants"] = [
         {"name": f"probe-{i}", "pools": [p["name"]], "priority": "low"}
         for i, p in enumerate(out["pools"])

@@ -2,26 +2,28 @@
 
 Every example stack is mutated in ways that keep it schema-valid often enough to get past the
 validator (numbers changed, enum values swapped, optional keys dropped, pools and tenants
-duplicated under new names, instance types and GPU models swapped for other catalog entries,
-sharing modes replaced by plausible ones), then pushed through every stage gpupool runs on a
-file: validate, build the model and the resource graph, round-trip the graph through the applied
-record format, render the Pulumi program into a temporary directory (without running it), and
-plan it against an empty base and against the unmutated example, in every report format, and
-replay a workload generated for it (``gpupool simulate --generate``).
+duplicated under new names, inference services added in shapes their pools may not serve,
+instance types and GPU models swapped for other catalog entries, sharing modes replaced by
+plausible ones), then pushed through every stage gpupool runs on a file: validate, build the
+model and the resource graph, round-trip the graph through the applied record format, render the
+Pulumi program into a temporary directory (without running it), and plan it against an empty
+base and against the unmutated example, in every report format, and replay a workload generated
+for it (``gpupool simulate --generate``).
 
 Hostile mutations add what a red-team pass found: NaN, infinities and 1e308 at any number,
 explicit YAML tags with values their constructors refuse (``!!bool perhaps``), a trailing
 newline after a name, and terminal escapes, GitHub Actions workflow commands and markdown in
-keys and free text. A stack with any of the first three (or an unknown key) must be invalid;
-each hostile case also goes through ``validate``, ``plan``, ``render`` and ``drift`` on the
-command line, which must never print "internal error", a raw control character or a line
-GitHub Actions would run as a workflow command.
+keys, free text and the services' queries and names. A stack with any of the first three (or an
+unknown key) must be invalid; each hostile case also goes through ``validate``, ``plan``,
+``render`` and ``drift`` on the command line, which must never print "internal error", a raw
+control character or a line GitHub Actions would run as a workflow command.
 
 Any exception other than a diagnostic is a failure. A ``GpupoolError`` from a later stage on a
 stack the validator accepted is a failure too: it means a validation rule is missing.
 
-The budget is fixed: ``GPUPOOL_FUZZ_EXAMPLES`` cases (default 400; raise it for a long local run,
-e.g. ``GPUPOOL_FUZZ_EXAMPLES=20000 python -m pytest tests/hardening/test_fuzz.py``), no deadline.
+The budget is fixed: ``GPUPOOL_FUZZ_EXAMPLES`` cases (default 400; raise it for a long local
+run, e.g. ``GPUPOOL_FUZZ_EXAMPLES=20000 python -m pytest tests/hardening/test_fuzz.py``), no
+deadline.
 """
 
 from __future__ import annotations
@@ -347,6 +349,54 @@ def change_tenant(doc: dict[str, Any], data: st.DataObject) -> None:
             tenant[key] = {field: data.draw(st.sampled_from([0, 0.25, 0.5, 1, 2, 3.5, 8, 64]))}
 
 
+SERVICE_SHAPES = ({"gpus": 1}, {"gpus": 2}, {"fraction": 0.5}, {"mig": "1g.10gb"},
+                  {"mig": "3g.40gb"}, {"gpuMemoryGiB": 4})
+SERVICE_QUERIES = ("sum(rate(http_requests_total[1m]))", "max(vllm:num_requests_waiting)",
+                   "sum by (pod) (x)", "rate(x[5m])", "sum(x")
+
+
+def _fitting_shape(pool: dict[str, Any]) -> dict[str, Any]:
+    """A request the pool's sharing mode serves (docs/stack-file.md, services)."""
+    sharing = pool.get("sharing") or {}
+    if sharing.get("mode") == "mig":
+        layout = (sharing.get("mig") or {}).get("layout") or {"1g.10gb": 1}
+        return {"mig": next(iter(layout))}
+    if sharing.get("mode") == "fractional":
+        return {"fraction": 0.5}
+    return {"gpus": 1}
+
+
+def add_service(doc: dict[str, Any], data: st.DataObject) -> None:
+    """An inference service on one of a tenant's pools, in a shape the pool may not serve."""
+    tenants = [t for t in doc.get("tenants") or [] if isinstance(t, dict) and t.get("pools")]
+    if not tenants:
+        return
+    tenant = data.draw(st.sampled_from(tenants))
+    services = doc.setdefault("services", [])
+    metric = data.draw(st.sampled_from(["requests-per-second", "queue-time-ratio",
+                                        "pending-requests", "gpu-utilization", "gpu-memory"]))
+    trigger: dict[str, Any] = {"metric": metric, "target": data.draw(st.sampled_from([1, 50]))}
+    if metric in ("requests-per-second", "pending-requests"):
+        bad = data.draw(st.integers(0, 3)) == 0  # one in four a query validate refuses
+        trigger["query"] = data.draw(st.sampled_from(SERVICE_QUERIES[2:] if bad
+                                                     else SERVICE_QUERIES[:2]))
+    name = data.draw(st.sampled_from(tenant["pools"]))
+    pool = next((p for p in doc.get("pools") or [] if isinstance(p, dict)
+                 and p.get("name") == name), {})
+    low = data.draw(st.integers(0, 2))
+    services.append({
+        "name": f"svc-{len(services)}", "tenant": tenant.get("name"), "pool": name,
+        **(data.draw(st.sampled_from(SERVICE_SHAPES)) if data.draw(st.integers(0, 3)) == 0
+           else _fitting_shape(pool)),  # usually one the pool serves, so later stages run
+        "replicas": {"min": low, "max": max(1, low + data.draw(st.integers(0, 2)))},
+        "scaleOn": [trigger],
+    })
+    if data.draw(st.integers(0, 4)):  # usually say where KEDA's Prometheus is
+        cluster = doc.setdefault("cluster", {})
+        prom = cluster.setdefault("monitoring", {}).setdefault("prometheus", {})
+        prom["url"] = "http://prometheus.monitoring:9090"
+
+
 # -- hostile mutations: values that must end in a diagnostic, never in a crash or a render --
 
 #: Text put into the dumped YAML in place of a marker string (explicit tags cannot be dumped).
@@ -355,10 +405,11 @@ SUBSTITUTE: dict[str, str] = {}
 MUST_FAIL: list[str] = []
 BAD_TAGS = ("!!bool perhaps", "!!timestamp not-a-date", "!!int twelve", "!!float one",
             "!!binary 'not base64 %'", "!!timestamp 2024-13-45")  # fmt: skip
-CONTROL_TEXT = st.sampled_from([
+CONTROL_STRINGS = (
     "\x1b[2J\x1b]0;owned\x07", "x\n::error title=t::forged", "\u202egnp.exe", "a\x00b",
     "\x9b31m", "y\r\n::add-mask::secret", "##[group]z", "<!-- ![i](https://e.example/i.png)",
-])  # fmt: skip
+)  # fmt: skip
+CONTROL_TEXT = st.sampled_from(CONTROL_STRINGS)
 #: Fields whose pattern must refuse a trailing newline.
 PATTERNED = ("name", "namespace", "version")
 
@@ -407,11 +458,29 @@ def control_characters(doc: dict[str, Any], data: st.DataObject) -> None:
         doc["provider"][where] = doc["provider"][where] + text
 
 
-HOSTILE = (hostile_number, explicit_tag, trailing_newline, control_characters)
+def service_text(doc: dict[str, Any], data: st.DataObject) -> None:
+    """Terminal escapes, workflow commands and markdown in a service's query or name."""
+    add_service(doc, data)
+    services = [s for s in doc.get("services") or [] if isinstance(s, dict)]
+    if not services:
+        return
+    service = data.draw(st.sampled_from(services))
+    text = data.draw(CONTROL_TEXT)
+    if data.draw(st.booleans()):  # inside a PromQL string literal: valid text, must stay data
+        quoted = text.replace("\\", "\\\\").replace('"', '\\"')
+        service["scaleOn"] = [{"metric": "pending-requests", "target": 5,
+                               "query": 'sum(q{l="' + quoted + '"})'}]
+    else:
+        service["name"] = text
+        MUST_FAIL.append("a service name that is not a DNS label")
+
+
+HOSTILE = (hostile_number, explicit_tag, trailing_newline, control_characters, service_text)
 MUTATIONS = (
     set_number, swap_enum, drop_optional, duplicate_pool, duplicate_tenant, remove_entry,
     change_hardware, change_sharing, change_capacity, change_tenant, rename, free_text,
     change_cluster, hostile_number, explicit_tag, trailing_newline, control_characters,
+    add_service, service_text,
 )  # fmt: skip
 
 

@@ -39,6 +39,7 @@ RELEASE_CHARTS = {
     "helm.kai-scheduler": "kai-scheduler",
     "helm.aws-efa-k8s-device-plugin": "aws-efa-k8s-device-plugin",
     "helm.nvsentinel": "nvsentinel",
+    "helm.keda": "keda",
 }
 
 
@@ -216,11 +217,15 @@ def test_graph_wiring(path: Path) -> None:
 def test_snippets(path: Path) -> None:
     stack = load_stack(path)
     snippets = sharing.workload_snippets(stack)
-    assert len(snippets) == sum(len(t.pools) for t in stack.tenants)
+    assert len(snippets) == sum(len(t.pools) for t in stack.tenants) + len(stack.services)
     for key, text in snippets.items():
         assert key.startswith("snippets/") and key.endswith(".yaml")
         assert ".." not in key and "/" not in key.removeprefix("snippets/")
         doc = yaml.safe_load(text)
+        if key.startswith("snippets/service."):  # a service's (tests/sharing/test_keda.py)
+            service = next(s for s in stack.services if key == f"snippets/service.{s.name}.yaml")
+            assert doc["spec"]["nodeSelector"] == {"gpupool.io/pool": service.pool}
+            continue
         tenant_name, pool_name = key.removeprefix("snippets/").removesuffix(".yaml").split("--")
         tenant = next(t for t in stack.tenants if t.name == tenant_name)
         assert doc["metadata"]["namespace"] == tenant.namespace

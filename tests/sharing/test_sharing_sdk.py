@@ -49,6 +49,7 @@ def _sdk_class(type_token: str) -> Any:
         "kubernetes:monitoring.coreos.com/v1:PrometheusRule": k8s.apiextensions.CustomResource,
         "kubernetes:networking.gke.io/v1:GKENetworkParamSet": k8s.apiextensions.CustomResource,
         "kubernetes:networking.gke.io/v1:Network": k8s.apiextensions.CustomResource,
+        "kubernetes:keda.sh/v1alpha1:ScaledObject": k8s.apiextensions.CustomResource,
         "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy":
             k8s.admissionregistration.v1.ValidatingAdmissionPolicy,
         "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding":

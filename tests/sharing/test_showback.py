@@ -35,8 +35,10 @@ REPLICAS = ("ksm-0", "ksm-1")  # two kube-state-metrics replicas: every series t
 
 def with_prometheus(stack: Stack) -> Stack:
     """The stack, saying the Prometheus Operator runs (as kube-prometheus-stack)."""
+    stated = stack.cluster.monitoring.prometheus
     prom = Prometheus(labels={"release": "kube-prometheus-stack"}, service_monitor=True,
-                      kube_state_metrics_pool_label=True)
+                      kube_state_metrics_pool_label=True,
+                      url=None if stated is None else stated.url)  # services' KEDA reads it
     monitoring = dataclasses.replace(stack.cluster.monitoring, prometheus=prom)
     return dataclasses.replace(stack, cluster=dataclasses.replace(stack.cluster,
                                                                    monitoring=monitoring))

@@ -42,6 +42,7 @@ SAMPLE_KEY = "1g.10gb"
 SAMPLES = (
     "lab", "dgx-01", "gpupool.io/pool", "v25.10.1", "1g.10gb", "my-project-1",
     "arn:aws:iam::123456789012:role/nodes", "file://state", "release", "1h30m", "1.25", "USD",
+    "http://prometheus.monitoring:9090",
 )  # fmt: skip
 BAD_NUMBERS = {"NaN": math.nan, "+inf": math.inf, "-inf": -math.inf, "1e308": 1e308}
 

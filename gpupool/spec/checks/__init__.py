@@ -25,6 +25,7 @@ from gpupool.spec.checks import (
     regions,
     rendering,
     scheduler,
+    services,
     sharing,
     simulation,
     spot,
@@ -59,6 +60,8 @@ _FAMILIES: tuple[tuple[ModuleType, tuple[str, ...]], ...] = (
     (advice, ()),
     (state, ("state",)),
     (simulation, ("simulation",)),
+    (services, ("services", "pools", "tenants", "cluster.monitoring", "cluster.scheduler",
+                "metadata.environment")),
 )
 
 #: Rules that read more than the rest of their family.

@@ -57,6 +57,10 @@ def _without(data: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
         rest = copy.deepcopy(data)
         del rest["tenants"][i]
         yield "tenants", rest
+    if data.get("services"):
+        rest = copy.deepcopy(data)
+        del rest["services"]
+        yield "services", rest
 
 
 def _findings(family: Any, data: dict[str, Any], removed: str) -> list[tuple[str, Any]]:
