@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from gpupool import facts
+from gpupool import facts, schedulers
 from gpupool.errors import RenderError
 from gpupool.escape import one_line
 from gpupool.facts.names import (
@@ -44,7 +44,6 @@ from gpupool.facts.services import tenant_of
 from gpupool.facts.tenancy import priority_class_name
 from gpupool.model import Pool, Stack, Tenant
 from gpupool.service_model import Service
-from gpupool.sharing import hami, kai
 from gpupool.sharing.keda import SERVICE_LABEL
 from gpupool.sharing.pools import slot, toleration
 from gpupool.sharing.snippets import ZONE_LABEL
@@ -60,12 +59,13 @@ def filename(service: Service) -> str:
 def _fractional(stack: Stack, service: Service, pool: Pool) -> tuple[dict[str, Any],
                                                                     dict[str, str]]:
     r = service.request
-    if facts.uses_scheduler(stack, facts.SCHEDULER_KAI) and r.gpus is None:
+    by_annotation = schedulers.of(stack).fractions_by_annotation
+    if by_annotation and r.gpus is None:
         # KAI: part of a GPU is an annotation, never a resource (gpupool.sharing.pools)
         if r.gpu_memory_gib is not None:
             return {}, {KAI_GPU_MEMORY: str(round(r.gpu_memory_gib * 1024))}
         return {}, {KAI_GPU_FRACTION: f"{r.fraction:g}"}
-    if facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
+    if by_annotation:
         return {GPU_RESOURCE: r.gpus}, {}
     limits: dict[str, Any] = {GPU_RESOURCE: r.gpus or 1}
     if r.gpu_memory_gib is not None:
@@ -113,11 +113,11 @@ def snippet(stack: Stack, tenant: Tenant, service: Service, pool: Pool) -> str:
     limits, annotations = _resources(stack, service, pool)
     labels = {SERVICE_LABEL: service.name}
     spec: dict[str, Any] = {}
-    if facts.uses_scheduler(stack, facts.SCHEDULER_KAI):
+    plugin = schedulers.of(stack)
+    if plugin.queues:
         labels[KAI_QUEUE_LABEL] = tenant.name
-        spec["schedulerName"] = kai.SCHEDULER_NAME
-    elif facts.uses_scheduler(stack, facts.SCHEDULER_HAMI):
-        spec["schedulerName"] = hami.SCHEDULER_NAME
+    if plugin.pod_scheduler_name is not None:
+        spec["schedulerName"] = plugin.pod_scheduler_name
     metadata: dict[str, Any] = {"namespace": tenant.namespace, "labels": labels}
     if annotations:
         metadata["annotations"] = annotations

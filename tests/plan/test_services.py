@@ -45,11 +45,11 @@ def test_each_service_is_counted_at_both_ends() -> None:
 
 
 def test_a_pool_with_no_node_at_nodes_min_is_still_priced() -> None:
-    """Pool whole has nodes.min 0: no GPU there, so its nodes.max price per GPU stands in."""
+    """Pool whole has nodes.min 0: no GPU there, so its first node's price per GPU stands in."""
     result = _plan(load_stack(CLEAN), None)
     ranker = next(p for p in result.services if p.service == "ranker")
     gpu = result.tenant_cost.gpu_hourly["whole"] if result.tenant_cost else None
-    assert gpu is not None and gpu.min is None and gpu.max
+    assert gpu is not None and gpu.min == gpu.max and gpu.max
     assert ranker.hourly is not None
     assert (ranker.hourly.min, ranker.hourly.max) == (2 * gpu.max, 12 * gpu.max)
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpupool import didyoumean
+from gpupool import didyoumean, schedulers
 from gpupool.facts.services import Demand, replica_demand, tenant_of
 from gpupool.model import Pool, Stack, Tenant
 from gpupool.service_model import GPU_MEMORY, QUERY_METRICS, SHAPE_MIG, Service, Trigger
@@ -108,7 +108,8 @@ def _mode(stack: Stack, s: Service, pool: Pool) -> Iterator[Diagnostic]:
         yield _mode_error(s, pool, key, "a share of a GPU needs a fractional pool (HAMi or KAI)")
     elif r.gpu_memory_gib is not None and not mode.scheduler_slots:
         yield _mode_error(s, pool, "gpuMemoryGiB", "GPU memory is a HAMi or KAI request")
-    elif (mode.scheduler_slots and stack.cluster.scheduler == "kai" and r.fraction is not None
+    elif (mode.scheduler_slots and schedulers.of(stack).fractions_by_annotation
+          and r.fraction is not None
           and r.gpu_memory_gib is not None):
         # KAI takes gpu-fraction or gpu-memory, not both (KAI docs/gpu-sharing/README.md)
         yield _mode_error(s, pool, "gpuMemoryGiB", "KAI reads gpu-fraction or gpu-memory, not both")
