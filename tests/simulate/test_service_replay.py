@@ -27,6 +27,7 @@ from gpupool.service_model import (
     REQUESTS_PER_SECOND,
     Service,
     Slo,
+    Trigger,
 )
 from gpupool.simulate.requests import RateSeries, read_log
 from gpupool.simulate.services.queue import RequestQueue
@@ -221,3 +222,32 @@ def test_the_same_inputs_give_the_same_bytes(steps: list[tuple[float, float]]) -
     first = json.dumps(_run(_rps_service(0, 4, 1.0), trace, end), sort_keys=True)
     again = json.dumps(_run(_rps_service(0, 4, 1.0), trace, end), sort_keys=True)
     assert first == again
+
+
+def test_pending_requests_alone_scale_to_zero_under_load_served_in_time() -> None:
+    # Found by the property above when the trigger is pending-requests (hypothesis, kept here as
+    # a limit of the autoscaler, not of the model): with replicas.max 4 the queue empties, so
+    # KEDA's only trigger reads 0, not above its activation threshold, and after cooldownPeriod
+    # the service goes to zero under 60 rps (scale_scaledobjects.go: inactive, minReplicaCount
+    # 0, last active + cooldown before now). With replicas.max 3 the queue never empties.
+    trace, end = _trace([(30.0, 1.0), (30.0, 0.0), (420.0, 60.0)])
+    pending = (Trigger(PENDING_REQUESTS, 20.0, "sum(queue_depth)", ()),)
+    runs = {}
+    for hi in (3, 4):
+        run = ServiceRun(replace(_rps_service(0, hi, 1.0), triggers=pending), trace,
+                         gpus_per_replica=1.0, gpu_hourly=None)
+        zero_at = None
+        while run.t < end:
+            run.advance(run.t + 1)
+            if zero_at is None and run.t > 200 and not run.pods:
+                zero_at = run.t - 1
+        runs[hi] = (run, zero_at)
+    four, zero_at = runs[4]
+    # the last poll with requests waiting is at 120; 120 + 300 is not before 420, so the poll
+    # at 450 scales to zero; 30 s x 60 rps are still waiting when the trace ends at 480
+    assert four.keda.last_active == 120
+    assert zero_at == 450
+    assert four.queue.pending == pytest.approx(1800)
+    three, never = runs[3]
+    assert never is None
+    assert three.in_slo > four.in_slo
