@@ -411,6 +411,13 @@ def _workload_codes(tmp: Path) -> dict[str, list[str]]:
             found = check_workload(stack, workload)
         for d in found:
             out.setdefault(d.code, []).append(path.name)
+    # request traces (simulate --requests), checked against the services example
+    from gpupool.simulate.requests import check_requests, read_requests
+
+    services = [s.name for s in load_stack("aws-inference-services").services]
+    for path in sorted((FIXTURES / "requests").glob("*.csv")):
+        for d in check_requests(services, read_requests([str(path)])):
+            out.setdefault(d.code, []).append(path.name)
     return out
 
 

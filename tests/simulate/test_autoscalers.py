@@ -10,12 +10,11 @@ Each case names the upstream rule it follows:
   window; ``calculateScaleUpLimitWithScalingRules``/``calculateScaleDownLimitWithBehaviors``: the
   replicas at the period's start plus or less each policy, selectPolicy Max/Min/Disabled), with
   the defaults of ``pkg/apis/autoscaling/v2/defaults.go`` (scale-up: 0 s, 4 Pods or 100% per
-  15 s, Max; scale-down: 300 s, 100% per 15 s), as ``../shared/reference/autoscaling-anchors.md``
-  section 1.2 records them;
+  15 s, Max; scale-down: 300 s, 100% per 15 s; commit 1adaa753);
 * KEDA: kedacore/keda ``pkg/scaling/executor/scale_scaledobjects.go`` (``RequestScale``: from
   zero to max(minReplicaCount, 1) when a trigger is active, to zero once ``cooldownPeriod`` has
   passed since the last active poll), v2.20 defaults (30 s polling, 300 s cooldown,
-  ``activationThreshold`` 0; anchors section 1.1).
+  ``activationThreshold`` 0; kedacore/keda commit 8b4f083).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 This module owns what the horizontal pod autoscaler decides at one sync, given the Deployment's
 replicas and the metric values at that instant, read from kubernetes/kubernetes
-``pkg/controller/podautoscaler`` (the file index's newest versions, the ones
-``../shared/reference/autoscaling-anchors.md`` section 1.2 names; ``horizontal.go``
+``pkg/controller/podautoscaler`` (master as read in 2026: the stabilisation over both windows
+at once, and policy limits that count both directions' events; ``horizontal.go``
 ``reconcileAutoscaler``, ``normalizeDesiredReplicasWithBehaviors``,
 ``stabilizeRecommendationWithBehaviors``, ``convertDesiredReplicasWithBehaviorRate``,
 ``calculateScaleUpLimitWithScalingRules``, ``calculateScaleDownLimitWithBehaviors``,

@@ -4,8 +4,9 @@ This module owns what KEDA's operator does to a Deployment at each poll, read fr
 kedacore/keda ``pkg/scaling/executor/scale_scaledobjects.go`` (``RequestScale``,
 ``scaleToZeroOrIdle``/``scaleToZero``, ``scaleFromZeroOrIdle``/``scaleFromZero``), the decision
 chart in KEDA's docs (``docs/scaling-flow`` in kedacore/keda; no ``idleReplicaCount`` and no
-``fallback`` here, as gpupool renders neither) and ``apis/keda/v1alpha1`` defaults (v2.20.x,
-``../shared/reference/autoscaling-anchors.md`` section 1.1):
+``fallback`` here, as gpupool renders neither) and the defaults of v2.20 (commit 8b4f083:
+``apis/keda/v1alpha1/withtriggers_types.go`` 30 s polling, ``pkg/scaling/executor/
+scale_executor.go`` 300 s cooldown, ``pkg/scalers/prometheus_scaler.go`` activation above 0):
 
 * it polls every ``pollingInterval`` (30 s); the ScaledObject is *active* when some trigger's
   value is above its activation threshold (KEDA's Prometheus scaler: ``activationThreshold``,
