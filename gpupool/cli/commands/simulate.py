@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from gpupool.cli import options, steps, types
 from gpupool.cli.console import Console
-from gpupool.cli.exits import EXIT_OK, UsageError
+from gpupool.cli.exits import EXIT_OK, InvalidWorkloadError, UsageError
 
 if TYPE_CHECKING:
     from gpupool.model import Stack
@@ -25,7 +25,8 @@ examples:
   gpupool simulate prod.yaml --workload jobs.csv
   gpupool simulate prod.yaml --generate         # 200 jobs made up for the stack
   gpupool simulate prod.yaml --base main        # the stack at git ref main, too
-  gpupool simulate prod.yaml --saturate 100     # capacity mode"""
+  gpupool simulate prod.yaml --saturate 100     # capacity mode
+  gpupool simulate prod.yaml --requests rates.csv  # the services alone, on their traces"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,6 +48,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "reach PERCENT of the pools' GPUs, none leaving, and show the allocated "
                    "share as they arrive (the FGD paper's method)")
     options.knob(p, "scale_up_seconds")
+    p.add_argument("--requests", action="append", default=None, metavar="[SERVICE=]FILE",
+                   help="replay the services alone on their request traces: a rate series "
+                   "FILE, or SERVICE=FILE for a request log (docs/workload.md, Request "
+                   "traces); repeatable; not with a workload yet")
     options.fmt(p, "markdown")
 
 
@@ -58,6 +63,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from gpupool.views import validate as validate_view
 
     stack = steps.stack(args, console)
+    if args.requests:
+        return _services(args, console, stack)
     prepared = _workload(args, console, stack)
 
     def progress(name: str, done: int, total: int) -> None:
@@ -81,6 +88,35 @@ def run(args: argparse.Namespace, console: Console) -> int:
         raise
     console.err(out.notes)
     console.out(out.result)
+    return EXIT_OK
+
+
+def _services(args: argparse.Namespace, console: Console, stack: Stack) -> int:
+    """Replay the services alone on the ``--requests`` traces (the standalone replay).
+
+    Raises:
+        UsageError: ``--requests`` beside a workload, ``--base`` or ``--saturate``.
+        InvalidWorkloadError: a trace names a service the stack does not declare.
+
+    """
+    from gpupool.spec import diagnostics
+    from gpupool.usecases.services_replay import replay_services
+    from gpupool.views import services_replay as view
+
+    beside = [flag for flag, given in (("--workload", args.workload), ("--generate",
+              args.generate), ("--base", args.base), ("--saturate", args.saturate))
+              if given is not None]
+    if beside:
+        raise UsageError(f"gpupool simulate: --requests replays the services alone for now; "
+                         f"not with {', '.join(beside)} (docs/services-simulation.md)")
+    result = replay_services(stack, args.requests)
+    if result.problems:
+        console.err("".join(diagnostics.format_text(d) + "\n" for d in result.problems))
+        raise InvalidWorkloadError(
+            f"the request traces name services the stack does not declare "
+            f"({len(result.problems)}); nothing was simulated",
+            [d.to_json() for d in result.problems])
+    console.out(view.render(stack.name, result.services, args.format))
     return EXIT_OK
 
 

@@ -51,6 +51,12 @@ def gpu_hourly(stack: Stack, service: Service) -> float | None:
     return None if price is None else price / model.gpu_equivalents_per_node
 
 
+def currency(stack: Stack, service: Service) -> str | None:
+    """Return the currency of the service's pool's prices (None: the pool is unknown)."""
+    pool = stack.pool(service.pool)
+    return None if pool is None else pool_model(stack, pool).currency
+
+
 def replay(stack: Stack, traces: dict[str, Trace], *, step_seconds: float = 1.0,
            until: float | None = None) -> list[dict[str, Any]]:
     """Replay each traced service of ``stack`` alone; return their reports in the stack's order.
@@ -74,6 +80,8 @@ def replay(stack: Stack, traces: dict[str, Trace], *, step_seconds: float = 1.0,
     if until is None:
         last = max((r.trace.end for r in runs), default=0.0)
         until = (math.floor(last / step_seconds) + 1) * step_seconds
+    out = []
     for run in runs:
         run.advance(until)
-    return [run.report() for run in runs]
+        out.append({**run.report(), "currency": currency(stack, run.service)})
+    return out
