@@ -4,7 +4,8 @@ This module owns the queue model of ``gpupool simulate``'s services (docs/servic
 requests arrive as the trace says; each ready replica serves ``capacityPerReplica`` requests a
 second; one first-in first-out queue holds the rest. Time moves in steps (1 s by default): the
 requests of a step arrive at its start, and a step's capacity serves the oldest first. A request
-is served in time when it waits at most ``slo.queueSeconds`` (1 s when unset), in whole steps.
+is served in time when it waits at most ``slo.queueSeconds`` (1 s when unset), in whole steps;
+one waiting more than ``TIMEOUT_SECONDS`` (60 s) is given up by its client and leaves unserved.
 Requests are fluid (a rate series gives fractions of one).
 
 From the last minute of steps it gives what the service's triggers read
@@ -27,35 +28,38 @@ from gpupool.service_model import (
 )
 
 DEFAULT_SLO_SECONDS = 1.0
+#: How long a client waits before it gives up: requests waiting longer leave the queue unserved.
+TIMEOUT_SECONDS = 60.0
 #: How far back the triggers look, as ``rate(...[1m])`` does.
 WINDOW_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
 class Served:
-    """What one step did: requests offered, served in time, served late, and waiting after."""
+    """What one step did: requests offered, served in time, served late, given up, waiting."""
 
     arrived: float
     in_slo: float
     late: float
+    dropped: float
     pending: float
 
 
 class RequestQueue:
     """One service's FIFO queue of fluid requests, stepped by the caller.
 
-    ``fresh`` holds the requests still able to be served in time, by arrival step; ``late``
-    those that have waited past the objective (served first, never counted in time).
+    ``waiting`` holds the requests by arrival step, oldest first. A request waiting more than
+    ``slo`` is late (still served, never counted in time); one waiting more than ``timeout`` has
+    been given up by its client and leaves unserved, so a backlog cannot grow without bound.
     """
 
     def __init__(self, capacity_per_replica: float, slo_seconds: float = DEFAULT_SLO_SECONDS,
-                 step_seconds: float = 1.0) -> None:
+                 step_seconds: float = 1.0, timeout_seconds: float = TIMEOUT_SECONDS) -> None:
         self.capacity = capacity_per_replica
         self.slo = slo_seconds
+        self.timeout = max(timeout_seconds, slo_seconds)
         self.dt = step_seconds
-        self.fresh: deque[list[float]] = deque()  # [arrival time, requests]
-        self.late = 0.0
-        self.late_arrival_sum = 0.0  # sum of arrival time x requests over ``late``
+        self.waiting: deque[list[float]] = deque()  # [arrival time, requests]
         window = max(1, round(WINDOW_SECONDS / step_seconds))
         self.recent: deque[tuple[float, float, float, float]] = deque(maxlen=window)
         self.ready = 0
@@ -63,41 +67,34 @@ class RequestQueue:
     @property
     def pending(self) -> float:
         """The requests waiting."""
-        return self.late + sum(c for _, c in self.fresh)
+        return sum(c for _, c in self.waiting)
 
     def step(self, t: float, arrived: float, ready: int) -> Served:
         """Advance over ``[t, t + dt)``: ``arrived`` requests come, ``ready`` replicas serve."""
         self.ready = ready
-        while self.fresh and t - self.fresh[0][0] > self.slo:
-            a, c = self.fresh.popleft()
-            self.late += c
-            self.late_arrival_sum += a * c
+        dropped = 0.0
+        while self.waiting and t - self.waiting[0][0] > self.timeout:
+            dropped += self.waiting.popleft()[1]
         if arrived > 0:
-            self.fresh.append([t, arrived])
-        room = ready * self.capacity * self.dt
-        capacity = room
-        waited = 0.0
-        late = min(self.late, room)
-        if late > 0:
-            mean_arrival = self.late_arrival_sum / self.late
-            waited += late * (t - mean_arrival)
-            self.late_arrival_sum -= mean_arrival * late
-            self.late -= late
-            if self.late <= 1e-12:
-                self.late, self.late_arrival_sum = 0.0, 0.0
-            room -= late
-        in_slo = 0.0
-        while self.fresh and room > 0:
-            cohort = self.fresh[0]
+            self.waiting.append([t, arrived])
+        capacity = ready * self.capacity * self.dt
+        room = capacity
+        waited = in_slo = late = 0.0
+        while self.waiting and room > 0:
+            cohort = self.waiting[0]
             take = min(cohort[1], room)
-            waited += take * (t - cohort[0])
-            in_slo += take
+            wait = t - cohort[0]
+            waited += take * wait
+            if wait <= self.slo:
+                in_slo += take
+            else:
+                late += take
             room -= take
             cohort[1] -= take
             if cohort[1] <= 1e-12:
-                self.fresh.popleft()
+                self.waiting.popleft()
         self.recent.append((arrived, in_slo + late, waited, capacity))
-        return Served(arrived, in_slo, late, self.pending)
+        return Served(arrived, in_slo, late, dropped, self.pending)
 
     def trigger_value(self, metric: str) -> float:
         """Return the total over the service's pods a trigger of ``metric`` reads now."""

@@ -55,7 +55,7 @@ class ServiceRun:
         self.next_poll = 0.0
         self.next_sync = 0.0
         self.next_sample = 0.0
-        self.requests = self.in_slo = self.late = 0.0
+        self.requests = self.in_slo = self.late = self.dropped = 0.0
         self.short_seconds = self.pod_seconds = 0.0
         self.replicas_low = self.replicas_high = service.replicas_min
         self.cold_starts: list[float] = []  # when each start from zero was asked
@@ -117,6 +117,7 @@ class ServiceRun:
         self.requests += arrived
         self.in_slo += served.in_slo
         self.late += served.late
+        self.dropped += served.dropped
         capacity = ready * self.queue.capacity
         if arrived / self.dt > capacity + 1e-9:
             self.short_seconds += self.dt
@@ -147,6 +148,7 @@ class ServiceRun:
             "requests": _r(self.requests),
             "served_in_slo": _r(self.in_slo),
             "served_late": _r(self.late),
+            "given_up": _r(self.dropped),
             "waiting_at_end": _r(pending),
             "not_served_share": _r(1 - self.in_slo / self.requests) if self.requests else 0.0,
             "minutes_short": _r(self.short_seconds / 60),
