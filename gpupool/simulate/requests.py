@@ -52,6 +52,9 @@ MAX_TOKENS = 10_000_000
 RATE_COLUMNS = ("service", "time", "rps")
 LOG_TIME = "TIMESTAMP"
 LOG_COLUMNS = (LOG_TIME, "ContextTokens", "GeneratedTokens")
+#: A number as JSON writes one (no ``1_000``, no ``0x10``), with spaces around it allowed.
+_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
+_NOT_FINITE = ("nan", "inf", "infinity")
 #: The Azure traces' time: date, space or T, time, an optional fraction of any length, no offset.
 _NAIVE = re.compile(r"\s*(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?\s*")
 
@@ -326,6 +329,8 @@ def _time(text: str, what: str, problems: Problems, line: int, column: int) -> S
 def _rps(text: str, problems: Problems, line: int, column: int) -> float | None:
     meaning = f"rps: requests per second, at least 0 and at most {figure(MAX_RPS)}"
     try:
+        if not _NUMBER.fullmatch(text) and text.strip().lower().lstrip("+-") not in _NOT_FINITE:
+            raise ValueError(text)
         value = float(text.strip())
     except ValueError:
         _bad(problems, f"rps must be a number, not {text!r}", meaning, line, column)

@@ -92,6 +92,15 @@ def test_a_bad_header_is_one_error_each(tmp_path: Path) -> None:
     assert (1, 1, "no 'time' column") in found
 
 
+def test_rps_is_a_plain_number(tmp_path: Path) -> None:
+    path = _write(tmp_path, "service,time,rps\nweb,0,1_000\nweb,1,0x10\nweb,2, 1e3 \nweb,3,inf\n")
+    assert _problems(lambda: read_rates(path)) == [
+        (2, 7, "rps must be a number, not '1_000'"),
+        (3, 7, "rps must be a number, not '0x10'"),
+        (5, 7, "rps must be at least 0 and at most 10,000,000, not inf"),
+    ]
+
+
 def test_an_empty_trace_is_an_error(tmp_path: Path) -> None:
     path = _write(tmp_path, "service,time,rps\n")
     assert _problems(lambda: read_rates(path)) == [(1, 1, "the trace holds no rate")]
