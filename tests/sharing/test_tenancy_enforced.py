@@ -89,3 +89,34 @@ def test_spread_pools_spread_pods_and_nodes_over_zones() -> None:
                   and r.facts.get("pool") == placed.name]
         policies[topology] = {r.inputs["autoscaling"]["location_policy"] for r in groups}
     assert policies == {"any": {"ANY"}, "spread": {"BALANCED"}}
+
+
+@pytest.mark.cloud_sdks  # kubernetes-validate checks the Queue against its CRD, the Pod strictly
+def test_a_checkpoint_write_reaches_the_grace_period_and_the_kai_queue() -> None:
+    # KAI v0.17.0 docs/plugins/minruntime.md: min runtime lets a job "complete critical
+    # initialization or checkpointing before being interrupted"; Queue CRD preemptMinRuntime /
+    # reclaimMinRuntime are Go-duration strings. Kubernetes pod-lifecycle, "Termination of Pods":
+    # terminationGracePeriodSeconds is the time the container gets after SIGTERM.
+    stack = load_stack("checkpoint-spot-kai")
+    # research has no checkpoint of its own: the pool's 60 s write; batch its own 100 s
+    assert _queue(stack, "research")["spec"]["preemptMinRuntime"] == "60s"
+    assert _queue(stack, "research")["spec"]["reclaimMinRuntime"] == "60s"
+    batch = _queue(stack, "batch")
+    assert (batch["spec"]["preemptMinRuntime"], batch["spec"]["reclaimMinRuntime"]) == (
+        "100s", "100s")
+    # a declared minRuntime is kept (validate warns when it is shorter than the write)
+    declared = dataclasses.replace(stack.tenants[1], preempt_min_runtime="1h")
+    spec = kai.queue_spec(stack, declared)
+    assert (spec["preemptMinRuntime"], spec["reclaimMinRuntime"]) == ("1h", "100s")
+    pool = stack.pools[0]
+    # on the spot pool the drain time sets the grace period, which fits the 100 s write
+    doc = yaml.safe_load(snippets.snippet(stack, stack.tenants[1], pool))
+    assert doc["spec"]["terminationGracePeriodSeconds"] == 120
+    # without drainSeconds the write sets it
+    no_drain = dataclasses.replace(pool, interruption=Interruption(None, "required", 0.05))
+    changed = dataclasses.replace(stack, pools=(no_drain,))
+    doc = yaml.safe_load(snippets.snippet(changed, changed.tenants[1], no_drain))
+    assert doc["spec"]["terminationGracePeriodSeconds"] == 100
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {**doc["metadata"], "name": "p"},
+           "spec": doc["spec"]}
+    assert validate_manifests([_queue(stack, "research"), batch, pod]) == []
