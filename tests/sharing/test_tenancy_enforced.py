@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import jsonschema
 import pytest
 import yaml
 
@@ -17,6 +18,7 @@ from gpupool.model import Interruption, Stack
 from gpupool.providers import gcp
 from gpupool.sharing import kai, snippets
 from tests.manifests import validate_manifests
+from tests.paths import shared_upstream
 from tests.stacks import load_stack
 
 
@@ -120,3 +122,20 @@ def test_a_checkpoint_write_reaches_the_grace_period_and_the_kai_queue() -> None
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {**doc["metadata"], "name": "p"},
            "spec": doc["spec"]}
     assert validate_manifests([_queue(stack, "research"), batch, pod]) == []
+
+
+def test_the_checkpoint_queues_fit_the_pinned_kai_queue_crd() -> None:
+    # the Queue CRD of KAI v0.17.0 as released (../shared/reference/upstream/
+    # kai-scheduler-v0.17.0-queues-crd.yaml, SOURCES.md): the rendered specs, with the minimum
+    # runtimes gpupool derives from writeSeconds, validate against its v2 openAPIV3Schema
+    crd = yaml.safe_load(shared_upstream("kai-scheduler-v0.17.0-queues-crd.yaml").read_text(
+        encoding="utf-8"))
+    (v2,) = [v for v in crd["spec"]["versions"] if v["name"] == "v2"]
+    schema = v2["schema"]["openAPIV3Schema"]
+    props = schema["properties"]["spec"]["properties"]
+    assert props["preemptMinRuntime"]["type"] == props["reclaimMinRuntime"]["type"] == "string"
+    stack = load_stack("checkpoint-spot-kai")
+    for tenant in ("research", "batch"):
+        queue = _queue(stack, tenant)
+        jsonschema.validate(queue, schema)
+        assert queue["spec"]["preemptMinRuntime"].endswith("s")
