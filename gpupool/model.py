@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from gpupool import catalog, clouds, modes, schedulers, service_model
+from gpupool import catalog, checkpoint_model, clouds, modes, schedulers, service_model
 from gpupool.modes import Fractional, Sharing
 
 if TYPE_CHECKING:
@@ -183,6 +183,7 @@ class Interruption:
 
     drain_seconds: int | None
     checkpoint: str
+    per_hour: float | None = None  # interruptions per node and hour the team expects; None: unknown
 
 
 @dataclass(frozen=True)
@@ -247,6 +248,7 @@ class Pool:
     price: DeclaredPrice | None = None  # pools[].price; None: the catalog's list price
     gpu_networks: tuple[GpuNetwork, ...] = ()  # placement.gpuNetworks, in NIC order
     host_vcpus: int | None = None  # host.vcpus; None: the instance type's, or unknown
+    recovery: checkpoint_model.Recovery = checkpoint_model.NONE  # checkpoint, maxDowntimeSeconds
 
     @property
     def instance(self) -> InstanceType | None:
@@ -291,6 +293,7 @@ class Tenant:
     limit_gpus: float | None
     preempt_min_runtime: str | None = None  # Go duration (KAI Queue preemptMinRuntime)
     reclaim_min_runtime: str | None = None  # Go duration (KAI Queue reclaimMinRuntime)
+    recovery: checkpoint_model.Recovery = checkpoint_model.NONE  # checkpoint, maxDowntimeSeconds
 
 
 @dataclass(frozen=True)
@@ -414,6 +417,7 @@ def _pool(raw: Mapping[str, Any], index: int, cloud: str) -> Pool:
         interruption=Interruption(
             drain_seconds=intr.get("drainSeconds"),
             checkpoint=intr.get("checkpoint", "recommended"),
+            per_hour=None if intr.get("perHour") is None else float(intr["perHour"]),
         ),
         sharing=sharing,
         policy=raw.get("compute", {}).get("policy", "fair"),
@@ -432,6 +436,7 @@ def _pool(raw: Mapping[str, Any], index: int, cloud: str) -> Pool:
             GpuNetwork(n["network"], n["subnetwork"]) for n in placement.get("gpuNetworks", ())
         ),
         host_vcpus=raw.get("host", {}).get("vcpus"),
+        recovery=checkpoint_model.build(raw, ("pools", index)),
     )
 
 
@@ -459,6 +464,7 @@ def _tenant(raw: Mapping[str, Any], index: int) -> Tenant:
         limit_gpus=raw.get("limit", {}).get("gpus"),
         preempt_min_runtime=raw.get("minRuntime", {}).get("preempt"),
         reclaim_min_runtime=raw.get("minRuntime", {}).get("reclaim"),
+        recovery=checkpoint_model.build(raw, ("tenants", index)),
     )
 
 

@@ -16,6 +16,8 @@ This package owns ``PlanResult`` and the pure functions that make one (no I/O, n
 - ``tenant_cost``: each tenant's guaranteed cost and ceiling per pool, every pool's unallocated
   remainder and the price of one unit of each slot kind, from the same facts
   (``gpupool.plan.tenant_cost``);
+- ``checkpoints``: each pool's (or tenant's) checkpoint interval against Young's and Daly's
+  optimum, and its expected downtime part by part (``gpupool.plan.checkpoint``);
 - ``services``: each inference service's slots, GPUs and cost at ``replicas.min`` and
   ``replicas.max`` beside its pool's slots at ``nodes.max`` (``gpupool.plan.services``);
 - ``advice``: what would save money, priced (``gpupool.spec.checks.advice``, the same items
@@ -65,6 +67,7 @@ from gpupool.plan.changes import (
     show_value,
     summarize,
 )
+from gpupool.plan.checkpoint import CheckpointPlan, checkpoint_plans
 from gpupool.plan.cost import HOURS_PER_MONTH, CostReport, PoolCost, cost, price_regions
 from gpupool.plan.diff import diff, diff_inputs
 from gpupool.plan.pins import GraphPins, pin_graph
@@ -172,6 +175,8 @@ class PlanResult:
     acknowledged: tuple[Acknowledged, ...] = ()
     # the inference services: slots and cost at replicas.min and max (gpupool.plan.services)
     services: tuple[ServicePlan, ...] = ()
+    # checkpoints against the optimum interval, and downtime parts (gpupool.plan.checkpoint)
+    checkpoints: tuple[CheckpointPlan, ...] = ()
 
     @cached_property
     def pins(self) -> GraphPins | None:
@@ -243,4 +248,5 @@ def make_plan(base: Base, desired: ResourceGraph, stack: Stack, *,
         diagnostics=tuple(d for d in diagnostics if not d.is_error),
         stack_file=stack_file,
         services=service_plans(stack, tenant_cost.gpu_hourly if tenant_cost else {}),
+        checkpoints=checkpoint_plans(stack),
     )

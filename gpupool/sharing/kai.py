@@ -14,7 +14,8 @@ Queues (KAI v0.17.0 ``docs/queues/README.md``; the proportion plugin's ``max_all
   ``limit.gpus`` or ``-1`` (an unset limit would mean *nothing* beyond quota);
 * each leaf queue's ``priority`` is the tenant's priority level on the PriorityClass scale (KAI
   gives over-quota resources to higher-priority queues first and reclaims from them last), and
-  ``preemptMinRuntime`` / ``reclaimMinRuntime`` come from the tenant's ``minRuntime``;
+  ``preemptMinRuntime`` / ``reclaimMinRuntime`` come from the tenant's ``minRuntime``, else,
+  where a ``checkpoint`` applies to it, from its longest ``writeSeconds``;
 * ``cpu`` and ``memory`` are ``quota: -1, limit: -1``: gpupool governs GPUs only, and a quota of 0
   would starve non-preemptible (priority >= 100) pods, which KAI keeps within quota;
 * quotas are in the units KAI counts (``gpupool.facts``): a time-slicing or MPS replica, and a
@@ -36,6 +37,7 @@ from typing import Any
 
 from gpupool import facts, schedulers
 from gpupool.errors import RenderError
+from gpupool.facts import checkpoint as checkpoints
 from gpupool.facts.names import OPERATOR_RUNTIME_CLASS
 from gpupool.facts.tenancy import PRIORITY_VALUES, parent_queue_name
 from gpupool.graph import CloudResult, Resource
@@ -100,10 +102,17 @@ def queue_spec(stack: Stack, tenant: Tenant) -> dict[str, Any]:
     # preemptMinRuntime / reclaimMinRuntime, metav1.Duration: Go durations; read by the
     # scheduler's minruntime plugin, on in the operator's default scheduler config,
     # pkg/operator/operands/scheduler; docs/plugins/minruntime.md)
-    if tenant.preempt_min_runtime is not None:
-        spec["preemptMinRuntime"] = tenant.preempt_min_runtime
-    if tenant.reclaim_min_runtime is not None:
-        spec["reclaimMinRuntime"] = tenant.reclaim_min_runtime
+    # (docs/plugins/minruntime.md: so that jobs "can complete critical initialization or
+    # checkpointing before being interrupted"). Unstated where a checkpoint applies to the
+    # tenant: its longest writeSeconds, so a job placed again can write one before it is taken.
+    write = checkpoints.tenant_write_seconds(stack, tenant)
+    least = None if write is None else f"{int(write)}s"
+    preempt = tenant.preempt_min_runtime or least
+    reclaim = tenant.reclaim_min_runtime or least
+    if preempt is not None:
+        spec["preemptMinRuntime"] = preempt
+    if reclaim is not None:
+        spec["reclaimMinRuntime"] = reclaim
     check(spec)
     return spec
 

@@ -30,6 +30,9 @@ scheduler, and the GPU request in that pool's terms:
   snippet does not write out. A shared pool's snippet names the NICs in a comment (a device NIC
   moves into one pod);
 * a spot pool with ``interruption.drainSeconds``: ``terminationGracePeriodSeconds`` of that long;
+  elsewhere, where a ``checkpoint`` applies (the tenant's, else the pool's), its ``writeSeconds``
+  or Kubernetes' 30 s default, the longer, so a stopped pod can write its last checkpoint
+  (``gpupool.facts.checkpoint.grace_seconds``);
 * a pool with ``placement.topology: spread``: a zone topology spread constraint over the
   tenant's pods on the pool (and the labels it selects them by).
 
@@ -45,6 +48,7 @@ import yaml
 
 from gpupool import facts, schedulers
 from gpupool.errors import RenderError
+from gpupool.facts import checkpoint as checkpoints
 from gpupool.facts.names import (
     GPU_RESOURCE,
     HAMI_CORES,
@@ -145,10 +149,11 @@ def snippet(stack: Stack, tenant: Tenant, pool: Pool) -> str:
     tols = [toleration(t) for t in facts.pool_facts(stack, pool).taints]
     if tols:
         spec["tolerations"] = tols
-    if pool.capacity.type == "spot" and pool.interruption.drain_seconds is not None:
+    grace = checkpoints.grace_seconds(pool, checkpoints.applying(stack, tenant, pool))
+    if grace is not None:
         # stop within the drain time the cloud gives a reclaimed spot node (the admission
-        # policy holds the pool's pods to it)
-        spec["terminationGracePeriodSeconds"] = pool.interruption.drain_seconds
+        # policy holds the pool's pods to it), or take the time one checkpoint write needs
+        spec["terminationGracePeriodSeconds"] = grace
     if pool.topology == "spread":
         # spread the tenant's pods on this pool over zones: Kubernetes topologySpreadConstraints
         # (concepts/scheduling-eviction/topology-spread-constraints), skew 1, still scheduling

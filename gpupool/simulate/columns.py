@@ -252,6 +252,19 @@ def _memory(value: object) -> float:
     return _bounded(_number(value, "memory_gib"), "memory_gib", 0, MAX_MEMORY_GIB)
 
 
+def _named_duration(name: str, *, positive: bool) -> Callable[[object], float]:
+    """Return a duration reader whose messages name ``name``; ``positive`` refuses 0."""
+    def read(value: object) -> float:
+        try:
+            seconds = read_duration(value)
+        except BadValue as exc:
+            raise BadValue(str(exc).replace("duration", name, 1)) from None
+        if positive and seconds <= 0:
+            raise BadValue(f"{name} must be more than 0 seconds, not {figure(seconds)}")
+        return seconds
+    return read
+
+
 COLUMNS: tuple[Column, ...] = (
     Column("name", lambda v: read_text(v, "name"), None, False,
            "the job's name, unique in the file (default: job-<line>)", "text"),
@@ -276,6 +289,15 @@ COLUMNS: tuple[Column, ...] = (
            "the pool the job must run on (default: any of its tenant's pools)", "text"),
     Column("pods", lambda v: _integer(v, "pods", 1, MAX_PODS), 1, False,
            "pods in the job, all started together or none (a gang)"),
+    Column("checkpoint_every", _named_duration("checkpoint_every", positive=True), None, False,
+           "seconds of work between two checkpoints, or 30m, 2h (default: the tenant's, else "
+           "the pool's checkpoint.everySeconds)", "notation"),
+    Column("checkpoint_write", _named_duration("checkpoint_write", positive=True), None, False,
+           "GPU seconds one checkpoint takes to write, less than checkpoint_every (default: "
+           "checkpoint.writeSeconds)", "notation"),
+    Column("checkpoint_restore", _named_duration("checkpoint_restore", positive=False), None, False,
+           "seconds the job takes to read its latest checkpoint back when placed again "
+           "(default: checkpoint.restoreSeconds)", "notation"),
 )  # fmt: skip
 
 BY_NAME = {c.name: c for c in COLUMNS}

@@ -233,7 +233,8 @@ def _cells(job: Job) -> list[str]:
         job.name, text(job.tenant), text(job.submit), text(job.duration),
         text(job.gpus or None), text(job.fraction), text(job.mig), text(job.gpu_memory_gib),
         text(job.cpu or None), text(job.memory_gib or None), text(job.priority), text(job.pool),
-        text(job.pods if job.pods != 1 else None),
+        text(job.pods if job.pods != 1 else None), text(job.checkpoint_every),
+        text(job.checkpoint_write), text(job.checkpoint_restore),
     ]  # fmt: skip
 
 
@@ -273,7 +274,8 @@ def synthetic_rows(rows: int, seed: int = 0, *, tenants: bool = True) -> Iterato
         duration = int(min(DAY, max(60.0, rng.lognormvariate(math.log(3600), 1.2))))
         yield [
             f"j{i}", names[rng.randrange(10)], str(submit), str(duration), gpus, fraction,
-            "", "", str(rng.randrange(1, 17)), str(rng.randrange(4, 129)), "", "", "",
+            "", "", str(rng.randrange(1, 17)), str(rng.randrange(4, 129)), "", "", "", "", "",
+            "",
         ]  # fmt: skip
 
 

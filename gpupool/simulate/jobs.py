@@ -30,6 +30,10 @@ class Job:
     pool: str | None = None  # pinned to this pool
     pods: int = 1  # gang size: all pods start together or none does
     gpu_models: tuple[str, ...] = ()  # GPU models the pod accepts (openb's gpu_spec); () any
+    # the row's own checkpoint (seconds), over its tenant's or pool's ``checkpoint``; None: theirs
+    checkpoint_every: float | None = None
+    checkpoint_write: float | None = None
+    checkpoint_restore: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

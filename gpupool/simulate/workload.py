@@ -235,6 +235,7 @@ def _no_constant(name: str) -> float:
 # holds the order).
 _NAME, _TENANT, _SUBMIT, _DURATION, _GPUS, _FRACTION, _MIG, _GPU_MEMORY = range(8)
 _CPU, _MEMORY, _PRIORITY, _POOL, _PODS = range(8, 13)
+_EVERY, _WRITE, _RESTORE = range(13, 16)
 #: The most distinct cells of one column whose values are kept (a column of few values, such
 #: as tenant, cpu or gpus, is then read once per value; names and times are not kept).
 _CACHED = 4096
@@ -307,6 +308,9 @@ def _jobs(rows: Iterable[Row], problems: Problems, *, from_json: bool) -> list[J
                 values[_PRIORITY],
                 values[_POOL],  # type: ignore[arg-type]
                 values[_PODS],  # type: ignore[arg-type]
+                checkpoint_every=values[_EVERY],  # type: ignore[arg-type]
+                checkpoint_write=values[_WRITE],  # type: ignore[arg-type]
+                checkpoint_restore=values[_RESTORE],  # type: ignore[arg-type]
             )
         )
     if kind is not None and kind[0] and jobs:
@@ -408,6 +412,19 @@ def _shape_ok(
             ),
             line,
             where(shapes[1]),
+        )
+        return False
+    every, write = values[_EVERY], values[_WRITE]
+    if isinstance(every, float) and isinstance(write, float) and write >= every:
+        problems.add(
+            error(
+                "workload.bad-value",
+                "checkpoint_write is not shorter than checkpoint_every",
+                "A job that writes a checkpoint for as long as it works between two never "
+                "progresses. Lengthen checkpoint_every or shorten checkpoint_write.",
+            ),
+            line,
+            where(_WRITE),
         )
         return False
     if values[_MIG] is not None and values[_GPU_MEMORY] is not None:

@@ -29,6 +29,8 @@ from gpupool.spec.diagnostics import Diagnostic, Severity, error, warning
 #: except this module's own (tests/spec/test_acknowledge.py holds it to the source).
 WARNING_CODES = frozenset({
     "capacity.quota-exceeds-min", "catalog.instance-not-in-region", "catalog.uncatalogued-gpu",
+    "checkpoint.downtime-over-budget", "checkpoint.interval-off-optimum",
+    "checkpoint.min-runtime-below-write",
     "clouds.compact-unsupported", "clouds.gpudirect-not-configured", "clouds.zones-unknown",
     "fractional.cores-not-enforced", "gpu.memory-ratio", "hami.nvidia-plugin-running",
     "hami.split-count-shared", "hami.split-reaches-whole-gpus",

@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gpupool.plan import PlanResult
-from gpupool.views import Output, plan_json, plan_markdown, plan_services, plan_summary, plan_text
+from gpupool.views import (
+    Output,
+    plan_checkpoint,
+    plan_json,
+    plan_markdown,
+    plan_services,
+    plan_summary,
+    plan_text,
+)
 
 
 def render(result: PlanResult, fmt: str, *, summary: bool = False) -> Output:
@@ -51,6 +59,6 @@ def _note(result: PlanResult, fmt: str) -> str:
 
 
 def _text(result: PlanResult) -> str:
-    """Return the text plan, with the services section (``plan_services``) at its end."""
-    services = plan_services.text_section(result)
+    """Return the text plan, with the services and checkpoint sections at its end."""
+    services = plan_services.text_section(result) + plan_checkpoint.text_section(result)
     return plan_text.format_text(result) + "".join(f"{line}\n" for line in services)

@@ -23,7 +23,7 @@ from gpupool.plan import (
     slot_prices,
 )
 from gpupool.plan import pins as plan_pins
-from gpupool.views import json_text, plan_services, plan_summary
+from gpupool.views import json_text, plan_checkpoint, plan_services, plan_summary
 
 
 def _mm(mm: MinMax, digits: int = 4) -> dict[str, float | None]:
@@ -150,6 +150,7 @@ def to_json(result: PlanResult) -> dict[str, Any]:
         "scheduler": _scheduler(result),
         "acknowledged": [a.to_json() for a in result.acknowledged],
         **plan_services.to_json(result),
+        **plan_checkpoint.to_json(result),
     }
 
 

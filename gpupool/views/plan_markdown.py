@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from gpupool import escape
 from gpupool.plan import HOURS_PER_MONTH, PlanResult
-from gpupool.views import plan_services
+from gpupool.views import plan_checkpoint, plan_services
 from gpupool.views.plan_numbers import ELSEWHERE, delta, elsewhere_mark, money, monthly
 from gpupool.views.plan_summary import describe_base, where
 from gpupool.views.plan_text import (
@@ -205,6 +205,23 @@ def _warnings(result: PlanResult) -> list[_Block]:
     return [([f"#### Warnings ({len(items)})", ""], items, [""], "warnings")]
 
 
+def _checkpoint_blocks(result: PlanResult) -> list[_Block]:
+    """Return the checkpoint and downtime tables (``plan_checkpoint``); none without them."""
+    if not result.checkpoints:
+        return []
+    out: list[_Block] = []
+    intervals = plan_checkpoint.interval_rows(result)
+    if intervals:
+        table = _md_table(plan_checkpoint.INTERVAL_HEAD, intervals)
+        out.append((["#### Checkpoints (interval against the optimum)", "", *table[:2]],
+                    table[2:], [""], "checkpoint rows"))
+    table = _md_table(plan_checkpoint.DOWNTIME_HEAD, plan_checkpoint.downtime_rows(result))
+    out.append((["#### Downtime from an interruption to running again", "", *table[:2]],
+                table[2:], ["", f"<sub>{text(plan_checkpoint.DOWNTIME_NOTE)}</sub>", ""],
+                "downtime rows"))
+    return out
+
+
 def _md_blocks(result: PlanResult, *, summary: bool = False) -> list[_Block]:
     """Return the comment's blocks; with ``summary``, its head and warnings only."""
     blocks: list[_Block] = [(_md_head(result), [], [], ""), *_warnings(result)]
@@ -229,6 +246,7 @@ def _md_blocks(result: PlanResult, *, summary: bool = False) -> list[_Block]:
         notes = [f"- {note(line)}" for line in plan_services.tenant_lines(result)]
         blocks.append((["#### Services (KEDA, replicas.min to replicas.max)", "", *table[:2]],
                        table[2:], ["", *notes, ""], "service rows"))
+    blocks += _checkpoint_blocks(result)
     if result.scheduler is not None:
         items = [f"- {note(line)}" for line in result.scheduler.lines()]
         blocks.append(([f"#### Scheduler ({result.scheduler.scheduler})", ""], items, [""],

@@ -326,6 +326,8 @@ def change_capacity(doc: dict[str, Any], data: st.DataObject) -> None:
             "drainSeconds": data.draw(st.sampled_from([0, 20, 25, 30, 90, 120, 600])),
             "checkpoint": data.draw(st.sampled_from(ENUMS["checkpoint"])),
         }
+        if data.draw(st.booleans()):
+            pool["interruption"]["perHour"] = data.draw(st.sampled_from([0.001, 0.05, 1, 3600]))
     if "nodes" in pool and data.draw(st.booleans()):
         lo = data.draw(st.integers(0, 6))
         pool["nodes"] = {"min": lo, "max": data.draw(st.integers(max(lo, 1), 12))}
@@ -347,6 +349,26 @@ def change_tenant(doc: dict[str, Any], data: st.DataObject) -> None:
             tenant.pop(key, None)
         elif choice == "set":
             tenant[key] = {field: data.draw(st.sampled_from([0, 0.25, 0.5, 1, 2, 3.5, 8, 64]))}
+
+
+def add_checkpoint(doc: dict[str, Any], data: st.DataObject) -> None:
+    """A checkpoint, downtime budget and startup on a pool or a tenant, sometimes ones validate
+    refuses (a write as long as the interval, or longer than the cloud's notice or the drain)."""
+    owners = [o for o in [*(doc.get("pools") or []), *(doc.get("tenants") or [])]
+              if isinstance(o, dict)]
+    if not owners:
+        return
+    owner = data.draw(st.sampled_from(owners))
+    every = data.draw(st.sampled_from([1, 60, 600, 1800, 36000, 31_622_400]))
+    owner["checkpoint"] = {
+        "everySeconds": every,
+        "writeSeconds": data.draw(st.sampled_from([1, 10, 30, 31, 119, 121, 600, 86400])),
+        "restoreSeconds": data.draw(st.sampled_from([0, 30, 600, 86400])),
+    }
+    if data.draw(st.booleans()):
+        owner["maxDowntimeSeconds"] = data.draw(st.sampled_from([1, 90, 900, 31_622_400]))
+    if data.draw(st.booleans()):
+        owner["startupSeconds"] = data.draw(st.sampled_from([0, 120, 86400]))
 
 
 SERVICE_SHAPES = ({"gpus": 1}, {"gpus": 2}, {"fraction": 0.5}, {"mig": "1g.10gb"},
@@ -480,7 +502,7 @@ MUTATIONS = (
     set_number, swap_enum, drop_optional, duplicate_pool, duplicate_tenant, remove_entry,
     change_hardware, change_sharing, change_capacity, change_tenant, rename, free_text,
     change_cluster, hostile_number, explicit_tag, trailing_newline, control_characters,
-    add_service, service_text,
+    add_service, service_text, add_checkpoint,
 )  # fmt: skip
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import jsonschema
 import pytest
 import yaml
 
@@ -17,6 +18,7 @@ from gpupool.model import Interruption, Stack
 from gpupool.providers import gcp
 from gpupool.sharing import kai, snippets
 from tests.manifests import validate_manifests
+from tests.paths import shared_upstream
 from tests.stacks import load_stack
 
 
@@ -89,3 +91,51 @@ def test_spread_pools_spread_pods_and_nodes_over_zones() -> None:
                   and r.facts.get("pool") == placed.name]
         policies[topology] = {r.inputs["autoscaling"]["location_policy"] for r in groups}
     assert policies == {"any": {"ANY"}, "spread": {"BALANCED"}}
+
+
+@pytest.mark.cloud_sdks  # kubernetes-validate checks the Queue against its CRD, the Pod strictly
+def test_a_checkpoint_write_reaches_the_grace_period_and_the_kai_queue() -> None:
+    # KAI v0.17.0 docs/plugins/minruntime.md: min runtime lets a job "complete critical
+    # initialization or checkpointing before being interrupted"; Queue CRD preemptMinRuntime /
+    # reclaimMinRuntime are Go-duration strings. Kubernetes pod-lifecycle, "Termination of Pods":
+    # terminationGracePeriodSeconds is the time the container gets after SIGTERM.
+    stack = load_stack("checkpoint-spot-kai")
+    # research has no checkpoint of its own: the pool's 60 s write; batch its own 100 s
+    assert _queue(stack, "research")["spec"]["preemptMinRuntime"] == "60s"
+    assert _queue(stack, "research")["spec"]["reclaimMinRuntime"] == "60s"
+    batch = _queue(stack, "batch")
+    assert (batch["spec"]["preemptMinRuntime"], batch["spec"]["reclaimMinRuntime"]) == (
+        "100s", "100s")
+    # a declared minRuntime is kept (validate warns when it is shorter than the write)
+    declared = dataclasses.replace(stack.tenants[1], preempt_min_runtime="1h")
+    spec = kai.queue_spec(stack, declared)
+    assert (spec["preemptMinRuntime"], spec["reclaimMinRuntime"]) == ("1h", "100s")
+    pool = stack.pools[0]
+    # on the spot pool the drain time sets the grace period, which fits the 100 s write
+    doc = yaml.safe_load(snippets.snippet(stack, stack.tenants[1], pool))
+    assert doc["spec"]["terminationGracePeriodSeconds"] == 120
+    # without drainSeconds the write sets it
+    no_drain = dataclasses.replace(pool, interruption=Interruption(None, "required", 0.05))
+    changed = dataclasses.replace(stack, pools=(no_drain,))
+    doc = yaml.safe_load(snippets.snippet(changed, changed.tenants[1], no_drain))
+    assert doc["spec"]["terminationGracePeriodSeconds"] == 100
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {**doc["metadata"], "name": "p"},
+           "spec": doc["spec"]}
+    assert validate_manifests([_queue(stack, "research"), batch, pod]) == []
+
+
+def test_the_checkpoint_queues_fit_the_pinned_kai_queue_crd() -> None:
+    # the Queue CRD of KAI v0.17.0 as released (../shared/reference/upstream/
+    # kai-scheduler-v0.17.0-queues-crd.yaml, SOURCES.md): the rendered specs, with the minimum
+    # runtimes gpupool derives from writeSeconds, validate against its v2 openAPIV3Schema
+    crd = yaml.safe_load(shared_upstream("kai-scheduler-v0.17.0-queues-crd.yaml").read_text(
+        encoding="utf-8"))
+    (v2,) = [v for v in crd["spec"]["versions"] if v["name"] == "v2"]
+    schema = v2["schema"]["openAPIV3Schema"]
+    props = schema["properties"]["spec"]["properties"]
+    assert props["preemptMinRuntime"]["type"] == props["reclaimMinRuntime"]["type"] == "string"
+    stack = load_stack("checkpoint-spot-kai")
+    for tenant in ("research", "batch"):
+        queue = _queue(stack, tenant)
+        jsonschema.validate(queue, schema)
+        assert queue["spec"]["preemptMinRuntime"].endswith("s")

@@ -285,3 +285,31 @@ def test_hostile_rows_give_one_error_document_or_finite_figures(
 
 def _not_finite(name: str) -> None:
     raise AssertionError(f"{name} in a JSON document")
+
+
+@pytest.mark.parametrize(("cells", "column", "says"), [
+    ("60,0,,", 4, "checkpoint_every must be more than 0 seconds, not 0"),
+    ("60,1e308,,", 4, "checkpoint_every must be at most 366 days"),
+    (f"60,{BIG},,", 4, "checkpoint_every must be at most 366 days"),
+    ("60,-5,,", 4, "checkpoint_every must be at least 0"),
+    ("60,nan,,", 4, "checkpoint_every must be seconds or a duration"),
+    ("60,,0s,", 5, "checkpoint_write must be more than 0 seconds"),
+    ("60,,367d,", 5, "checkpoint_write must be at most 366 days"),
+    ("60,,,inf", 6, "checkpoint_restore must be seconds or a duration"),
+    ("60,,,2 hours", 6, "checkpoint_restore must be seconds or a duration"),
+    ("60,30m,30m,", 5, "checkpoint_write is not shorter than checkpoint_every"),
+], ids=lambda v: v if len(str(v)) < 20 else f"{len(v)}-chars")  # fmt: skip
+def test_a_checkpoint_cell_out_of_bounds_is_a_bad_value_at_its_cell(
+    tmp_path: Path, cells: str, column: int, says: str
+) -> None:
+    # docs/workload.md, Bounds: an interval and a write are more than 0 and at most 366 days,
+    # a write shorter than the interval; a restore 0 to 366 days
+    path = tmp_path / "w.csv"
+    path.write_text("duration,checkpoint_every,checkpoint_write,checkpoint_restore\n"
+                    f"{cells}\n", encoding="utf-8")
+    [(line, col, code, summary)] = _problems(path)
+    starts = [0]
+    for cell in cells.split(","):
+        starts.append(starts[-1] + len(cell) + 1)
+    assert (line, col, code) == (2, starts[column - 3] + 1, "workload.bad-value")
+    assert summary.startswith(says), summary

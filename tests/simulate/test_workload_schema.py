@@ -5,8 +5,11 @@ million rows through jsonschema would take minutes), so this holds them together
 columns in the same order, the same required ones, and over generated rows, the reader accepts a
 one-row JSON Lines file exactly when the schema says the row is valid.
 
-Known gap, kept out of the generated rows: the schema's RFC 3339 pattern cannot tell a real date
-from ``2026-13-45``, which the reader refuses.
+Known gaps, kept out of the generated rows: the schema's RFC 3339 pattern cannot tell a real date
+from ``2026-13-45``, which the reader refuses; its duration pattern cannot tell ``0m`` from
+``1m`` in ``checkpoint_every`` and ``checkpoint_write`` (the reader refuses a zero interval or
+write); and draft 7 cannot compare two cells, so the reader's "checkpoint_write shorter than
+checkpoint_every" is held by ``test_a_checkpoint_write_as_long_as_the_interval_is_refused``.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ def test_the_schema_has_the_reader_columns_in_order() -> None:
     # the reader indexes a row's cells in this order (gpupool/simulate/workload.py)
     assert [c.name for c in COLUMNS] == [
         "name", "tenant", "submit", "duration", "gpus", "fraction", "mig", "gpu_memory_gib",
-        "cpu", "memory_gib", "priority", "pool", "pods",
+        "cpu", "memory_gib", "priority", "pool", "pods", "checkpoint_every", "checkpoint_write",
+        "checkpoint_restore",
     ]  # fmt: skip
     assert list(SCHEMA["properties"]) == [c.name for c in COLUMNS]
     assert SCHEMA["required"] == [c.name for c in COLUMNS if c.required]
@@ -112,6 +116,15 @@ _values = {
     "pods": st.one_of(
         st.integers(-1, 200_000), st.sampled_from([0, 1, 100_000, 100_001, 1.5, 2.0, "3"])
     ),
+    **{
+        key: st.one_of(
+            st.floats(-10, 1e6, allow_nan=False),
+            st.integers(-5, 10**5),
+            st.sampled_from([0, 31_622_400, 31_622_401, 1e308, "30m", "1h30m", "2 hours", "10",
+                             "", "h", True]),
+        )
+        for key in ("checkpoint_every", "checkpoint_write", "checkpoint_restore")
+    },
 }
 #: Values each column certainly accepts, drawn three times as often as any value, so that many
 #: rows are valid but for one cell and the boundary in that cell decides.
@@ -129,6 +142,9 @@ _good = {
     "cpu": st.one_of(st.floats(0, 64), st.sampled_from(["500m"])),
     "memory_gib": st.floats(0, 512),
     "pods": st.integers(1, 8),
+    "checkpoint_every": st.sampled_from([1800, "30m", 3600.5]),
+    "checkpoint_write": st.sampled_from([30, "1m", 0.5]),
+    "checkpoint_restore": st.sampled_from([0, 90, "2m"]),
 }
 
 
@@ -143,7 +159,10 @@ _rows = st.fixed_dictionaries(
         **{k: st.one_of(st.none(), _cell(k)) for k in _values if k != "duration"},
         "queue": st.just("x"),
     },
-).map(lambda row: {k: v for k, v in row.items() if not (k == "duration" and v is None)})
+).map(lambda row: {k: v for k, v in row.items() if not (k == "duration" and v is None)}).filter(
+    # two cells compared: the schema cannot, a test of its own holds the rule
+    lambda row: row.get("checkpoint_every") is None or row.get("checkpoint_write") is None
+)
 
 
 @settings(
@@ -186,3 +205,22 @@ def test_each_cell_alone_is_accepted_exactly_when_the_schema_does(
     """One cell beside a good duration: each column's own boundaries, one at a time."""
     key, value = cell
     _agree(tmp_path / "one.jsonl", {"duration": 60, key: value})
+
+
+def test_a_checkpoint_write_as_long_as_the_interval_is_refused(tmp_path: Path) -> None:
+    # the reader compares the two cells (gpupool/simulate/workload.py, _shape_ok): a job that
+    # writes for as long as it works between checkpoints never progresses
+    path = tmp_path / "one.jsonl"
+    path.write_text('{"duration": 60, "checkpoint_every": "1m", "checkpoint_write": 60}\n',
+                    encoding="utf-8")
+    try:
+        read_workload(path)
+    except WorkloadError as exc:
+        assert "one.jsonl:1:" in str(exc)
+        assert "checkpoint_write is not shorter than checkpoint_every" in str(exc)
+    else:
+        raise AssertionError("a write as long as the interval was read")
+    path.write_text('{"duration": 60, "checkpoint_every": "1m", "checkpoint_write": 59.5, '
+                    '"checkpoint_restore": "2m"}\n', encoding="utf-8")
+    (job,) = read_workload(path).jobs
+    assert (job.checkpoint_every, job.checkpoint_write, job.checkpoint_restore) == (60, 59.5, 120)

@@ -42,6 +42,13 @@ KEYS = [
     "quota",
     "gpus",
     "3g.40gb",
+    "checkpoint",
+    "everySeconds",
+    "writeSeconds",
+    "restoreSeconds",
+    "maxDowntimeSeconds",
+    "startupSeconds",
+    "perHour",
 ]
 
 scalars = st.one_of(

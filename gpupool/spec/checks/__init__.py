@@ -18,6 +18,7 @@ from gpupool.model import Stack
 from gpupool.spec.checks import (
     advice,
     capacity,
+    checkpoint,
     clouds,
     faultisolation,
     gpus,
@@ -45,6 +46,7 @@ _FAMILIES: tuple[tuple[ModuleType, tuple[str, ...]], ...] = (
     (gpus, ()),
     (sharing, ("cluster.scheduler",)),
     (spot, ()),
+    (checkpoint, ("cluster.scheduler", "pools", "tenants")),
     (capacity, ()),
     (tenancy, ("cluster.admission", "cluster.kubernetesVersion", "cluster.scheduler",
                "cluster.gpuOperator", "metadata.name", "tenants")),
