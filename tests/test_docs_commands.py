@@ -24,6 +24,9 @@ _WHERE = [(path, n) for path in docs_commands.DOCS
           for n in range(len(docs_blocks.blocks(path)))]
 
 
+# The docs show a full install's output (the kubernetes client among it: drift's cluster
+# source), which the lower-bounds run, with the core dependencies only, does not have.
+@pytest.mark.cloud_sdks
 @pytest.mark.parametrize(("path", "index"), _WHERE,
                          ids=[f"{p.name}-{n}" for p, n in _WHERE])
 def test_the_shown_commands_print_what_the_docs_show(path: Path, index: int) -> None:

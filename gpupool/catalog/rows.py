@@ -116,12 +116,16 @@ def flag(value: Any, where: str) -> bool:
 
 
 def line(value: Any, where: str, most: int = 500) -> str:
-    """Check that ``value`` is one line of text, not empty, without control characters."""
+    """Check that ``value`` is one line of text, not empty, without control characters.
+
+    An HTML comment's opening is refused too: a catalog text reaches the plan's pull-request
+    comment, whose own marker is an HTML comment (``<!-- gpupool-plan ... -->``).
+    """
     fits = isinstance(value, str) and bool(value.strip()) and len(value) <= most
-    if not fits or CONTROL.search(value):
+    if not fits or CONTROL.search(value) or "<!--" in value:
         raise CatalogDataError(
             f"{where}: expected one line of text (at most {most} characters, no control "
-            f"characters), got {shown(value)}"
+            f"characters, no '<!--'), got {shown(value)}"
         )
     return value
 

@@ -616,7 +616,8 @@ def test_mutated_examples_survive_the_whole_pipeline() -> None:
     _fuzz()
     print(f"\nfuzz: {dict(STATS)}")
     assert STATS["cases"] >= FUZZ_EXAMPLES // 2
-    assert STATS["rendered"] >= STATS["cases"] // 5, dict(STATS)
+    # a share, not a count: a run of 400 cases rendered 76 to 117 of them (CI, 2026-12-04)
+    assert STATS["rendered"] >= STATS["cases"] // 8, dict(STATS)
     assert STATS["planned"] == STATS["rendered"] == STATS["replayed"]
 
 
