@@ -89,7 +89,7 @@ def _cli(argv: list[str]) -> str:
 
 def _bench_costs() -> Iterator[tuple[str, Callable[[], str]]]:
     """The cases of ``bench/simulate_costs.py`` at small sizes (JSON of the report)."""
-    from gpupool.simulate.metered import simulate_metered
+    from gpupool.simulate.engine import simulate_metered
     from gpupool.simulate.report import report
     from gpupool.views.simulate import document
     from tests.simulate.simstacks import job, workload
