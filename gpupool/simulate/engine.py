@@ -21,8 +21,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 
-from gpupool.facts import SCHEDULER_KAI
+from gpupool import schedulers
 from gpupool.model import Stack
+from gpupool.schedulers.base import ORDER_BELOW_QUOTA, VICTIMS_QUEUE_RECLAIM
 from gpupool.simulate.accounting import (
     Accounting,
     Outcome,
@@ -52,7 +53,6 @@ from gpupool.simulate.loop import CLOCK_EVERY, Loop
 from gpupool.simulate.metered import FragmentationMeter
 from gpupool.simulate.node_autoscaler import NodeAutoscaler
 from gpupool.simulate.node_index import NodeIndex
-from gpupool.simulate.placement import BINPACK, KAI_PLACEMENT
 from gpupool.simulate.preempt import Preempting
 from gpupool.simulate.queues import Queues
 from gpupool.simulate.scheduling import Scheduling
@@ -79,14 +79,17 @@ class Simulation(Loop, Queues, Scheduling, Preempting, NodeIndex, NodeAutoscaler
         self.cluster = cluster_of(stack)
         self.tenancy = Tenancy(stack)
         self.scheduler = stack.cluster.scheduler
-        self.kai = self.scheduler == SCHEDULER_KAI
+        # the scheduler's rules, as its plug-in states them (gpupool/schedulers/base.py)
+        emulation = schedulers.of(stack).emulation
+        self.below_quota_first = emulation.order == ORDER_BELOW_QUOTA  # queues._order
+        self.queue_reclaim = emulation.victims == VICTIMS_QUEUE_RECLAIM  # preempt._victims
         self.rng = random.Random(self.settings.seed)
         self.progress = progress
         self.clock = clock  # told the simulated time every CLOCK_EVERY instants (progress)
         self.version = 0  # counts releases and additions: a failed queue waits for the next
         self._init_loop(observers)
-        # KAI binpack places a GPU pod by walking its pool's busy nodes from the fullest
-        self._init_index(packed=self.kai and KAI_PLACEMENT == BINPACK)
+        # binpack places a GPU pod by walking its pool's busy nodes from the fullest
+        self._init_index(packed=emulation.packs)
         self._init_autoscaler(stack.provider.cloud)
         self._init_accounting()
         self._init_scheduling()

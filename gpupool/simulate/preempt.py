@@ -29,7 +29,7 @@ class Preempting:
 
     cluster: ClusterModel
     tenancy: Tenancy
-    kai: bool
+    queue_reclaim: bool
     now: float
     nodes: dict[str, list[Node]]
     busy: dict[str, dict[int, Node]]
@@ -50,7 +50,7 @@ class Preempting:
             if v is None or v.id in out or v.state != RUNNING:
                 continue
             ran = self.now - self._since(v)
-            if not self.kai:
+            if not self.queue_reclaim:
                 if v.priority < gang.priority:
                     out[v.id] = (v, 0.0, False)
                 continue
@@ -91,7 +91,7 @@ class Preempting:
         """Evict the fewest, lowest-priority victims from one node so the pod fits there."""
         best: tuple[tuple[float, int, int], Node, Demand, list[tuple[Gang, float, bool]]] | None
         best = None
-        share = self._fair_share() if self.kai else {}
+        share = self._fair_share() if self.queue_reclaim else {}
         for d in gang.options:
             for node in self.busy[d.pool.name].values():
                 if not node.schedulable:
@@ -137,7 +137,7 @@ class Preempting:
         candidates are every job ``_victims`` allows on the gang's pools (min runtimes, fair
         share), in its order; victims found not needed once the gang fits are spared.
         """
-        share = self._fair_share() if self.kai else {}
+        share = self._fair_share() if self.queue_reclaim else {}
         found: dict[int, tuple[Gang, float, bool]] = {}
         needs_gpus = all(d.gpus > 0 for d in gang.options)
         for d in gang.options:

@@ -43,7 +43,7 @@ class Queues:
     workload: Workload
     cluster: ClusterModel
     tenancy: Tenancy
-    kai: bool
+    below_quota_first: bool
     now: float
     version: int
     last_activity: float
@@ -183,7 +183,7 @@ class Queues:
         return per_node <= 0 or pods * per_node <= d.pool.nodes_max + 1e-9
 
     def _order(self, gang: Gang) -> tuple[float, ...]:
-        if self.kai and gang.tenant is not None and gang.tenant.tenant is not None:
+        if self.below_quota_first and gang.tenant is not None and gang.tenant.tenant is not None:
             st = gang.tenant
             below = 0.0 if st.kai_used < st.kai_quota - 1e-9 else 1.0
             return (below, -st.priority, -gang.priority, gang.queued_at, gang.id)
