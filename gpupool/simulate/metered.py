@@ -22,8 +22,9 @@ equivalents as whole free GPUs and one partly free GPU for the remainder.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 
-from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI
+from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI, PoolModel
 from gpupool.simulate.fragmentation import MILLI, Meter, NodeFree, typical_shapes
 from gpupool.simulate.jobs import Workload
 from gpupool.simulate.observers import Observer, RunView
@@ -68,13 +69,16 @@ class FragmentationMeter(Observer):
         # runs of instants k0 <= k < k1 that saw one cluster: (k0, k1, pool -> (fragmented
         # milli-GPU, ready milli-GPU))
         self.samples: list[tuple[int, int, dict[str, tuple[float, float]]]] = []
-        self.run: RunView | None = None
+        # what is measured, kept from the run's view (not the run: no cycle keeps it alive)
+        self.pools: tuple[PoolModel, ...] = ()
+        self.nodes: Mapping[str, Sequence[Node]] = {}
         if self.meter is None or self.step <= 0:
             self.on_advance = None  # type: ignore[assignment]  # nothing to measure: no hook
 
     def attach(self, run: RunView) -> None:
-        """Keep the run whose nodes are measured."""
-        self.run = run
+        """Keep the pools and the nodes of the run, which are measured."""
+        self.pools = tuple(run.cluster.pools)
+        self.nodes = run.nodes
 
     def on_advance(self, t: float) -> None:
         """Measure the instants the clock passes on its way to ``t``."""
@@ -107,10 +111,10 @@ class FragmentationMeter(Observer):
         self.next_sample = (self.next_sample + 1) // 2
 
     def _measure(self) -> dict[str, tuple[float, float]]:
-        assert self.meter is not None and self.run is not None
-        nodes = self.run.nodes
+        assert self.meter is not None
+        nodes = self.nodes
         out: dict[str, tuple[float, float]] = {}
-        for pm in self.run.cluster.pools:
+        for pm in self.pools:
             frag = cap = 0.0
             empty: float | None = None  # every empty node of a pool offers the same
             for node in nodes[pm.name]:
@@ -131,8 +135,7 @@ class FragmentationMeter(Observer):
 
         None for a pool where the workload has no typical shape or no GPU was ever ready.
         """
-        pools = self.run.cluster.pools if self.run is not None else ()
-        frag: dict[str, float] = {pm.name: 0.0 for pm in pools}
+        frag: dict[str, float] = {pm.name: 0.0 for pm in self.pools}
         cap: dict[str, float] = dict(frag)
         for k0, k1, pools in self.samples:
             if k0 * self.step >= end and k0 > 0:
