@@ -13,7 +13,9 @@ the run's own order:
 - ``on_stop(gang, now, requeued)``: its pods were released, because it finished or was evicted
   (``requeued``: it goes back to its queue; ``gang.state`` says which);
 - ``on_wait(gang, now, reason)``: a try of the first job of a queue failed, and why (the reason
-  the report shows: a ceiling, fragmentation, waiting for capacity);
+  the report shows: a ceiling, fragmentation, waiting for capacity); tries the queues' gating
+  skips, since they would fail alike, are not told, and a job still queued at the end gets its
+  final reason in the ``Outcome``;
 - ``on_end(outcome)``: the run is over.
 
 Only the hooks an observer defines are called, so a run without observers pays nothing. An
