@@ -26,6 +26,7 @@ from gpupool.simulate.demand import Demand
 from gpupool.simulate.events import EVICT, GONE, IDLE, INTERRUPT, READY, UNFILLED, WAKE
 from gpupool.simulate.gang import GAVE_UP, GAVE_UP_STATE, GIVE_UP_FACTOR, RUNNING, Gang, Settings
 from gpupool.simulate.placement import Node
+from gpupool.simulate.waiting import Parked
 
 
 class NodeAutoscaler:
@@ -44,6 +45,8 @@ class NodeAutoscaler:
     pool_rev: dict[str, int]
     pool_stats: dict[str, PoolStats]
     owner: dict[int, Gang]
+    gated: bool
+    parked: Parked
     _push: Callable[[float, int, object], None]
 
     def _init_autoscaler(self, cloud: str) -> None:
