@@ -42,10 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import openb_stack  # noqa: E402
-from gpupool.simulate.engine import simulate  # noqa: E402
+from gpupool.simulate.engine import simulate, simulate_metered  # noqa: E402
 from gpupool.simulate.generate import write_synthetic  # noqa: E402
 from gpupool.simulate.jobs import Workload  # noqa: E402
-from gpupool.simulate.metered import simulate_metered  # noqa: E402
 from gpupool.simulate.report import report  # noqa: E402
 from gpupool.simulate.workload import read_workload  # noqa: E402
 from tests.stacks import load_stack_text  # noqa: E402

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 _CASE = """
 import sys
-from gpupool.simulate.metered import simulate_metered
+from gpupool.simulate.engine import simulate_metered
 from gpupool.simulate.report import report
 from tests.simulate.simstacks import job, workload
 from tests.simulate.test_run_costs import FROM_ZERO

@@ -87,14 +87,11 @@ def test_plugin_names_appear_only_in_their_plugins() -> None:
 
 
 # Files that still branch on a scheduler's name, each with why. Each goes once the simulator
-# reads the scheduler plug-in's ``Emulation`` (``gpupool/schedulers/base.py``); another change
-# rewrites the engine now, so these are not edited here.
+# reads the scheduler plug-in's ``Emulation`` (``gpupool/schedulers/base.py``), as the engine
+# and its parts do now (issue 36 item 1).
 SCHEDULER_ON_ITS_WAY_OUT = {
-    # The GPU facts define SCHEDULER_* and uses_scheduler for the four simulator files below.
+    # The GPU facts define SCHEDULER_* and uses_scheduler for the simulator files below.
     "gpupool/facts/__init__.py": "keeps SCHEDULER_* and uses_scheduler for gpupool/simulate/",
-    # engine: self.kai picks the queue order (Emulation.order), the victims (.victims) and the
-    # binpack walk (.packs).
-    "gpupool/simulate/engine.py": "queue order, victims and the packed index by name",
     # placement: choose() scores by name (Emulation.score); Node reads DEVICE_* kinds.
     "gpupool/simulate/placement.py": "node score and device kinds by name",
     # cluster: pool_model picks DEVICE_* by name (Emulation.device_kind), DEVICE_HAMI = "hami".

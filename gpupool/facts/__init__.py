@@ -49,7 +49,7 @@ from gpupool.facts.names import (
 )
 from gpupool.model import Pool, Stack, Taint
 
-# The scheduler names gpupool/simulate/ still compares (engine, placement, cluster, tenancy: see
+# The scheduler names gpupool/simulate/ still compares (placement, cluster, tenancy: see
 # the allow-list in tests/test_architecture.py); they go when the simulator reads
 # ``gpupool.schedulers``' ``Emulation``. Everything else asks the scheduler plug-in's traits.
 SCHEDULER_DEFAULT = schedulers.default().name

@@ -1,7 +1,8 @@
-"""A simulation run that also measures each pool's GPU fragmentation (the FGD measure).
+"""An observer of a run that measures each pool's GPU fragmentation (the FGD measure).
 
 This module owns when and on what the report's fragmentation is measured. The run is the
-engine's own (``engine.Simulation``); this subclass only looks at the nodes as the clock
+engine's own (``engine.Simulation``, ``engine.simulate_metered``); ``FragmentationMeter`` is
+attached to it as an observer (``observers``) and only looks at the nodes as the clock
 advances, at ``SAMPLES`` instants evenly spaced over the workload's span (the latest submit
 plus duration; instants keep the same step past it while pods still wait), and keeps those
 before the run's end. Instants that see the same cluster are kept as one run of instants, and
@@ -21,13 +22,12 @@ equivalents as whole free GPUs and one partly free GPU for the remainder.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 
-from gpupool.model import Stack
-from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI
-from gpupool.simulate.engine import Outcome, Settings, Simulation
+from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI, PoolModel
 from gpupool.simulate.fragmentation import MILLI, Meter, NodeFree, typical_shapes
 from gpupool.simulate.jobs import Workload
+from gpupool.simulate.observers import Observer, RunView
 from gpupool.simulate.placement import Node
 
 SAMPLES = 120
@@ -57,13 +57,10 @@ def node_free(node: Node) -> NodeFree:
     return NodeFree(gpus, cpu, pm.gpu_name if n else None)
 
 
-class MeteredSimulation(Simulation):
-    """``engine.Simulation`` measuring each pool's fragmentation at evenly spaced instants."""
+class FragmentationMeter(Observer):
+    """Measures each pool's fragmentation at evenly spaced instants of the run it watches."""
 
-    def __init__(self, stack: Stack, workload: Workload, settings: Settings | None = None,
-                 progress: Callable[[int, int], None] | None = None,
-                 clock: Callable[[float], None] | None = None) -> None:
-        super().__init__(stack, workload, settings, progress, clock)
+    def __init__(self, workload: Workload) -> None:
         shapes = typical_shapes(workload.jobs)
         self.meter = Meter(shapes) if shapes else None
         span = max((j.submit + j.duration for j in workload.jobs), default=0.0)
@@ -72,17 +69,26 @@ class MeteredSimulation(Simulation):
         # runs of instants k0 <= k < k1 that saw one cluster: (k0, k1, pool -> (fragmented
         # milli-GPU, ready milli-GPU))
         self.samples: list[tuple[int, int, dict[str, tuple[float, float]]]] = []
+        # what is measured, kept from the run's view (not the run: no cycle keeps it alive)
+        self.pools: tuple[PoolModel, ...] = ()
+        self.nodes: Mapping[str, Sequence[Node]] = {}
+        if self.meter is None or self.step <= 0:
+            self.on_advance = None  # type: ignore[assignment]  # nothing to measure: no hook
 
-    def _advance(self, t: float) -> None:
-        if self.meter is not None and self.step > 0:
+    def attach(self, run: RunView) -> None:
+        """Keep the pools and the nodes of the run, which are measured."""
+        self.pools = tuple(run.cluster.pools)
+        self.nodes = run.nodes
+
+    def on_advance(self, t: float) -> None:
+        """Measure the instants the clock passes on its way to ``t``."""
+        due = self._due(t)
+        while due > MAX_INSTANTS:
+            self._coarsen()
             due = self._due(t)
-            while due > MAX_INSTANTS:
-                self._coarsen()
-                due = self._due(t)
-            if due > self.next_sample:
-                self.samples.append((self.next_sample, due, self._measure()))
-                self.next_sample = due
-        super()._advance(t)
+        if due > self.next_sample:
+            self.samples.append((self.next_sample, due, self._measure()))
+            self.next_sample = due
 
     def _due(self, t: float) -> int:
         """Return the index of the first instant at or after ``t`` (none before it is taken)."""
@@ -106,11 +112,12 @@ class MeteredSimulation(Simulation):
 
     def _measure(self) -> dict[str, tuple[float, float]]:
         assert self.meter is not None
+        nodes = self.nodes
         out: dict[str, tuple[float, float]] = {}
-        for pm in self.cluster.pools:
+        for pm in self.pools:
             frag = cap = 0.0
             empty: float | None = None  # every empty node of a pool offers the same
-            for node in self.nodes[pm.name]:
+            for node in nodes[pm.name]:
                 if not node.schedulable or not pm.gpus_per_node:
                     continue
                 if node.allocs:
@@ -128,7 +135,7 @@ class MeteredSimulation(Simulation):
 
         None for a pool where the workload has no typical shape or no GPU was ever ready.
         """
-        frag: dict[str, float] = {pm.name: 0.0 for pm in self.cluster.pools}
+        frag: dict[str, float] = {pm.name: 0.0 for pm in self.pools}
         cap: dict[str, float] = dict(frag)
         for k0, k1, pools in self.samples:
             if k0 * self.step >= end and k0 > 0:
@@ -141,12 +148,3 @@ class MeteredSimulation(Simulation):
                     cap[name] += c
         return {name: frag[name] / cap[name] if cap[name] else None for name in frag}
 
-
-def simulate_metered(stack: Stack, workload: Workload, settings: Settings | None = None,
-                     progress: Callable[[int, int], None] | None = None,
-                     clock: Callable[[float], None] | None = None,
-                     ) -> tuple[Outcome, Mapping[str, float | None]]:
-    """Replay ``workload`` on ``stack``; return what happened and each pool's fragmentation."""
-    sim = MeteredSimulation(stack, workload, settings, progress, clock)
-    outcome = sim.run()
-    return outcome, sim.fragmentation(outcome.end)

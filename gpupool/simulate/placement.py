@@ -346,3 +346,32 @@ def choose_packed(
         if best_key is None or key > best_key:
             best, best_key = node, key
     return best, best_key if best_key is not None else (float("-inf"), 0.0, 0)
+
+
+def retake(node: Node, key: int, d: Demand, devices: tuple[int, ...], pods: int) -> None:
+    """Put a released entry of ``pods`` pods back exactly where it was (same GPUs).
+
+    The inverse of ``Node.give_back`` for an entry taken before: the run gives pods back to
+    try whether a gang would fit without them, then puts them back with this.
+    """
+    for _ in range(0 if inert(d) else pods - 1):
+        node.cpu_free -= d.cpu
+        node.mem_free -= d.memory_gib
+        for res, count in d.units:
+            node.units[res] -= count
+        node.gpus_used += d.gpus
+    node.cpu_free -= d.cpu
+    node.mem_free -= d.memory_gib
+    for res, count in d.units:
+        node.units[res] -= count
+    if devices:
+        if node.dev_mem:
+            for i in devices:
+                node.dev_free[i] -= 1
+                node.dev_mem[i] -= d.device_memory_gib
+                node.dev_cores[i] -= d.device_cores
+        else:
+            for i in devices:
+                node.dev_free[i] -= d.share
+    node.gpus_used += d.gpus
+    node.allocs[key] = (d, devices, pods)

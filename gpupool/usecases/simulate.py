@@ -19,10 +19,9 @@ from typing import Any
 
 from gpupool.errors import InputError
 from gpupool.model import Simulation, Stack
-from gpupool.simulate.engine import Settings
+from gpupool.simulate.engine import Settings, simulate_metered
 from gpupool.simulate.generate import generate
 from gpupool.simulate.jobs import Workload
-from gpupool.simulate.metered import simulate_metered
 from gpupool.simulate.report import Report, report
 from gpupool.simulate.saturate import Saturation, saturate
 from gpupool.simulate.workload import check_workload, read_workload

@@ -49,9 +49,8 @@ from hypothesis import strategies as st
 from gpupool import assemble, catalog, cli, plan, render
 from gpupool.graph import ResourceGraph
 from gpupool.plan import Base
-from gpupool.simulate.engine import Settings
+from gpupool.simulate.engine import Settings, simulate_metered
 from gpupool.simulate.generate import generate, to_csv
-from gpupool.simulate.metered import simulate_metered
 from gpupool.simulate.report import document, report
 from gpupool.simulate.workload import check_workload, read_workload
 from gpupool.spec.validate import validate_text

@@ -128,8 +128,8 @@ def test_emulation_says_what_the_simulator_does(path: Path) -> None:
         assert model.device_kind == emulation.device_kind(pool.sharing.kind.scheduler_slots)
     sim = Simulation(stack, Workload(source="none", jobs=()))
     assert sim.packed == emulation.packs
-    assert sim.kai == (emulation.victims == base.VICTIMS_QUEUE_RECLAIM)
-    assert sim.kai == (emulation.order == base.ORDER_BELOW_QUOTA)
+    assert sim.queue_reclaim == (emulation.victims == base.VICTIMS_QUEUE_RECLAIM)
+    assert sim.below_quota_first == (emulation.order == base.ORDER_BELOW_QUOTA)
     assert Tenancy(stack).kai == emulation.queue_quotas
 
 

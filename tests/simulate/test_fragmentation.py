@@ -13,6 +13,7 @@ import csv
 
 import pytest
 
+from gpupool.simulate.engine import Simulation, simulate_metered
 from gpupool.simulate.fragmentation import (
     Fragmentation,
     Meter,
@@ -23,7 +24,7 @@ from gpupool.simulate.fragmentation import (
     typical_shapes,
 )
 from gpupool.simulate.jobs import Job
-from gpupool.simulate.metered import MeteredSimulation, node_free, simulate_metered
+from gpupool.simulate.metered import FragmentationMeter, node_free
 from gpupool.simulate.openb import GPU_MODELS
 from gpupool.simulate.placement import Node
 from gpupool.simulate.report import document, report
@@ -191,11 +192,12 @@ def test_node_free_of_counted_units_and_shapes_that_never_fit() -> None:
     """A whole-GPU node with 1 of 2 GPUs taken offers one whole free GPU; a workload with no GPU
     shape the measure knows (MIG only) gives no figure."""
     stack = lab(SLIVERS, scheduler="kai")
-    sim = MeteredSimulation(stack, workload(job("w", 0, 100, gpus=1, pool="b")))
+    wl = workload(job("w", 0, 100, gpus=1, pool="b"))
+    sim = Simulation(stack, wl, observers=[FragmentationMeter(wl)])
     sim.run()
     pm = sim.cluster.pool("b")
     assert pm is not None
     node = Node(99, pm, pm.groups[0], 0, 0.0)
     node.gpus_used = 1.0
     assert node_free(node).gpu_milli == (1000, 0)
-    assert MeteredSimulation(stack, workload(job("m", 0, 10, mig="1g.10gb"))).meter is None
+    assert FragmentationMeter(workload(job("m", 0, 10, mig="1g.10gb"))).meter is None

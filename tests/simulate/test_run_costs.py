@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from gpupool.model import Stack
 from gpupool.simulate.engine import (
     DONE,
     GAVE_UP,
@@ -26,8 +27,10 @@ from gpupool.simulate.engine import (
     Settings,
     Simulation,
     simulate,
+    simulate_metered,
 )
-from gpupool.simulate.metered import MAX_INSTANTS, MeteredSimulation, simulate_metered
+from gpupool.simulate.jobs import Workload
+from gpupool.simulate.metered import MAX_INSTANTS, FragmentationMeter
 from gpupool.simulate.report import report
 from gpupool.views.simulate import render
 from tests.simulate.simstacks import job, workload
@@ -64,39 +67,45 @@ def _within(seconds: int) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
-def _instants(sim: MeteredSimulation) -> int:
-    return sim.samples[-1][1] if sim.samples else 0
+def _metered(stack: Stack, wl: Workload, settings: Settings | None = None,
+             ) -> tuple[Simulation, FragmentationMeter]:
+    meter = FragmentationMeter(wl)
+    return Simulation(stack, wl, settings, observers=[meter]), meter
+
+
+def _instants(meter: FragmentationMeter) -> int:
+    return meter.samples[-1][1] if meter.samples else 0
 
 
 def test_a_workload_of_microseconds_waiting_for_a_node_keeps_few_samples() -> None:
     """Span 20 ms, so a step of 1/6 ms; the node takes 300 s: 1.8 million instants before."""
     stack = load_stack_text(FROM_ZERO)
     wl = workload(job("a1", 0, 0.01, gpus=1), job("b2", 0.01, 0.01, gpus=1))
-    sim = MeteredSimulation(stack, wl)
+    sim, meter = _metered(stack, wl)
     out = sim.run()
     assert out.end >= 300
-    assert 0 < _instants(sim) <= MAX_INSTANTS
-    assert len(sim.samples) <= MAX_INSTANTS
+    assert 0 < _instants(meter) <= MAX_INSTANTS
+    assert len(meter.samples) <= MAX_INSTANTS
 
 
 def test_a_long_scale_up_keeps_few_samples() -> None:
     """--scale-up-seconds 1000000 on an hour's workload: 33,000 steps of 30 s, halved."""
     stack = load_stack_text(FROM_ZERO)
     wl = workload(job("a1", 0, 3600, gpus=1))
-    sim = MeteredSimulation(stack, wl, Settings(scale_up_seconds=1_000_000))
+    sim, meter = _metered(stack, wl, Settings(scale_up_seconds=1_000_000))
     sim.run()
-    assert 0 < _instants(sim) <= MAX_INSTANTS
+    assert 0 < _instants(meter) <= MAX_INSTANTS
 
 
 def test_a_short_run_keeps_its_samples_as_before() -> None:
     """Within the bound nothing is coarsened: one instant per step of span / 120."""
     stack = load_stack_text(FROM_ZERO)
     wl = workload(job("a1", 0, 1200, gpus=1))
-    sim = MeteredSimulation(stack, wl)
+    sim, meter = _metered(stack, wl)
     sim.run()
-    assert sim.step == 1200 / 120
+    assert meter.step == 1200 / 120
     # every step up to the last instant the clock reached (the empty node's removal)
-    assert _instants(sim) == math.ceil(sim.last_t / sim.step)
+    assert _instants(meter) == math.ceil(sim.last_t / meter.step)
 
 
 def test_scale_up_seconds_zero_waits_no_longer_than_one() -> None:
@@ -187,7 +196,7 @@ def test_thousands_of_distinct_shapes_submitted_at_once_take_seconds() -> None:
 
 _GANGS = """
 import resource, sys
-from gpupool.simulate.metered import simulate_metered
+from gpupool.simulate.engine import simulate_metered
 from gpupool.simulate.report import report
 from tests.simulate.simstacks import job, workload
 from tests.simulate.test_run_costs import FROM_ZERO
