@@ -724,9 +724,9 @@ class Simulation:
 
     def _order(self, gang: Gang) -> tuple[float, ...]:
         if self.kai and gang.tenant is not None and gang.tenant.tenant is not None:
-            st = gang.tenant
-            below = 0.0 if st.kai_used < st.kai_quota - 1e-9 else 1.0
-            return (below, -st.priority, -gang.priority, gang.queued_at, gang.id)
+            queue = self.tenancy.order(gang.tenant, gang.options[0].kai_gpus * gang.pods,
+                                       self._fair_share())
+            return (*queue, -gang.priority, gang.queued_at, gang.id)
         return (0.0, 0.0, -gang.priority, gang.queued_at, gang.id)
 
     def _shape(self, job: Job) -> tuple[object, ...]:
@@ -744,6 +744,7 @@ class Simulation:
         self.queue_pods[gang.key] = self.queue_pods.get(gang.key, 0) + gang.pods
         self.queued_pods += gang.pods
         gang.queued = True
+        self.tenancy.wait(gang.tenant, gang.options, gang.pods, 1)
         if self.gated and self.cluster.autoscales:
             self.wanted.update(gang.key, gang.options, self.queue_pods[gang.key])
 
@@ -754,6 +755,7 @@ class Simulation:
         else:
             queue.remove(gang)
         gang.queued = False
+        self.tenancy.wait(gang.tenant, gang.options, gang.pods, -1)
         self.queue_pods[gang.key] -= gang.pods
         self.queued_pods -= gang.pods
         if self.gated and self.cluster.autoscales:
@@ -790,7 +792,10 @@ class Simulation:
             why = self._ceiling(gang)
             # gated: one priority level and no tenants, so no pod may evict another
             preempt = self._preempt if gang.pods == 1 else self._preempt_gang
-            if why is None and (self._place(gang) or (not self.gated and preempt(gang))):
+            lift = why == LIMIT and self.tenancy.lifted_by_preemption(
+                gang.tenant, gang.options, gang.pods, gang.level)
+            if (why is None and self._place(gang)) or (
+                    (why is None or lift) and not self.gated and preempt(gang)):
                 if key in self.queues:
                     self.queue_failed.pop(key, None)
                     heapq.heappush(heap, (self._order(self.queues[key][0]), key))
@@ -909,7 +914,7 @@ class Simulation:
                 if node is not None and (best_key is None or key > best_key):
                     best, best_key = (node, d), key
             if best is None:
-                self._untake(taken, st)
+                self._untake(taken, st, gang.level)
                 return False
             node, d = best
             last = taken[-1] if taken else None
@@ -926,21 +931,21 @@ class Simulation:
                 self._take(node, self.pod_key, d)
                 taken.append([node, self.pod_key, d, 1])
             if st is not None:
-                self.tenancy.hold(st, d, 1)
+                self.tenancy.hold(st, d, 1, gang.level)
         if trial:
-            self._untake(taken, st)
+            self._untake(taken, st, gang.level)
             self.pod_key -= len(taken)
             return True
         self._start(gang, [(n, k) for n, k, _, _ in taken])
         return True
 
-    def _untake(self, taken: list[list[Any]], st: TenantState | None) -> None:
+    def _untake(self, taken: list[list[Any]], st: TenantState | None, level: str) -> None:
         """Give back the entries ``_place`` took, last first."""
         for node, key, d, pods in reversed(taken):
             self._give_back(node, key)
             if st is not None:
                 for _ in range(1 if inert(d) else pods):
-                    self.tenancy.hold(st, d, -1)
+                    self.tenancy.hold(st, d, -1, level)
 
     def _start(self, gang: Gang, placed: list[tuple[Node, int]]) -> None:
         if gang.queued:
@@ -999,7 +1004,7 @@ class Simulation:
             # pod by pod, so that the sums are the same floats; an inert pod adds nothing
             for _ in range(1 if inert(d) else pods):
                 if gang.tenant is not None:
-                    self.tenancy.hold(gang.tenant, d, -1)
+                    self.tenancy.hold(gang.tenant, d, -1, gang.level)
                 used = d.gpus * ran
                 gpu_seconds += used
                 stats.allocated_gpus = max(0.0, stats.allocated_gpus - d.gpus)
@@ -1049,8 +1054,7 @@ class Simulation:
                 continue
             me, them = gang.tenant, v.tenant
             need = gang.options[0].kai_gpus * gang.pods
-            if (me.kai_used + need <= share.get(me.name, 0.0) + 1e-9
-                    and them.kai_used > share.get(them.name, 0.0) + 1e-9):
+            if self.tenancy.reclaims_from(me, need, gang.level, them, share):
                 if ran >= them.reclaim_min:
                     out[v.id] = (v, them.reclaim_min, True)
                 else:
@@ -1064,12 +1068,34 @@ class Simulation:
             self.wakes.add(at)
             self._push(at, _WAKE, None)
 
+    def _reclaim_walk(self, gang: Gang, victims: list[tuple[Gang, float, bool]],
+                      share: dict[str, float]) -> list[tuple[Gang, float, bool]]:
+        """Drop the reclaim victims, in order, whose queue is down to its share by then."""
+        held = [(v.tenant, sum(n.allocs[k][0].kai_gpus * n.allocs[k][2] for n, k in v.placed), r)
+                for v, _, r in victims]
+        keep = self.tenancy.reclaim_walk(gang.tenant, gang.options[0].kai_gpus * gang.pods, held,
+                                         share) if self.kai else [True] * len(victims)
+        return [v for v, k in zip(victims, keep, strict=True) if k]
+
+    def _blocked_without(self, gang: Gang, d: Demand, chosen: list[tuple[Gang, float, bool]],
+                         ) -> bool:
+        """Whether the tenant's ceilings still refuse one pod of ``d`` with ``chosen`` gone."""
+        st = gang.tenant
+        if st is None or st.tenant is None:
+            return False
+        freed = [(v.tenant, n.allocs[k][0], n.allocs[k][2], v.level)
+                 for v, _, _ in chosen for n, k in v.placed]
+        return self.tenancy.blocked_without(st, d, 1, gang.level, freed) is not None
+
     def _fair_share(self) -> dict[str, float]:
+        kept = self.tenancy.kept_share(self.now)
+        if kept is not None:
+            return kept
         total = 0.0
         for pm in self.cluster.pools:
             per_gpu = max(pm.unit_kai_gpus.values(), default=1.0)
             total += sum(n.ready for n in self.nodes[pm.name]) * pm.gpus_per_node * per_gpu
-        return self.tenancy.fair_share(total)
+        return self.tenancy.fair_share(total, self.now)
 
     def _preempt(self, gang: Gang) -> bool:
         """Evict the fewest, lowest-priority victims from one node so the pod fits there."""
@@ -1080,11 +1106,11 @@ class Simulation:
             for node in self.busy[d.pool.name].values():
                 if not node.schedulable:
                     continue
-                victims = self._victims(gang, node, share)
+                victims = self._reclaim_walk(gang, self._victims(gang, node, share), share)
                 if not victims:
                     continue
                 chosen = self._enough(node, d, victims)
-                if chosen is None:
+                if chosen is None or self._blocked_without(gang, d, chosen):
                     continue
                 key = (max(v.priority for v, _, _ in chosen), len(chosen), node.id)
                 if best is None or key < best[0]:
@@ -1107,7 +1133,7 @@ class Simulation:
         self.pod_key += 1
         self._take(node, self.pod_key, d)
         if st is not None:
-            self.tenancy.hold(st, d, 1)
+            self.tenancy.hold(st, d, 1, gang.level)
         self._start(gang, [(node, self.pod_key)])
         return True
 
@@ -1134,6 +1160,7 @@ class Simulation:
              if not needs_gpus or any(n.allocs[k][0].gpus > 0 for n, k in v[0].placed)),
             key=lambda x: (x[0].priority, -self._since(x[0]), x[0].id),
         )
+        candidates = self._reclaim_walk(gang, candidates, share)
         chosen: list[tuple[Gang, float, bool]] = []
         fits = False
         for victim in candidates:
@@ -1158,21 +1185,21 @@ class Simulation:
 
     def _fits_without(self, gang: Gang, victims: list[Gang]) -> bool:
         """Return whether the whole gang would be placed were ``victims`` gone (nothing moves)."""
-        released: list[tuple[Node, int, Demand, tuple[int, ...], int, TenantState | None]] = []
+        released: list[tuple[Node, int, Demand, tuple[int, ...], int, Gang]] = []
         for v in victims:
             for node, key in v.placed:
                 dem, devices, pods = node.allocs[key]
                 self._give_back(node, key)
                 if v.tenant is not None:
                     for _ in range(1 if inert(dem) else pods):
-                        self.tenancy.hold(v.tenant, dem, -1)
-                released.append((node, key, dem, devices, pods, v.tenant))
+                        self.tenancy.hold(v.tenant, dem, -1, v.level)
+                released.append((node, key, dem, devices, pods, v))
         fits = self._place(gang, trial=True)
-        for node, key, dem, devices, pods, st in reversed(released):
+        for node, key, dem, devices, pods, v in reversed(released):
             self._take(node, key, dem, devices, pods)
-            if st is not None:
+            if v.tenant is not None:
                 for _ in range(1 if inert(dem) else pods):
-                    self.tenancy.hold(st, dem, 1)
+                    self.tenancy.hold(v.tenant, dem, 1, v.level)
         return fits
 
     def _enough(self, node: Node, d: Demand,
