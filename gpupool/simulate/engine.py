@@ -1099,7 +1099,7 @@ class Simulation:
 
     def _preempt(self, gang: Gang) -> bool:
         """Evict the fewest, lowest-priority victims from one node so the pod fits there."""
-        best: tuple[tuple[float, int, int], Node, Demand, list[tuple[Gang, float, bool]]] | None
+        best: tuple[tuple[float, ...], Node, Demand, list[tuple[Gang, float, bool]]] | None
         best = None
         share = self._fair_share() if self.kai else {}
         for d in gang.options:
@@ -1112,7 +1112,11 @@ class Simulation:
                 chosen = self._enough(node, d, victims)
                 if chosen is None or self._blocked_without(gang, d, chosen):
                     continue
-                key = (max(v.priority for v, _, _ in chosen), len(chosen), node.id)
+                # KAI grows one list of victims, in its order, until the job fits somewhere
+                # (actions/common/solvers/job_solver.go): the node whose last victim comes first
+                last = max((v.priority, -self._since(v), v.id) for v, _, _ in chosen)
+                key = (*last, node.id) if self.kai else (
+                    max(v.priority for v, _, _ in chosen), len(chosen), node.id)
                 if best is None or key < best[0]:
                     best = (key, node, d, chosen)
         if best is None:
