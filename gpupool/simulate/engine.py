@@ -9,7 +9,7 @@ Per job, in order: admission (``tenancy.Tenancy.denied``: rejected with the poli
 the pools it may run on (its pin, else its tenant's pools, else every pool; a pod asking no GPU
 may go anywhere), its request on each (``demand``), ceilings that can never be met (reason,
 never started), then the queue. A scheduling pass takes the pending jobs by priority (KAI: the
-queues below their quota first, then by queue priority) then by time in the queue; a job blocked
+queue order, ``schedulers.kai.queue_order``) then by time in the queue; a job blocked
 by its tenant's ceiling waits (``limit``/``quota``); a job that fits nowhere may preempt, then
 asks the autoscaler for nodes. Jobs wait in one queue per shape, tenant and priority level, and
 a pass tries only the first of each (the others ask the same and would fail alike), so a long
