@@ -726,7 +726,9 @@ class Simulation:
         if self.kai and gang.tenant is not None and gang.tenant.tenant is not None:
             queue = self.tenancy.order(gang.tenant, gang.options[0].kai_gpus * gang.pods,
                                        self._fair_share())
-            return (*queue, -gang.priority, gang.queued_at, gang.id)
+            # KAI's job order in a queue: priority, then the PodGroup's creation, which an
+            # evicted job keeps (plugins/priority/priority.go, framework/session_plugins.go)
+            return (*queue, -gang.priority, gang.job.submit, gang.id)
         return (0.0, 0.0, -gang.priority, gang.queued_at, gang.id)
 
     def _shape(self, job: Job) -> tuple[object, ...]:
@@ -740,7 +742,7 @@ class Simulation:
             self.untried[gang.key] = None
             if gang.pods != 1:
                 self.gang_keys[gang.key] = None
-        bisect.insort(queue, gang, key=lambda g: (g.queued_at, g.id))
+        bisect.insort(queue, gang, key=lambda g: (g.job.submit if self.kai else g.queued_at, g.id))
         self.queue_pods[gang.key] = self.queue_pods.get(gang.key, 0) + gang.pods
         self.queued_pods += gang.pods
         gang.queued = True

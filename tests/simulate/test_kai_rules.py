@@ -162,3 +162,24 @@ def test_the_queue_with_the_smaller_share_goes_first() -> None:
     ))
     assert _gang(out, "b1").first_start == 10
     assert _gang(out, "a1").first_start == 110  # when b1 ends
+
+
+def test_an_evicted_job_keeps_its_place_in_its_queue() -> None:
+    """plugins/priority/priority.go and framework/session_plugins.go (JobOrderFn): within a
+    queue, jobs go by priority, then by their PodGroup's creation, which an evicted job keeps.
+    b (quota 0) runs b1 and b2 on the node's 2 GPUs, b3 waits; a's job a1 (quota 2) reclaims
+    the newer, b2, at 10 s. When a1 ends at 110 s, b2, created before b3, starts again first.
+    (Queued anew at its eviction, it went behind b3.)"""
+    stack = lab("  - {name: a, nodeNames: [n1], gpu: {model: L4, count: 2}}\n",
+                scheduler="kai", admission="off", tenants=(
+                    "  - {name: a, pools: [a], priority: low, quota: {gpus: 2}}\n"
+                    "  - {name: b, pools: [a], priority: low}\n"))
+    out = simulate(stack, workload(
+        job("b1", 0, LONG, tenant="b", gpus=1, priority="preemptible"),
+        job("b2", 1, LONG, tenant="b", gpus=1, priority="preemptible"),
+        job("b3", 5, LONG, tenant="b", gpus=1, priority="preemptible"),
+        job("a1", 10, 100, tenant="a", gpus=1, priority="preemptible"),
+    ))
+    assert _evicted_at(out, 10) == ["b2"]
+    assert _gang(out, "b2").started_at == 110
+    assert _gang(out, "b3").first_start == LONG
