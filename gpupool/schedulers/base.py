@@ -27,7 +27,7 @@ SCORE_NODE_BINPACK = "node-binpack"  # the node whose GPUs' memory and cores are
 
 #: Queue orders (the engine's ``_order``).
 ORDER_PRIORITY = "priority"  # higher priority first, then arrival
-ORDER_BELOW_QUOTA = "below-quota-first"  # queues under their quota first, then priority
+ORDER_BELOW_QUOTA = "below-quota-first"  # KAI's queue order (kai.queue_order): quota first
 
 #: Victim selections (the engine's ``_victims``).
 VICTIMS_LOWER_PRIORITY = "lower-priority"  # pods of lower priority on one node, at once

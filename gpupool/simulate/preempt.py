@@ -21,7 +21,7 @@ from gpupool.simulate.demand import Demand
 from gpupool.simulate.events import WAKE
 from gpupool.simulate.gang import RUNNING, Gang
 from gpupool.simulate.placement import Node, inert, retake
-from gpupool.simulate.tenancy import Tenancy, TenantState
+from gpupool.simulate.tenancy import Tenancy
 
 
 class Preempting:
@@ -65,8 +65,7 @@ class Preempting:
                 continue
             me, them = gang.tenant, v.tenant
             need = gang.options[0].kai_gpus * gang.pods
-            if (me.kai_used + need <= share.get(me.name, 0.0) + 1e-9
-                    and them.kai_used > share.get(them.name, 0.0) + 1e-9):
+            if self.tenancy.reclaims_from(me, need, gang.level, them, share):
                 if ran >= them.reclaim_min:
                     out[v.id] = (v, them.reclaim_min, True)
                 else:
@@ -80,29 +79,57 @@ class Preempting:
             self.wakes.add(at)
             self._push(at, WAKE, None)
 
+    def _reclaim_walk(self, gang: Gang, victims: list[tuple[Gang, float, bool]],
+                      share: dict[str, float]) -> list[tuple[Gang, float, bool]]:
+        """Drop the reclaim victims, in order, whose queue is down to its share by then."""
+        if not self.queue_reclaim:
+            return victims
+        held = [(v.tenant, sum(n.allocs[k][0].kai_gpus * n.allocs[k][2] for n, k in v.placed), r)
+                for v, _, r in victims]
+        keep = self.tenancy.reclaim_walk(gang.tenant, gang.options[0].kai_gpus * gang.pods, held,
+                                         share)
+        return [v for v, k in zip(victims, keep, strict=True) if k]
+
+    def _blocked_without(self, gang: Gang, d: Demand, chosen: list[tuple[Gang, float, bool]],
+                         ) -> bool:
+        """Whether the tenant's ceilings still refuse one pod of ``d`` with ``chosen`` gone."""
+        st = gang.tenant
+        if st is None or st.tenant is None:
+            return False
+        freed = [(v.tenant, n.allocs[k][0], n.allocs[k][2], v.level)
+                 for v, _, _ in chosen for n, k in v.placed]
+        return self.tenancy.blocked_without(st, d, 1, gang.level, freed) is not None
+
     def _fair_share(self) -> dict[str, float]:
+        kept = self.tenancy.kept_share(self.now)
+        if kept is not None:
+            return kept
         total = 0.0
         for pm in self.cluster.pools:
             per_gpu = max(pm.unit_kai_gpus.values(), default=1.0)
             total += sum(n.ready for n in self.nodes[pm.name]) * pm.gpus_per_node * per_gpu
-        return self.tenancy.fair_share(total)
+        return self.tenancy.fair_share(total, self.now)
 
     def _preempt(self, gang: Gang) -> bool:
         """Evict the fewest, lowest-priority victims from one node so the pod fits there."""
-        best: tuple[tuple[float, int, int], Node, Demand, list[tuple[Gang, float, bool]]] | None
+        best: tuple[tuple[float, ...], Node, Demand, list[tuple[Gang, float, bool]]] | None
         best = None
         share = self._fair_share() if self.queue_reclaim else {}
         for d in gang.options:
             for node in self.busy[d.pool.name].values():
                 if not node.schedulable:
                     continue
-                victims = self._victims(gang, node, share)
+                victims = self._reclaim_walk(gang, self._victims(gang, node, share), share)
                 if not victims:
                     continue
                 chosen = self._enough(node, d, victims)
-                if chosen is None:
+                if chosen is None or self._blocked_without(gang, d, chosen):
                     continue
-                key = (max(v.priority for v, _, _ in chosen), len(chosen), node.id)
+                # KAI grows one list of victims, in its order, until the job fits somewhere
+                # (actions/common/solvers/job_solver.go): the node whose last victim comes first
+                last = max((v.priority, -self._since(v), v.id) for v, _, _ in chosen)
+                key = (*last, node.id) if self.queue_reclaim else (
+                    max(v.priority for v, _, _ in chosen), len(chosen), node.id)
                 if best is None or key < best[0]:
                     best = (key, node, d, chosen)
         if best is None:
@@ -123,7 +150,7 @@ class Preempting:
         self.pod_key += 1
         self._take(node, self.pod_key, d)
         if st is not None:
-            self.tenancy.hold(st, d, 1)
+            self.tenancy.hold(st, d, 1, gang.level)
         self._start(gang, [(node, self.pod_key)])
         return True
 
@@ -150,6 +177,7 @@ class Preempting:
              if not needs_gpus or any(n.allocs[k][0].gpus > 0 for n, k in v[0].placed)),
             key=lambda x: (x[0].priority, -self._since(x[0]), x[0].id),
         )
+        candidates = self._reclaim_walk(gang, candidates, share)
         chosen: list[tuple[Gang, float, bool]] = []
         fits = False
         for victim in candidates:
@@ -174,21 +202,21 @@ class Preempting:
 
     def _fits_without(self, gang: Gang, victims: list[Gang]) -> bool:
         """Return whether the whole gang would be placed were ``victims`` gone (nothing moves)."""
-        released: list[tuple[Node, int, Demand, tuple[int, ...], int, TenantState | None]] = []
+        released: list[tuple[Node, int, Demand, tuple[int, ...], int, Gang]] = []
         for v in victims:
             for node, key in v.placed:
                 dem, devices, pods = node.allocs[key]
                 self._give_back(node, key)
                 if v.tenant is not None:
                     for _ in range(1 if inert(dem) else pods):
-                        self.tenancy.hold(v.tenant, dem, -1)
-                released.append((node, key, dem, devices, pods, v.tenant))
+                        self.tenancy.hold(v.tenant, dem, -1, v.level)
+                released.append((node, key, dem, devices, pods, v))
         fits = self._place(gang, trial=True)
-        for node, key, dem, devices, pods, st in reversed(released):
+        for node, key, dem, devices, pods, v in reversed(released):
             self._take(node, key, dem, devices, pods)
-            if st is not None:
+            if v.tenant is not None:
                 for _ in range(1 if inert(dem) else pods):
-                    self.tenancy.hold(st, dem, 1)
+                    self.tenancy.hold(v.tenant, dem, 1, v.level)
         return fits
 
     def _enough(self, node: Node, d: Demand,

@@ -7,8 +7,8 @@ may go anywhere), its request on each (``demand``), ceilings that can never be m
 never started), then its queue. Jobs wait in one queue per shape, tenant and priority level,
 in submit order, and a pass tries only the first of each (the others ask the same and would
 fail alike), so a long backlog costs a pass no more than its distinct shapes; queues are taken
-in the scheduler's order (``_order``: KAI, the queues below their quota first, then by queue
-priority; then by priority and time in the queue).
+in the scheduler's order (``_order``: KAI, its queue order, ``schedulers.kai.queue_order``, then
+priority and the job's creation; others by priority and time in the queue).
 
 Its speed-ups: a job's requests are kept per job shape (``shapes``), what a shape meets at
 submission per shape, tenant and priority (``admitted``), and one list, key and pool map per
@@ -184,9 +184,11 @@ class Queues:
 
     def _order(self, gang: Gang) -> tuple[float, ...]:
         if self.below_quota_first and gang.tenant is not None and gang.tenant.tenant is not None:
-            st = gang.tenant
-            below = 0.0 if st.kai_used < st.kai_quota - 1e-9 else 1.0
-            return (below, -st.priority, -gang.priority, gang.queued_at, gang.id)
+            queue = self.tenancy.order(gang.tenant, gang.options[0].kai_gpus * gang.pods,
+                                       self._fair_share())
+            # KAI's job order in a queue: priority, then the PodGroup's creation, which an
+            # evicted job keeps (plugins/priority/priority.go, framework/session_plugins.go)
+            return (*queue, -gang.priority, gang.job.submit, gang.id)
         return (0.0, 0.0, -gang.priority, gang.queued_at, gang.id)
 
     def _shape(self, job: Job) -> tuple[object, ...]:
@@ -200,10 +202,12 @@ class Queues:
             self.untried[gang.key] = None
             if gang.pods != 1:
                 self.gang_keys[gang.key] = None
-        bisect.insort(queue, gang, key=lambda g: (g.queued_at, g.id))
+        kept = self.below_quota_first  # KAI: an evicted job keeps its creation's place
+        bisect.insort(queue, gang, key=lambda g: (g.job.submit if kept else g.queued_at, g.id))
         self.queue_pods[gang.key] = self.queue_pods.get(gang.key, 0) + gang.pods
         self.queued_pods += gang.pods
         gang.queued = True
+        self.tenancy.wait(gang.tenant, gang.options, gang.pods, 1)
         if self.gated and self.cluster.autoscales:
             self.wanted.update(gang.key, gang.options, self.queue_pods[gang.key])
 
@@ -214,6 +218,7 @@ class Queues:
         else:
             queue.remove(gang)
         gang.queued = False
+        self.tenancy.wait(gang.tenant, gang.options, gang.pods, -1)
         self.queue_pods[gang.key] -= gang.pods
         self.queued_pods -= gang.pods
         if self.gated and self.cluster.autoscales:

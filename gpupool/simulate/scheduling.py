@@ -85,7 +85,10 @@ class Scheduling:
             why = self._ceiling(gang)
             # gated: one priority level and no tenants, so no pod may evict another
             preempt = self._preempt if gang.pods == 1 else self._preempt_gang
-            if why is None and (self._place(gang) or (not self.gated and preempt(gang))):
+            lift = why == LIMIT and self.tenancy.lifted_by_preemption(
+                gang.tenant, gang.options, gang.pods, gang.level)
+            if (why is None and self._place(gang)) or (
+                    (why is None or lift) and not self.gated and preempt(gang)):
                 if key in self.queues:
                     self.queue_failed.pop(key, None)
                     heapq.heappush(heap, (self._order(self.queues[key][0]), key))
@@ -135,7 +138,7 @@ class Scheduling:
                 if node is not None and (best_key is None or key > best_key):
                     best, best_key = (node, d), key
             if best is None:
-                self._untake(taken, st)
+                self._untake(taken, st, gang.level)
                 return False
             node, d = best
             last = taken[-1] if taken else None
@@ -152,21 +155,21 @@ class Scheduling:
                 self._take(node, self.pod_key, d)
                 taken.append([node, self.pod_key, d, 1])
             if st is not None:
-                self.tenancy.hold(st, d, 1)
+                self.tenancy.hold(st, d, 1, gang.level)
         if trial:
-            self._untake(taken, st)
+            self._untake(taken, st, gang.level)
             self.pod_key -= len(taken)
             return True
         self._start(gang, [(n, k) for n, k, _, _ in taken])
         return True
 
-    def _untake(self, taken: list[list[Any]], st: TenantState | None) -> None:
+    def _untake(self, taken: list[list[Any]], st: TenantState | None, level: str) -> None:
         """Give back the entries ``_place`` took, last first."""
         for node, key, d, pods in reversed(taken):
             self._give_back(node, key)
             if st is not None:
                 for _ in range(1 if inert(d) else pods):
-                    self.tenancy.hold(st, d, -1)
+                    self.tenancy.hold(st, d, -1, level)
 
     def _start(self, gang: Gang, placed: list[tuple[Node, int]]) -> None:
         if gang.queued:
@@ -218,7 +221,7 @@ class Scheduling:
             # pod by pod, so that the sums are the same floats; an inert pod adds nothing
             for _ in range(1 if inert(d) else pods):
                 if gang.tenant is not None:
-                    self.tenancy.hold(gang.tenant, d, -1)
+                    self.tenancy.hold(gang.tenant, d, -1, gang.level)
                 used = d.gpus * ran
                 gpu_seconds += used
                 stats.allocated_gpus = max(0.0, stats.allocated_gpus - d.gpus)
