@@ -40,7 +40,10 @@ from typing import TYPE_CHECKING
 from gpupool import catalog
 from gpupool.graph import ResourceGraph
 from gpupool.plan.capacity import (
+    CEILING_QUEUE,
+    CEILING_RESOURCE_QUOTA,
     ZERO,
+    Ceiling,
     MinMax,
     PoolCapacity,
     SlotProfile,
@@ -86,6 +89,8 @@ if TYPE_CHECKING:
     from gpupool.model import Stack
 
 __all__ = [
+    "CEILING_QUEUE",
+    "CEILING_RESOURCE_QUOTA",
     "CREATE",
     "DELETE",
     "HOURS_PER_MONTH",
@@ -97,6 +102,7 @@ __all__ = [
     "ZERO",
     "Advice",
     "Base",
+    "Ceiling",
     "CostReport",
     "GraphPins",
     "InputChange",
