@@ -33,8 +33,10 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from gpupool import assemble, render
+from gpupool import assemble, facts, render
 from gpupool.graph import Resource
 from gpupool.model import Stack
 from tests.manifests import validate_manifests
@@ -155,3 +157,49 @@ def test_the_rendered_program_registers_the_queue_limit_and_no_gpu_quota(tmp_pat
     limits = {r["name"]: r["inputs"]["spec"]["resources"]["gpu"]["limit"]
               for r in run.by_type("kubernetes:scheduling.run.ai/v2:Queue")}
     assert limits == {"gpupool-kai-ceiling": -1, "team-a": 8, "team-b": -1, "team-m": 14}
+
+
+# the fixture's pools: the resources each offers (strategy mixed: the MIG pool offers its slices)
+OFFERS = {"h100": {"nvidia.com/gpu"}, "l4": {"nvidia.com/gpu"},
+          "mig": {"nvidia.com/mig-1g.10gb", "nvidia.com/mig-2g.20gb", "nvidia.com/mig-3g.40gb"}}
+
+
+@st.composite
+def tenancies(draw: st.DrawFn) -> tuple[str, list[tuple[list[str], int | None]]]:
+    scheduler = draw(st.sampled_from(("kai", "default")))  # HAMi does not run MIG
+    tenants = draw(st.lists(st.tuples(
+        st.lists(st.sampled_from(sorted(OFFERS)), min_size=1, max_size=3, unique=True),
+        st.one_of(st.none(), st.integers(0, 12))), min_size=1, max_size=3))
+    return scheduler, tenants
+
+
+@settings(max_examples=30, deadline=None)
+@given(tenancies())
+def test_no_quota_line_caps_a_kai_tenants_own_gpus_and_every_other_scheduler_keeps_them(
+    case: tuple[str, list[tuple[list[str], int | None]]],
+) -> None:
+    # the property behind the hand-worked cases above: under KAI a tenant's ResourceQuota holds
+    # exactly the 0 fences on what its pools do not offer (none at all when nothing is left) and
+    # its queue the limit; elsewhere the ResourceQuota has a line per GPU resource of the stack
+    scheduler, tenants = case
+    text = FIXTURE.read_text(encoding="utf-8").replace("scheduler: kai", f"scheduler: {scheduler}")
+    text = text[:text.index("tenants:")] + "tenants:\n" + "".join(
+        f"  - {{name: t{i}, pools: [{', '.join(pools)}], priority: low"
+        + ("" if limit is None else f", limit: {{gpus: {limit}}}") + "}\n"
+        for i, (pools, limit) in enumerate(tenants))
+    stack = load_stack_text(text, "generated.yaml")
+    exposed = set(facts.of(stack).exposed_resources)
+    quotas = {ns: q["spec"]["hard"] for ns, q in _objects(stack, "ResourceQuota").items()}
+    queues = _objects(stack, "Queue")
+    for i, (pools, limit) in enumerate(tenants):
+        offered = set().union(*(OFFERS[p] for p in pools))
+        hard = quotas.get(f"t{i}", {})
+        fences = {f"requests.{r}": "0" for r in sorted(exposed - offered)}
+        if scheduler == "kai":
+            assert hard == fences
+            gpu = queues[f"t{i}"]["spec"]["resources"]["gpu"]
+            assert (gpu["limit"] == -1) == (limit is None)
+        else:
+            assert set(hard) == {f"requests.{r}" for r in exposed}
+            assert {k: v for k, v in hard.items() if k in fences} == fences
+            assert f"t{i}" not in queues
