@@ -14,6 +14,7 @@ import json
 from gpupool import plan
 from gpupool.assemble import build
 from gpupool.model import Stack
+from gpupool.plan import reasons
 from gpupool.views import plan_json, plan_markdown, plan_text
 from tests.paths import FIXTURES
 from tests.stacks import load_stack_text
@@ -69,3 +70,27 @@ def test_json_names_what_enforces_each_limit() -> None:
     assert default["team-a"]["ceiling"] == {
         "enforcedBy": "resource-quota", "queue": None, "queueGpuLimit": None,
         "queueGpuQuota": None, "resourceQuota": "team-a/gpupool-gpus"}
+
+
+def _graphs(text: str) -> tuple[plan.ResourceChange, ...]:
+    base = build(load_stack_text(text.replace("scheduler: kai", "scheduler: default"), "b.yaml"))
+    desired = build(load_stack_text(text, "d.yaml"))
+    return plan.diff(base, desired)
+
+
+def test_moving_to_kai_says_why_the_quota_loses_its_gpu_lines() -> None:
+    # the same tenants applied under kube-scheduler, then planned under KAI: team-a keeps a
+    # ResourceQuota of 0 fences (an update), and without the MIG pool it has none (a delete)
+    text = FIXTURE.read_text(encoding="utf-8")
+    changes = {c.address: c for c in _graphs(text)}
+    update = changes["k8s.resourcequota.team-a.gpupool-gpus"]
+    assert update.actions == plan.UPDATE
+    assert reasons.QUEUE_CEILING in update.reasons
+    start, end = text.index("  - name: mig\n"), text.index("tenants:")
+    no_mig = text[:start] + text[end:text.index("  - name: team-m\n")]
+    changes = {c.address: c for c in _graphs(no_mig)}
+    gone = changes["k8s.resourcequota.team-a.gpupool-gpus"]
+    assert gone.actions == plan.DELETE
+    assert gone.reasons == (reasons.QUEUE_CEILING,)
+    # a quota the queue does not replace says nothing of it (the namespace stays as it was)
+    assert reasons.QUEUE_CEILING not in changes["k8s.namespace.team-a"].reasons
