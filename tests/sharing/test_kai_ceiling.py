@@ -19,7 +19,8 @@ Why (the rules these tests hold the rendered objects to):
   plugin's ``deallocateHandlerFn``; ``plugins/proportion/capacity_policy/max_allowed_check.go``
   ``isOverLimit``: over when ``MaxAllowed < Allocated + requested``, ``-1`` is no limit; Queue
   CRD ``spec.resources.gpu.limit``, a number), so it holds the ceiling without refusing the
-  preemptor. KAI reads no ResourceQuota at all (no mention in its v0.17.0 source or docs).
+  preemptor. KAI reads no Kubernetes ResourceQuota at all (its v0.17.0 source never lists or
+  gets one; ``ResourceQuota`` there names its own queue struct, ``queue_info/quota_info.go``).
 
 So under KAI the tenant's ResourceQuota keeps only the 0 lines that fence it off GPU resources its
 pools do not offer (they never refuse a pod KAI could place on its pools), and under the other
