@@ -13,11 +13,11 @@ is "not checked", never "no drift".
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from gpupool import cluster
+from gpupool import assemble, cluster
 from gpupool.drift import conditions, node_reports, scheduler, services
 from gpupool.drift import nodes as node_state
 from gpupool.drift.items import DriftItem, DriftReport, SourceStatus
@@ -71,6 +71,27 @@ def engine_items(result: Any, cloud: str) -> list[DriftItem]:
     return out
 
 
+def _unrendered(stack: Stack, items: list[DriftItem]) -> list[DriftItem]:
+    """Return the engine's items, those gone from both the cluster and the program as notes.
+
+    A resource the state still holds, that was deleted outside gpupool and that the stack no
+    longer renders, is what the file asks for (the next ``up`` drops it from the state): under
+    KAI a tenant's GPU ResourceQuota (``gpupool.facts.tenancy.quota_lines``) is one. It is said,
+    never counted as drift.
+    """
+    if not any(i.observed == "delete" for i in items):
+        return items
+    rendered = {(r.type, r.name) for r in assemble.build(stack).resources}
+    out = []
+    for i in items:
+        if i.observed == "delete" and (i.declared, i.address) not in rendered:
+            i = replace(i, kind="note", summary=(
+                f"{i.declared} {i.address} is gone from the cluster and gpupool no longer "
+                "renders it: the next up drops it from the state"))
+        out.append(i)
+    return out
+
+
 def _services(stack: Stack, inputs: DriftInputs) -> list[DriftItem]:
     """Return the drift of the services' ScaledObjects and HPAs, read as the nodes are."""
     read = inputs.objects
@@ -114,7 +135,7 @@ def run(
         skip(ENGINE_SOURCE, "no engine runner was given")
     else:
         try:
-            items += engine_items(fetch_engine(), stack.provider.cloud)
+            items += _unrendered(stack, engine_items(fetch_engine(), stack.provider.cloud))
             statuses.append(SourceStatus(ENGINE_SOURCE, True))
         except GpupoolError as exc:
             skip(ENGINE_SOURCE, str(exc))

@@ -1,7 +1,9 @@
 """Tenancy facts: priority levels, their PriorityClass values and KAI's queue names.
 
 It also owns a tenant's GPU ResourceQuota (``quota_lines``), which the sharing configuration
-renders and the plan shows, one line per resource in that resource's own units.
+renders, the plan shows and ``simulate`` emulates, one line per resource in that resource's own
+units; under a scheduler whose queues enforce the tenant's ceiling (``Scheduler.queue_limits``)
+only the fence lines remain (see ``quota_lines``).
 
 PriorityClass values keep KAI's threshold meaningful: KAI treats a priority of 100 or more as
 non-preemptible, and non-preemptible workloads only run within their queue's quota (KAI v0.17.0
@@ -15,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gpupool import facts
+from gpupool import facts, schedulers
 from gpupool.model import Stack, Tenant
 
 PRIORITY_VALUES = {"preemptible": 50, "low": 75, "normal": 100, "high": 125, "critical": 150}
@@ -77,8 +79,25 @@ def quota_lines(stack: Stack, tenant: Tenant) -> tuple[QuotaLine, ...]:
       ``nvidia.com/gpu``.
 
     ``quota.gpus`` is a guarantee, which a ResourceQuota cannot express; only KAI's queues do.
+
+    Under a scheduler whose queues enforce the ceiling (``Scheduler.queue_limits``: KAI) the
+    resources the tenant's pools advertise get **no line**, only the 0 fences stay. The API
+    server's ResourceQuota admission refuses a pod at creation once the namespace's non-terminal
+    pods, pending ones included, fill a line (Kubernetes docs, "Resource Quotas": "across all
+    pods in a non-terminal state"; ``pkg/quota/v1/evaluator/core/pods.go`` ``QuotaV1Pod``
+    counts every pod not Failed or Succeeded). KAI preempts and reclaims only for pods that
+    exist and are pending (KAI v0.17.0 ``pkg/scheduler/actions/preempt/preempt.go`` and
+    ``reclaim/reclaim.go``: ``FilterNonPending``; in-queue victims only,
+    ``job.Queue != preemptor.Queue``), so a tenant at its quota line could never create the pod
+    that would preempt its own lower-priority pods. KAI's queue ``limit`` is checked when a
+    pod is placed, after the session's evictions have given their GPUs back to the queue
+    (``framework/statement.go`` ``Evict`` -> the proportion plugin's ``deallocateHandlerFn``;
+    ``plugins/proportion/capacity_policy/max_allowed_check.go`` ``isOverLimit``), so it
+    holds the same ceiling without refusing the preemptor. A 0 fence never refuses a pod KAI
+    could place: none of the tenant's pools offer that resource.
     """
     known = facts.of(stack)
+    queue_limits = schedulers.of(stack).queue_limits
     units: dict[str, int] = {}
     capacity: dict[str, int] = {}
     per_pool: dict[str, dict[str, int]] = {}
@@ -97,6 +116,8 @@ def quota_lines(stack: Stack, tenant: Tenant) -> tuple[QuotaLine, ...]:
     for res in sorted(known.exposed_resources):
         if res not in units:
             ceiling = 0
+        elif queue_limits:
+            continue  # the tenant's queue limit is the ceiling (see above)
         elif tenant.limit_gpus is None:
             ceiling = capacity[res]
         else:

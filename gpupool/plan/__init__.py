@@ -42,7 +42,10 @@ from typing import TYPE_CHECKING
 from gpupool import catalog
 from gpupool.graph import ResourceGraph
 from gpupool.plan.capacity import (
+    CEILING_QUEUE,
+    CEILING_RESOURCE_QUOTA,
     ZERO,
+    Ceiling,
     MinMax,
     PoolCapacity,
     SlotProfile,
@@ -89,6 +92,8 @@ if TYPE_CHECKING:
     from gpupool.model import Stack
 
 __all__ = [
+    "CEILING_QUEUE",
+    "CEILING_RESOURCE_QUOTA",
     "CREATE",
     "DELETE",
     "HOURS_PER_MONTH",
@@ -100,6 +105,7 @@ __all__ = [
     "ZERO",
     "Advice",
     "Base",
+    "Ceiling",
     "CostReport",
     "GraphPins",
     "InputChange",

@@ -7,7 +7,8 @@ hold at their fewest and most (``facts.groups.reach``: for a spot pool with on-d
 the top end is above ``nodes.max``; GPUs in whole-GPU equivalents, so fractional instance sizes
 count their share), what one GPU is split into and how much memory each slot gets, the resources
 its nodes advertise, the QoS tier and dense BF16 TFLOPS at the top end; per tenant its quota and
-limit beside what its pools hold, and its ResourceQuota line by line.
+limit beside what its pools hold, its ResourceQuota line by line, and what enforces its limit
+(``Ceiling``: the scheduler's queue or the ResourceQuota).
 """
 
 from __future__ import annotations
@@ -15,10 +16,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gpupool import facts
+from gpupool import facts, schedulers
 from gpupool.facts.groups import capacity_groups, reach
 from gpupool.facts.tenancy import QuotaLine, quota_lines
-from gpupool.model import Pool, Stack
+from gpupool.model import Pool, Stack, Tenant
+from gpupool.sharing import kai
+from gpupool.sharing.tenants import QUOTA_NAME
+
+#: What enforces a tenant's ``limit.gpus`` (``Ceiling.by``).
+CEILING_QUEUE = "queue"  # the scheduler's queue limit (``Scheduler.queue_limits``)
+CEILING_RESOURCE_QUOTA = "resource-quota"  # the namespace's ResourceQuota lines
 
 
 @dataclass(frozen=True)
@@ -128,11 +135,51 @@ class PoolCapacity:
 
 
 @dataclass(frozen=True)
+class Ceiling:
+    """What enforces a tenant's ``limit.gpus`` (and, under a queue, holds its ``quota.gpus``).
+
+    Under a scheduler whose queues enforce the limit (``Scheduler.queue_limits``: KAI) the
+    tenant's queue does, and its ResourceQuota has no line on its pools' GPUs, which would refuse
+    the pods the scheduler preempts and reclaims for (``gpupool.facts.tenancy.quota_lines``);
+    otherwise the ResourceQuota's lines do.
+
+    Attributes:
+        by: ``CEILING_QUEUE`` or ``CEILING_RESOURCE_QUOTA``.
+        scheduler: the title of the scheduler whose queue holds it (None: a ResourceQuota).
+        queue: the queue's name (None: no queue).
+        queue_limit: the queue's GPU ``limit`` in the scheduler's units, None for none (-1).
+        queue_quota: the queue's GPU ``quota`` in the scheduler's units.
+        resource_quota: ``namespace/name`` of the tenant's ResourceQuota, None when none is
+            rendered.
+
+    """
+
+    by: str
+    scheduler: str | None = None
+    queue: str | None = None
+    queue_limit: float | None = None
+    queue_quota: float = 0.0
+    resource_quota: str | None = None
+
+
+def ceiling(stack: Stack, tenant: Tenant, lines: Sequence[QuotaLine]) -> Ceiling:
+    """Return what enforces the tenant's limit, from the rendered queue and ResourceQuota."""
+    quota = f"{tenant.namespace}/{QUOTA_NAME}" if lines else None
+    sched = schedulers.of(stack)
+    if not sched.queue_limits:
+        return Ceiling(CEILING_RESOURCE_QUOTA, resource_quota=quota)
+    gpu = kai.queue_spec(stack, tenant)["resources"]["gpu"]
+    limit = None if gpu["limit"] == kai.NO_LIMIT else float(gpu["limit"])
+    return Ceiling(CEILING_QUEUE, sched.title, tenant.name, limit, float(gpu["quota"]), quota)
+
+
+@dataclass(frozen=True)
 class TenantCapacity:
     """A tenant's quota and limit against what its pools hold.
 
     ``quota_lines`` is the tenant's rendered ResourceQuota, one line per resource in that
-    resource's own units, with what each admits per pool in GPUs (``facts.tenancy``).
+    resource's own units, with what each admits per pool in GPUs (``facts.tenancy``); under KAI
+    only its 0 fences. ``ceiling`` says what enforces the limit.
     """
 
     tenant: str
@@ -142,6 +189,7 @@ class TenantCapacity:
     limit_gpus: float | None
     pool_gpus: MinMax
     quota_lines: tuple[QuotaLine, ...] = ()
+    ceiling: Ceiling = Ceiling(CEILING_RESOURCE_QUOTA)
 
 
 def capacity(stack: Stack) -> tuple[PoolCapacity, ...]:
@@ -193,6 +241,7 @@ def tenant_capacity(stack: Stack, pools: Sequence[PoolCapacity]) -> tuple[Tenant
                 held = held + by_name[name].gpus
         lines = quota_lines(stack, t)
         out.append(
-            TenantCapacity(t.name, t.pools, t.priority, t.quota_gpus, t.limit_gpus, held, lines)
+            TenantCapacity(t.name, t.pools, t.priority, t.quota_gpus, t.limit_gpus, held, lines,
+                           ceiling(stack, t, lines))
         )
     return tuple(out)

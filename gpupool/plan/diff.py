@@ -108,7 +108,8 @@ def diff(base: ResourceGraph, desired: ResourceGraph) -> tuple[ResourceChange, .
 
     """
     old, new = base.by_address(), desired.by_address()
-    ctx = reasons.Context(desired.cloud, reasons.pool_facts(base), reasons.pool_facts(desired))
+    ctx = reasons.Context(desired.cloud, reasons.pool_facts(base), reasons.pool_facts(desired),
+                          reasons.queued_tenants(desired))
     out = []
     for address in set(old) | set(new):
         out.append(_change(old.get(address), new.get(address), ctx))

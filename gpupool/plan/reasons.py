@@ -4,7 +4,8 @@ This module owns the sentences of a plan's ``reasons``, derived from the resourc
 (never from provider-specific inputs): GPU model and memory, capacity type, instance type,
 sharing mode, time-slicing and MPS replicas (with the memory share of a slot), MIG layouts,
 fractional slots, node counts and a mixed spot pool's on-demand base and fallback, quotas and
-limits, MIG strategy, versions, a service's replicas (``gpupool.plan.services``); how many GPUs
+limits (and why a tenant's ResourceQuota loses its GPU lines where its KAI queue holds the
+ceiling), MIG strategy, versions, a service's replicas (``gpupool.plan.services``); how many GPUs
 leave at once when a node pool is replaced; what a
 new resource needs of the cluster that gpupool does not install (its ``needs`` fact); and, when
 no fact explains a change, the changed inputs with their old and new values.
@@ -30,6 +31,7 @@ from gpupool.plan.changes import (
     show_value,
 )
 from gpupool.plan.cost import node_pools
+from gpupool.sharing import kai
 from gpupool.sharing.keda import SCALED_OBJECT
 
 # How scalar facts read in reasons: key -> (label, unit). Other keys read as themselves.
@@ -64,6 +66,31 @@ class Context:
     cloud: str
     base_pools: Mapping[str, Mapping[str, Any]]
     desired_pools: Mapping[str, Mapping[str, Any]]
+    #: tenants whose desired queue holds their GPU ceiling (``queued_tenants``)
+    queued: frozenset[str] = frozenset()
+
+
+QUOTA_TYPE = "kubernetes:core/v1:ResourceQuota"
+QUEUE_TYPE = f"kubernetes:{kai.QUEUE_API}:Queue"
+QUEUE_CEILING = (
+    "the tenant's queue limit is its GPU ceiling now: a ResourceQuota line on its pools' GPUs "
+    "would refuse the pods KAI preempts and reclaims for"
+)
+
+
+def queued_tenants(graph: ResourceGraph) -> frozenset[str]:
+    """Return the tenants with a queue in ``graph`` (KAI's limit is their ceiling there)."""
+    return frozenset(str(r.facts["tenant"]) for r in graph.resources
+                     if r.type == QUEUE_TYPE and "tenant" in r.facts)
+
+
+def _queue_ceiling(before: Resource, after: Resource | None, ctx: Context) -> list[str]:
+    """Say why a tenant's ResourceQuota loses lines or goes (``facts.tenancy.quota_lines``)."""
+    if before.type != QUOTA_TYPE or before.facts.get("tenant") not in ctx.queued:
+        return []
+    hard = before.inputs.get("spec", {}).get("hard", {})
+    left = after.inputs.get("spec", {}).get("hard", {}) if after is not None else {}
+    return [QUEUE_CEILING] if set(hard) - set(left) else []
 
 
 def pool_facts(graph: ResourceGraph) -> dict[str, Mapping[str, Any]]:
@@ -344,7 +371,7 @@ def explain(
             mem_a = ctx.base_pools.get(pool, {}).get("gpu_memory_gib")
             mem_b = ctx.desired_pools.get(pool, {}).get("gpu_memory_gib")
             out += _sharing_reasons(old, new, mem_a, mem_b)
-        out += _facts_reasons(old, new)
+        out += _facts_reasons(old, new) + _queue_ceiling(before, after, ctx)
     if not out:
         out = _input_reasons(changes)
     if replace and not explained:
@@ -384,7 +411,7 @@ def lifecycle(res: Resource, actions: tuple[str, ...], ctx: Context) -> list[str
     if f.get("kind") == SCALED_OBJECT and actions == CREATE:
         return services.created(f)
     if f.get("kind") != "node-pool":
-        return _needs(f) if actions == CREATE else []
+        return _needs(f) if actions == CREATE else _queue_ceiling(res, None, ctx)
     gpu, per = f.get("gpu") or "GPU", f.get("gpus_per_node")
     lo, hi = f.get("nodes_min"), f.get("nodes_max")
     if actions == CREATE:

@@ -105,6 +105,11 @@ class Scheduler:
             implements time-slicing, MPS and MIG layouts), on nodes it labels, and registers them
             in a node annotation.
         ha_keeps_off_spot: with high availability its pods keep off spot nodes by affinity.
+        queue_limits: its queues enforce each tenant's GPU ceiling themselves, when they
+            place a pod, counting what a preemption or reclaim evicts first; so the tenant's
+            ResourceQuota carries no line on its pools' GPU resources, which would refuse the
+            pending pod such an eviction is for before the scheduler sees it
+            (``gpupool.facts.tenancy.quota_lines``).
         emulation: what ``gpupool simulate`` emulates of it.
 
     """
@@ -121,6 +126,7 @@ class Scheduler:
     fractions_by_annotation: bool = False
     own_device_plugin: bool = False
     ha_keeps_off_spot: bool = False
+    queue_limits: bool = False
     emulation: Emulation = Emulation()
 
     @property

@@ -28,6 +28,8 @@ SCHEDULER = Scheduler(
     enforces_fractions=True,
     priority_preemption=True,
     queues=True,
+    # the queue's limit is the tenant's GPU ceiling, not a ResourceQuota (max_allowed_check.go)
+    queue_limits=True,
     fractions_by_annotation=True,
     ha_keeps_off_spot=True,
     emulation=Emulation(

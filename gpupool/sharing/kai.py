@@ -11,7 +11,9 @@ Queues (KAI v0.17.0 ``docs/queues/README.md``; the proportion plugin's ``max_all
   theirs so the children's quotas are backed at the top level;
 * each tenant's leaf queue is named after the tenant, with ``gpu`` quota from ``quota.gpus``,
   ``overQuotaWeight`` from ``fairShare.weight`` (1 when absent) and ``limit`` from
-  ``limit.gpus`` or ``-1`` (an unset limit would mean *nothing* beyond quota);
+  ``limit.gpus`` or ``-1`` (an unset limit would mean *nothing* beyond quota); that limit is
+  the tenant's only GPU ceiling, as no ResourceQuota line caps its pools' GPUs under KAI
+  (``gpupool.facts.tenancy.quota_lines``: one would refuse the pods KAI preempts for);
 * each leaf queue's ``priority`` is the tenant's priority level on the PriorityClass scale (KAI
   gives over-quota resources to higher-priority queues first and reclaims from them last), and
   ``preemptMinRuntime`` / ``reclaimMinRuntime`` come from the tenant's ``minRuntime``, else,

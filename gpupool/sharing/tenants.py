@@ -10,10 +10,13 @@ beyond quota; ``normal`` 100, ``high`` 125 and ``critical`` 150 are not preempte
 quota under KAI. The same values order preemption under the default scheduler. ``preemptible``
 never preempts others.
 
-ResourceQuota (a backstop; KAI's queue ``limit`` is the precise ceiling): one
-``requests.<name>`` line per GPU resource any pool of the stack exposes, as
-``gpupool.facts.tenancy.quota_lines`` computes it (0 for resources none of the tenant's pools
-advertise; a limit of N GPUs never admits more than N whole GPUs of any pool). KAI fractions
+ResourceQuota ``gpupool-gpus``: the ``requests.<name>`` lines
+``gpupool.facts.tenancy.quota_lines`` computes (0 for resources none of the tenant's pools
+advertise; a limit of N GPUs never admits more than N whole GPUs of any pool). Under a scheduler
+whose queues hold the ceiling (``Scheduler.queue_limits``: KAI, whose queue ``limit`` does) the
+resources of the tenant's own pools get no line: the API server counts pending pods against a
+ResourceQuota and would refuse the pod KAI preempts or reclaims for (see ``quota_lines``). Only
+the 0 fences remain, and a tenant without any gets no ResourceQuota at all. KAI fractions
 (``gpu-fraction`` annotations) request no resource and are bounded by the queue.
 """
 
@@ -57,7 +60,11 @@ def _description(stack: Stack, level: str, value: int) -> str:
 
 
 def build(stack: Stack, cloud: CloudResult) -> list[Resource]:
-    """Return the PriorityClasses in use, then per tenant its Namespace and ResourceQuota."""
+    """Return the PriorityClasses in use, then per tenant its Namespace and ResourceQuota.
+
+    The ResourceQuota only where it has a line (``quota_hard``): under KAI, a tenant whose pools
+    offer every GPU resource of the stack has none.
+    """
     out: list[Resource] = []
     for level in PRIORITIES:
         users = [t for t in stack.tenants if t.priority == level]
@@ -108,6 +115,9 @@ def _tenant(stack: Stack, cloud: CloudResult, tenant: Tenant) -> list[Resource]:
         owner=owner,
         facts={"tenant": tenant.name, "pools": list(tenant.pools)},
     )
+    hard = quota_hard(stack, tenant)
+    if not hard:
+        return [ns]  # the queue limit is the ceiling and nothing needs fencing (module docstring)
     quota = k8s_object(
         stack,
         {
@@ -118,7 +128,7 @@ def _tenant(stack: Stack, cloud: CloudResult, tenant: Tenant) -> list[Resource]:
                 "namespace": tenant.namespace,
                 "labels": {TENANT_LABEL: tenant.name},
             },
-            "spec": {"hard": quota_hard(stack, tenant)},
+            "spec": {"hard": hard},
         },
         provider=cloud.k8s_provider,
         depends_on=(ns.address, *pools),

@@ -102,6 +102,13 @@ def to_json(result: PlanResult) -> dict[str, Any]:
                     {"resource": q.resource, "units": q.units, "gpusPerPool": q.gpus}
                     for q in t.quota_lines
                 ],
+                "ceiling": {
+                    "enforcedBy": t.ceiling.by,
+                    "queue": t.ceiling.queue,
+                    "queueGpuLimit": t.ceiling.queue_limit,
+                    "queueGpuQuota": t.ceiling.queue_quota if t.ceiling.queue else None,
+                    "resourceQuota": t.ceiling.resource_quota,
+                },
             }
             for t in result.tenants
         ],

@@ -28,6 +28,7 @@ from gpupool.views.plan_text import (
     WILL,
     advice_lines,
     capacity_rows,
+    ceiling_lines,
     change_lines,
     price_notes,
     tenant_cost_rows,
@@ -238,6 +239,9 @@ def _md_blocks(result: PlanResult, *, summary: bool = False) -> list[_Block]:
     if result.tenants:
         tenants = _md_table(TENANT_HEAD, tenant_rows(result))
         blocks.append((["#### Tenants", "", *tenants[:2]], tenants[2:], [""], "tenants"))
+        ceilings = [f"- {note(line)}" for line in ceiling_lines(result)]
+        blocks.append((["#### Ceilings (what enforces each tenant's limit)", ""], ceilings, [""],
+                       "ceiling lines"))
         costs = _md_table(TENANT_COST_HEAD, tenant_cost_rows(result))
         blocks.append(([f"#### Cost per tenant ({cur} a month)", "", *pie(result), *costs[:2]],
                        costs[2:], ["", f"<sub>{TENANT_COST_NOTE}</sub>", ""], "tenant rows"))

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from gpupool import modes
 from gpupool.escape import one_line
 from gpupool.plan import (
+    CEILING_QUEUE,
     HOURS_PER_MONTH,
     MISSING,
     CostReport,
@@ -228,6 +229,37 @@ def tenant_rows(result: PlanResult) -> list[list[str]]:
     return rows
 
 
+def _gpus(n: float) -> str:
+    return f"{num(n)} GPU" if n == 1 else f"{num(n)} GPUs"
+
+
+def ceiling_lines(result: PlanResult) -> list[str]:
+    """Return one line per tenant: what enforces its limit (and, under a queue, its quota)."""
+    out = []
+    for t in result.tenants:
+        c = t.ceiling
+        limit = f"limit {_gpus(t.limit_gpus)}" if t.limit_gpus is not None else "no limit:"
+        if c.by != CEILING_QUEUE:
+            where = f"ResourceQuota {c.resource_quota}" if c.resource_quota else "nothing"
+            said = (f"enforced by {where}" if t.limit_gpus is not None
+                    else f"{where} caps it at what its pools hold")
+            out.append(f"{t.tenant}: {limit} {said}")
+            continue
+        sched = "the " + (c.scheduler or "scheduler").removeprefix("The ")
+        queue = f"{sched}'s queue {c.queue}"
+        said = (f"enforced by {queue}'s limit ({num(c.queue_limit)} of its GPU units)"
+                if c.queue_limit is not None
+                else f"{queue} has limit -1, so only its pools bound it")
+        if t.quota_gpus:
+            said += (f"; quota {_gpus(t.quota_gpus)} guaranteed by its quota "
+                     f"({num(c.queue_quota)} units)")
+        fences = (f" (ResourceQuota {c.resource_quota} keeps only the 0 lines on GPU resources "
+                  "its pools do not offer)" if c.resource_quota else "")
+        out.append(f"{t.tenant}: {limit} {said}; no ResourceQuota on its pools' GPUs: it would "
+                   f"block {sched}'s preemption and reclaim{fences}")
+    return out
+
+
 QUOTA_HEAD = ["tenant", "resource", "units", "admits"]
 
 
@@ -356,8 +388,11 @@ def format_text(result: PlanResult) -> str:
     lines += ["Capacity:", *table(CAPACITY_HEAD, capacity_rows(result)), ""]
     if result.tenants:
         lines += ["Tenants:", *table(TENANT_HEAD, tenant_rows(result)), ""]
-        lines += ["ResourceQuota per tenant (each line in its resource's own units):"]
-        lines += [*table(QUOTA_HEAD, quota_rows(result)), ""]
+        lines += ["Ceilings (what enforces each tenant's limit):"]
+        lines += [*(f"  {line}" for line in ceiling_lines(result)), ""]
+        if quota_rows(result):
+            lines += ["ResourceQuota per tenant (each line in its resource's own units):"]
+            lines += [*table(QUOTA_HEAD, quota_rows(result)), ""]
     cur = result.cost.currency
     lines += [f"Cost ({cur}):", *table(COST_HEAD, cost_rows(result.cost, elsewhere(result)))]
     lines += [f"  {note}" for note in price_notes(result)]

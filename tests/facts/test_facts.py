@@ -9,7 +9,8 @@ Four consumers state how many units one physical GPU of a pool yields, each in i
    ``mig-devices`` (mig-parted ``config-default.yaml`` format) or GKE's node-pool sharing
    settings (``gpu_sharing_config``, ``gpu_partition_size``);
 2. the plan's capacity table;
-3. the tenants' ResourceQuotas (a tenant per pool without a limit gets what the pool holds);
+3. the tenants' ResourceQuotas (a tenant per pool without a limit gets what the pool holds;
+   under KAI none: its queue limit is the ceiling, ``gpupool.facts.tenancy.quota_lines``);
 4. drift's expected allocatable per node.
 
 The test reads each from the consumer's output, never from ``gpupool.facts``, and demands they
@@ -26,7 +27,7 @@ from typing import Any
 import pytest
 import yaml
 
-from gpupool import assemble, catalog, facts, plan
+from gpupool import assemble, catalog, facts, plan, schedulers
 from gpupool.drift import expected as drift_expected
 from gpupool.facts.names import GPU_RESOURCE, MIG_CONFIGMAP_KEY, mig_resource
 from gpupool.graph import ResourceGraph
@@ -140,7 +141,6 @@ def plan_units(stack: Stack, pool: Pool) -> dict[str, int]:
 def quota_units(stack: Stack, graph: ResourceGraph, pool: Pool) -> dict[str, int]:
     """Units per GPU as the pool's own (unlimited) tenant's ResourceQuota counts them."""
     [tenant] = [t for t in stack.tenants if t.pools == (pool.name,)]
-    quota = _manifest(graph, "ResourceQuota", "gpupool-gpus")
     quotas = [
         r.manifest
         for r in graph.resources
@@ -148,7 +148,9 @@ def quota_units(stack: Stack, graph: ResourceGraph, pool: Pool) -> dict[str, int
         and r.manifest.get("kind") == "ResourceQuota"
         and r.manifest["metadata"].get("namespace") == tenant.namespace
     ]
-    assert quota is not None and len(quotas) == 1
+    assert len(quotas) <= 1
+    if not quotas:
+        return {}
     gpus = pool.nodes.max * pool.gpus_per_node
     out = {}
     for key, value in quotas[0]["spec"]["hard"].items():
@@ -173,7 +175,10 @@ def test_every_consumer_counts_the_same_units(name: str, text: str) -> None:
     for pool in stack.pools:
         rendered = rendered_units(stack, graph, pool)
         assert plan_units(stack, pool) == rendered, pool.name
-        assert quota_units(stack, graph, pool) == rendered, pool.name
+        if schedulers.of(stack).queue_limits:  # no ResourceQuota line on a pool's own GPUs
+            assert quota_units(stack, graph, pool) == {}, pool.name
+        else:
+            assert quota_units(stack, graph, pool) == rendered, pool.name
         assert drift_units(stack, pool) == rendered, pool.name
 
 

@@ -87,6 +87,22 @@ def test_pools_the_tenant_was_not_given_are_named_when_nothing_fences_them() -> 
     assert "tenant.pools-not-fenced" not in _codes(_result())
 
 
+def test_pools_not_fenced_are_named_under_kai_where_no_quota_line_is_left() -> None:
+    # under KAI the tenant's ResourceQuota has no nvidia.com/gpu line (its queue limit is the
+    # ceiling: facts.tenancy.quota_lines), and nothing else keeps its pods off "other"
+    text = (MIXED % {"scheduler": "kai", "priority": "low"}) + WEIGHT
+    warned = validate_text(text.replace("cluster: {scheduler: kai}",
+                                        "cluster: {scheduler: kai, admission: {action: warn}}"),
+                           "mixed.yaml")
+    stack = warned.stack
+    assert stack is not None and quota_lines(stack, stack.tenants[0]) == ()
+    [warn] = [d for d in warned.diagnostics if d.code == "tenant.pools-not-fenced"]
+    assert "other" in warn.summary and "h100" not in warn.summary
+    # and the ResourceQuota's mixed units are not warned: KAI's own warning speaks for the queue
+    assert "tenant.quota-units-mixed" not in _codes(warned)
+    assert "kai.queue-units-differ" in _codes(warned)
+
+
 def test_kai_over_quota_fields_of_non_preemptible_tenants_are_warned() -> None:
     # KAI v0.17.0 docs/priority/README.md: priority >= 100 is non-preemptible and "cannot go over
     # quota", so the weight and a limit above quota do nothing.

@@ -349,9 +349,13 @@ def test_kai_fraction_snippets(kai: Built) -> None:
     ]
 
 
-def test_kai_fractional_pool_keeps_whole_gpus_in_quota(kai: Built) -> None:
-    # fractions: no limit; whole GPUs on its three fractional pools: 4 + 2 + 2.
-    assert kai.quota("frac") == {"requests.nvidia.com/gpu": "8"}
+def test_kai_tenants_get_no_resource_quota_on_their_own_gpus(kai: Built) -> None:
+    # Every pool here advertises nvidia.com/gpu (MIG under strategy single too), so no tenant
+    # has a resource to fence and none gets a ResourceQuota: its queue holds the ceiling
+    # (facts.tenancy.quota_lines; tests/sharing/test_kai_ceiling.py says why). fractions: no
+    # limit, so its queue's limit is -1 where the quota used to be its pools' 4 + 2 + 2 GPUs.
+    assert not any(r.type.endswith(":ResourceQuota") for r in kai.resources)
+    assert kai.queue("fractions")["resources"]["gpu"]["limit"] == -1
 
 
 def test_all_priority_classes_vs_threshold(kai: Built) -> None:

@@ -10,7 +10,8 @@ Warnings, each naming what the cluster does instead:
 - ``tenant.quota-units-mixed``: the tenant's pools count one resource in different units per GPU
   (``nvidia.com/gpu`` is one GPU on an exclusive pool, one replica on a time-sliced one); the
   ResourceQuota counts requests wherever they land, so a limit of N GPUs is N of the finest
-  units and admits fewer whole GPUs on the other pools (``gpupool.facts.tenancy.quota_lines``);
+  units and admits fewer whole GPUs on the other pools (``gpupool.facts.tenancy.quota_lines``;
+  not under KAI, whose queue holds the limit and ``kai.queue-units-differ`` warns);
 - ``tenant.quota-not-enforced``: ``quota.gpus`` is a guarantee only KAI's queues render; under
   another scheduler nothing in the cluster reserves it;
 - ``tenant.pools-not-fenced``: a pool the tenant was not given advertises a resource the tenant's
@@ -39,8 +40,8 @@ from gpupool.spec.diagnostics import Diagnostic, error, warning
 
 
 def _units_mixed(stack: Stack, t: Tenant) -> list[Diagnostic]:
-    if t.limit_gpus is None:
-        return []
+    if t.limit_gpus is None or schedulers.of(stack).queue_limits:
+        return []  # under KAI the queue holds the limit (``kai.queue-units-differ`` says this)
     out = []
     for res, pools in sorted(quota_units_differ(stack, t).items()):
         finest = min(pools.values())
@@ -80,7 +81,10 @@ def _not_fenced(stack: Stack, t: Tenant) -> list[Diagnostic]:
     if stack.cluster.admission.action in ("deny",):
         return []  # the tenant's admission policy refuses pods aimed at other pools
     known = facts.of(stack)
-    admitted = {q.resource for q in quota_lines(stack, t) if q.units > 0}
+    # what the ResourceQuota does not fence with a 0 (under KAI it has no other line)
+    admitted = set(known.exposed_resources) - {
+        q.resource for q in quota_lines(stack, t) if q.units == 0
+    }
     mine = set(t.pools)
     open_pools = sorted(
         p.name
@@ -96,8 +100,9 @@ def _not_fenced(stack: Stack, t: Tenant) -> list[Diagnostic]:
             "tenant.pools-not-fenced",
             f"Tenant {t.name}'s pods can also run on {', '.join(open_pools)}",
             f"{', '.join(open_pools)} advertise the same GPU resources as the tenant's own pools "
-            "and carry no taint, and the tenant's ResourceQuota counts requests wherever they "
-            "land, so nothing keeps its pods off them: cluster.admission.action is "
+            "and carry no taint, and the tenant's ceiling (its ResourceQuota or queue limit) "
+            "counts requests wherever they land, so nothing keeps its pods off them: "
+            "cluster.admission.action is "
             f"{stack.cluster.admission.action}, so the tenant's admission policy refuses none. "
             "Set it to deny, or taint those pools (pods of the tenants given them get the "
             "tolerations in their snippets).",
