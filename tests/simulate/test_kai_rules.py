@@ -83,11 +83,12 @@ def test_a_queue_at_its_limit_preempts_its_own_pods() -> None:
     assert _evicted_at(out, 10) == ["p1"]  # the newer of the two
 
 
-def test_a_resource_quota_at_its_ceiling_is_not_lifted_by_preemption() -> None:
-    """A ResourceQuota refuses the pod before any scheduler sees it, so evicting the queue's
-    own pods cannot start a job it refuses: whole GPUs, limit 2 (rendered as a ResourceQuota of
-    2 GPUs, ``facts.tenancy.quota_lines``), two preemptible pods run; the non-preemptible one
-    waits with reason limit and evicts no one."""
+def test_under_kai_a_queue_limit_on_whole_gpus_is_lifted_by_in_queue_preemption() -> None:
+    """Under KAI the tenant's GPU ceiling is its queue's limit, not a ResourceQuota (which would
+    refuse the pod before KAI sees it, ``facts.tenancy.quota_lines``): KAI checks the limit when
+    it places the pod, after its planned evictions gave their GPUs back (framework/statement.go
+    ``Evict``, capacity_policy/max_allowed_check.go). Whole GPUs, limit 2, two preemptible pods
+    run; the non-preemptible one evicts the newer of them at once."""
     stack = lab(NODE4, scheduler="kai", admission="off",
                 tenants="  - {name: t, pools: [a], priority: normal, quota: {gpus: 2},"
                         " limit: {gpus: 2}}\n")
@@ -96,8 +97,8 @@ def test_a_resource_quota_at_its_ceiling_is_not_lifted_by_preemption() -> None:
         job("p1", 1, LONG, tenant="t", gpus=1, priority="preemptible"),
         job("b1", 10, 100, tenant="t", gpus=1),
     ))
-    assert _gang(out, "b1").first_start == LONG
-    assert _evicted_at(out, 10) == []
+    assert _gang(out, "b1").first_start == 10
+    assert _evicted_at(out, 10) == ["p1"]
 
 
 def test_a_queue_with_nothing_to_run_takes_no_share() -> None:

@@ -26,8 +26,6 @@ FOLDER = Path(__file__).parent / "kai_scenarios"
 PENDING_AT = 100.0
 DAY = 86400
 
-_RESOURCE_QUOTA = ("the ResourceQuota gpupool renders for a tenant without a limit (its pools' "
-                   "capacity) refuses the preempting pod before KAI can evict: issue 37 item 2")
 _NEXT_SESSION = ("KAI's test runs one action; the GPUs the reclaim frees go to the next pending "
                  "job in KAI's next session, as they do here")
 _UNREACHABLE = ("the snapshot runs a non-preemptible job beyond its queue's quota, which KAI "
@@ -36,16 +34,8 @@ _UNREACHABLE = ("the snapshot runs a non-preemptible job beyond its queue's quot
 # (file stem, index in its file) -> why gpupool decides otherwise
 DIFFERS: dict[tuple[str, int], str] = {
     ("allocate", 3): "KAI's test configures spread placement; gpupool renders binpack",
-    ("integration_allocate", 1): _RESOURCE_QUOTA,
-    ("integration_preempt", 0): _RESOURCE_QUOTA,
-    ("integration_preempt_gang", 0): _RESOURCE_QUOTA,
     ("integration_reclaim", 5): ("KAI's test keeps a behaviour its title calls a bug in "
                                  "allocate (no reclaim, to avoid a loop); gpupool reclaims"),
-    ("preempt", 0): _RESOURCE_QUOTA,
-    ("preempt", 2): _RESOURCE_QUOTA,
-    ("preempt", 5): _RESOURCE_QUOTA,
-    ("preempt", 6): _RESOURCE_QUOTA,
-    ("preempt", 7): _RESOURCE_QUOTA,
     ("reclaim", 1): ("a gang larger than any one pool: the scenario's one pool per node makes "
                      "gpupool refuse a 3-pod gang no single pool could hold (engine _admit)"),
     ("reclaim", 6): _NEXT_SESSION,
