@@ -19,7 +19,8 @@ module and buffer sizes as labels, and ``hami_host_gpu_memory_used_bytes`` /
 Pods that shared a GPU are those whose series carry one device UUID (a GPU's UUID names one GPU
 of one node). Per 5-minute window, the server sums the GPU's containers every 30 s (Prometheus
 Operator's default scrape interval) and keeps the window's largest sum:
-``max_over_time((sum by (device) (used))[5m:30s])``; the containers present in the window are
+``max_over_time((sum by (device) (used))[299s:30s])`` (299 s: the window's ten steps whichever
+the Prometheus version, 2.x ranges holding their start and 3.x not); the containers present are
 read with the same subquery, so a container counts in a window exactly where its use counted in
 the sum. The range queries go a day at a time (fewer hours where the pool has many containers),
 so no answer nears the client's size limit and no query loads more than a day of samples.
@@ -36,6 +37,9 @@ from gpupool.advise.prometheus import Prometheus
 
 GIB = 1024.0**3
 SUM_STEP = "30s"  # the subquery's step: Prometheus Operator's default scrape interval
+# a window's subquery range: its ten 30 s steps whichever the version (Prometheus 2.x ranges
+# hold their start, 3.x ranges do not; 299 s leaves the start out of both)
+SUM_RANGE = "299s"
 DAY = 86400.0
 _ANSWER_POINTS = 200_000  # points one range answer holds at most (a few MiB of JSON)
 
@@ -166,8 +170,9 @@ def _windows(server: Prometheus, names: Names, end: float, window_seconds: float
     """Return every GPU's 5-minute windows over the window read, a chunk of it at a time."""
     keys = [k.strip() for k in names.key.split(",")]
     summed = (f"max by ({names.device}) (max_over_time((sum by ({names.device}) "
-              f"({names.used}))[5m:{SUM_STEP}]))")
-    present = f"max by ({names.key}) (max_over_time(({names.used})[5m:{SUM_STEP}]))"
+              f"({names.used}))[{SUM_RANGE}:{SUM_STEP}]))")
+    present = (f"max by ({names.key}) (max_over_time(({names.used})"
+               f"[{SUM_RANGE}:{SUM_STEP}]))")
     steps_per_chunk = max(12, min(int(DAY / WINDOW_SECONDS), _ANSWER_POINTS // max(1, containers)))
     chunk = steps_per_chunk * WINDOW_SECONDS
     first = end - window_seconds + WINDOW_SECONDS
