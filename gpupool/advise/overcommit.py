@@ -26,7 +26,8 @@ percentile within 5% of its peak, and its peak within 10% of its slot's limit): 
 servers such as vLLM and TGI reserve their memory at start, so their use never falls and says
 nothing of their need (Google, "Best practices for autoscaling LLM inference workloads with
 GPUs on GKE": ``DCGM_FI_DEV_FB_USED`` stays up for such servers); nor where no two pods shared a
-GPU for an hour of windows (whether peaks coincide cannot be told).
+GPU for an hour of windows (whether peaks coincide cannot be told); nor beside ``grow-slots-hami``
+(containers near their slot's cap need larger slots, not more).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from gpupool.advise.overflow import percent
 from gpupool.advise.peaks import GpuWindow, PodPeak, PoolPeaks
 from gpupool.advise.recommendation import Recommendation
 from gpupool.advise.rule import NOTHING, Case, Findings, Rule, Scope
+from gpupool.advise.slots import NEAR_CAP
 from gpupool.advise.words import counted, verb
 from gpupool.catalog import HOURS_PER_MONTH
 from gpupool.facts import pool_facts
@@ -166,6 +168,12 @@ def _judge(kind: str, case: Case) -> Findings:
     peaks = case.evidence.peaks.get(pool.name)
     if peaks is None or not peaks.pods:
         return NOTHING  # no HAMi series from the pool's pods: hami.read's gap says so
+    near = [s for s in case.slots if s.used_p99_gib >= NEAR_CAP * s.limit_gib]
+    if near:  # grow-slots-hami proposes fewer, larger slots: not more, smaller ones beside it
+        return Findings.gap(
+            f"pool {pool.name}: {counted(len(near), 'HAMi container')} "
+            f"{verb(len(near), 'runs', 'run')} near {verb(len(near), 'its', 'their')} slot's "
+            "memory, so no memoryOvercommit is recommended beside larger slots")
     flat = [p for p in peaks.pods if flat_at_allocation(p)]
     if flat:
         first = flat[0]
@@ -226,12 +234,12 @@ def _recommend(kind: str, case: Case, peaks: PoolPeaks, verdict: Verdict, factor
         path=("pools", case.at, "sharing", pool.sharing.kind.section or ""),
         value=value,
         summary=(
-            f"{pool.name}: the peak of the summed GPU memory of pods sharing a GPU reached at "
-            f"most {worst:.0%} of the sum of their peaks; at memoryOvercommit {factor:g} it "
-            f"would have exceeded the GPU's memory in {percent(verdict.share)} of "
-            f"{verdict.windows} 5-minute windows (declared {percent(case.overflow_share)}): "
-            f"{direction} it from {frac.memory_overcommit:g}, {frac.slots_per_gpu} -> {slots} "
-            "slots a GPU"
+            f"{pool.name}: pods sharing a GPU used together at most {worst:.0%} of the sum of "
+            f"their GPU memory peaks (the worst 5-minute window); at memoryOvercommit "
+            f"{factor:g} their summed use would have exceeded the GPU's memory in "
+            f"{verdict.overflowing} of {verdict.windows} windows ({percent(verdict.share)}, "
+            f"declared {percent(case.overflow_share)}): {direction} it from "
+            f"{frac.memory_overcommit:g}, {frac.slots_per_gpu} -> {slots} slots a GPU"
         ),
         saving_per_month=saving,
         evidence={

@@ -35,4 +35,4 @@ def share(text: str) -> float:
 
 def percent(value: float) -> str:
     """Return a share as the docs write it: ``0.1%``."""
-    return f"{value * 100:.4g}%"
+    return f"{value * 100:.3g}%"

@@ -6,19 +6,20 @@ device-plugin monitor writes each container's use every minute (v2.10.0's
 ``hami_vgpu_memory_used_bytes`` and ``hami_vgpu_memory_limit_bytes``, labels ``namespace``,
 ``pod``, ``container``, ``vdevice_index``, ``device_uuid``: ``cmd/vGPUmonitor/metrics.go``):
 
-* each pod holds 2 GiB and peaks at 6 GiB (its slot) one hour in four, in turn (pod k in the
-  hours h with h % 4 == k), so at any moment one pod of a GPU peaks: its GPU's summed use is
-  12 GiB against peaks that sum to 24, a ratio of 2;
+* each pod holds 2 GiB and peaks at 5 GiB (of its 6 GiB slot) one hour in four, in turn (pod k
+  in the hours h with h % 4 == k), so at any moment one pod of a GPU peaks: its GPU's summed
+  use is 5 + 3 x 2 = 11 GiB against peaks that sum to 20, a ratio of 1.82;
 * once, a day and a minute after the window starts, all four pods of ``vgpu-a`` peak together
-  for three minutes (24 GiB): one 5-minute window in which the peaks coincide;
-* from 01:00 to 02:00 UTC every day, the pods of ``vgpu-b`` rise to 4 GiB while their turn's
-  pod peaks (6 + 3 x 4 = 18 GiB): 12 windows a day of a ratio of 24 / 18 = 1.33.
+  for three minutes (20 GiB): one 5-minute window in which the peaks coincide;
+* from 01:00 to 02:00 UTC every day, the pods of ``vgpu-b`` rise to 3 GiB while their turn's
+  pod peaks (5 + 3 x 3 = 14 GiB): 12 windows a day of a ratio of 20 / 14 = 1.43.
 
 Hand-worked: 2 GPUs x 576 windows = 1,152 windows; 0.1% lets floor(1.152) = 1 overflow. The
-ratios sorted are 1.0 (once), 1.33 (24 times), 2.0 (the rest): the largest factor at which at
-most one window overflows is 1.33, on the 0.05 grid 1.3 (18 x 1.3 = 23.4, not over 24; the
-coinciding window overflows, 24 x 1.3 > 24). 4 slots x 1.3 = 5.2: 5 slots a GPU, 5 x 6 GiB =
-30 GiB within 24 x 1.3 = 31.2. At 5% (57 windows allowed) the factor is 2.0: 8 slots.
+ratios sorted are 1.0 (once), 1.43 (24 times), 1.82 (the rest): the largest factor at which at
+most one window overflows is 1.43, on the 0.05 grid 1.4 (14 x 1.4 = 19.6, not over 20; the
+coinciding window overflows, 20 x 1.4 > 20). 4 slots x 1.4 = 5.6: 5 slots a GPU, 5 x 6 GiB =
+30 GiB within 24 x 1.4 = 33.6. At 5% (57 windows allowed) the factor is 1.8 (11 x 1.8 = 19.8,
+not over; the 25 others overflow): 7 slots.
 
 Samples sit 15 s past each minute, so none lies on a 30 s step of the server's subquery.
 The DCGM exporter and kube-state-metrics write what a monitored pool has: the GPUs' memory, the
@@ -57,11 +58,11 @@ def _hour(t: float) -> int:
 def use_gib(node: str, k: int, t: float, start: float) -> float:
     """What pod ``k`` of ``node`` uses at time ``t``, in GiB."""
     if node == "vgpu-a" and start + DAY + 60 <= t < start + DAY + 240:
-        return 6.0  # the one time the four peak together
+        return 5.0  # the one time the four peak together
     if _hour(t) % 4 == k:
-        return 6.0
+        return 5.0
     if node == "vgpu-b" and _hour(t) == 1:
-        return 4.0
+        return 3.0
     return 2.0
 
 

@@ -82,7 +82,7 @@ def test_the_fixture_gets_the_hand_worked_factor_from_a_server(kind: str, tmp_pa
                        share=0.05)
     [rec] = [r for r in result.recommendations if r.kind == "memory-overcommit"]
     # the hand-worked values of overcommit_scenario.py: 1,152 windows, one allowed to overflow
-    assert rec.value == {"slotsPerGpu": 5, "memoryGiB": 6, "memoryOvercommit": 1.3}
+    assert rec.value == {"slotsPerGpu": 5, "memoryGiB": 6, "memoryOvercommit": 1.4}
     assert rec.evidence["windows"] == 1152 and rec.evidence["overflow_windows"] == 1
     assert rec.evidence["shared_windows"] == 1152
     assert rec.evidence["peak_of_sum_over_sum_of_peaks"] == 1.0
@@ -90,9 +90,10 @@ def test_the_fixture_gets_the_hand_worked_factor_from_a_server(kind: str, tmp_pa
     # two busy GPUs now hold 5 slots where 4 were: 2 x (1 - 4/5) GPUs at 0.9776 USD an hour
     assert rec.saving_per_month == pytest.approx(2 * (1 - 4 / 5) * 0.9776 * 730)
     [rec] = [r for r in wide.recommendations if r.kind == "memory-overcommit"]
-    assert rec.value["memoryOvercommit"] == 2.0 and rec.value["slotsPerGpu"] == 8
+    assert rec.value["memoryOvercommit"] == 1.8 and rec.value["slotsPerGpu"] == 7
     assert rec.evidence["overflow_windows"] == 25  # the coinciding window and vgpu-b's hours
-    assert not [g for g in result.gaps if "Traceback" in g]
+    # no container nears its slot's cap, so grow-slots-hami proposes nothing beside it
+    assert [r.kind for r in result.recommendations] == ["memory-overcommit"]
 
 
 def test_the_cli_takes_the_share_in_percent_and_refuses_what_is_not_one(
@@ -148,11 +149,12 @@ def _gentd_families(rows: dict[str, list[tuple[float, float]]]) -> list[Family]:
     """The containers as HAMi pods: eight a GPU in the order of their (hashed) addresses.
 
     The published values are scaled by the dataset (its README), so they are scaled again,
-    uniformly, to put the largest peak at 95% of a 10 GiB slot; a ratio of peaks, and so the
+    uniformly, to put the largest peak at 85% of a 10 GiB slot (under the 90% at which
+    grow-slots-hami calls it near the cap); a ratio of peaks, and so the
     factor, does not change with a common scale.
     """
     top = max(v for points in rows.values() for _, v in points)
-    scale = 0.95 * SLOT_GIB * 1024**3 / top
+    scale = 0.85 * SLOT_GIB * 1024**3 / top
     used = Family("hami_vgpu_memory_used_bytes")
     limit = Family("hami_vgpu_memory_limit_bytes")
     info = Family("kube_pod_info")
