@@ -411,6 +411,11 @@ def read(
             pool_peaks, peak_gaps = peak_series.read(
                 server, end, window_seconds, reader.range, pod_pools)
             reader.gaps.extend(peak_gaps)
+        exclusive = peak_series.dcgm_pools(stack)
+        if exclusive:
+            reader.progress("reading the GPU memory of each pod of the exclusive pools")
+            pool_peaks.update(peak_series.read_dcgm(server, end, reader.range, node_pools,
+                                                    exclusive))
     pools = {
         p.name: PoolUse(p.name, tuple(gpus.get(p.name, ())), tuple(hourly.get(p.name, ())))
         for p in stack.pools

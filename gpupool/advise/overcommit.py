@@ -22,7 +22,7 @@ saving is the GPUs the same slots no longer need. Limits at or above each pod's 
 least P(w), so the factor holds whatever the pods' slot sizes.
 
 No factor is recommended where a container's memory is flat at its allocation (its 5th
-percentile within 5% of its peak, and its peak within 10% of its slot's limit): pre-allocating
+percentile within 5% of its peak, and its peak within 15% of its slot's limit): pre-allocating
 servers such as vLLM and TGI reserve their memory at start, so their use never falls and says
 nothing of their need (Google, "Best practices for autoscaling LLM inference workloads with
 GPUs on GKE": ``DCGM_FI_DEV_FB_USED`` stays up for such servers); nor where no two pods shared a
@@ -50,7 +50,9 @@ from gpupool.facts import pool_facts
 MAX_FACTOR = 2.0  # fractional.memoryOvercommit's upper bound in the stack schema
 GRAIN = 0.05  # factors are proposed on this grid, rounded down
 FLAT_LOW = 0.95  # the 5th percentile at least this share of the peak: flat
-AT_ALLOCATION = 0.9  # the peak at least this share of the slot's limit: at its allocation
+# the peak at least this share of the slot's limit: at its allocation (vLLM takes 0.9 of what
+# it sees by default, its --gpu-memory-utilization)
+AT_ALLOCATION = 0.85
 MIN_SHARED_WINDOWS = 12  # windows (an hour) in which two pods shared a GPU, at least
 
 
@@ -163,11 +165,13 @@ def _busy_gpus(case: Case, peaks: PoolPeaks) -> float:
 def _judge(kind: str, case: Case) -> Findings:
     pool, share = case.pool, case.overflow_share
     frac = pool.sharing.fractional
-    if frac is None or not schedulers.of(case.stack).virtualises_memory:
+    if not schedulers.of(case.stack).virtualises_memory:
         return NOTHING
     peaks = case.evidence.peaks.get(pool.name)
     if peaks is None or not peaks.pods:
         return NOTHING  # no HAMi series from the pool's pods: hami.read's gap says so
+    if frac is None:
+        return _exclusive(pool.name, peaks)
     near = [s for s in case.slots if s.used_p99_gib >= NEAR_CAP * s.limit_gib]
     if near:  # grow-slots-hami proposes fewer, larger slots: not more, smaller ones beside it
         return Findings.gap(
@@ -208,6 +212,21 @@ def _judge(kind: str, case: Case) -> Findings:
             f"(overflowing in {percent(verdict.share)} of {verdict.windows} windows), which "
             f"adds no whole slot to {frac.slots_per_gpu} a GPU: none recommended")
     return Findings.of(_recommend(kind, case, peaks, verdict, factor, slots, pairs))
+
+
+def _exclusive(pool: str, peaks: PoolPeaks) -> Findings:
+    """Say where an exclusive pool's pods pre-allocate: their GPUs are not worth overcommitting."""
+    flat = [p for p in peaks.pods if flat_at_allocation(p)]
+    if not flat:
+        return NOTHING  # one pod a GPU: whether peaks would coincide cannot be measured
+    first = flat[0]
+    return Findings.gap(
+        f"pool {pool}: {counted(len(flat), 'pod')} of {len(peaks.pods)} "
+        f"{verb(len(flat), 'holds its', 'hold their')} GPU memory flat at the GPU's "
+        f"(e.g. {first.name}: {first.low_gib:.1f} to {first.peak_gib:.1f} GiB of "
+        f"{first.allocation_gib or 0:.1f}; {peaks.series}), as pre-allocating servers such as "
+        "vLLM and TGI do (GKE's best practices for LLM inference): sharing their GPUs as "
+        "fractional slots with a memoryOvercommit would not pay")
 
 
 def _recommend(kind: str, case: Case, peaks: PoolPeaks, verdict: Verdict, factor: float,

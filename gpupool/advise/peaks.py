@@ -12,6 +12,13 @@ device-plugin monitor (``cmd/vGPUmonitor/metrics.go`` in Project-HAMi/HAMi v2.10
   the new ones under ``--legacy-metrics`` (the chart's ``legacyMetrics: true``). The new names
   are read first, the old ones where the server has none of the new.
 
+On an ``exclusive`` pool of a HAMi stack (one pod a GPU, so no sharing to measure) each pod's
+own memory comes from the DCGM exporter's per-pod series: ``DCGM_FI_DEV_FB_USED`` with the
+exporter's Kubernetes labels ``namespace``, ``pod`` and ``container`` (NVIDIA/dcgm-exporter
+``internal/pkg/transformation/const.go``), its allocation the GPU's used + free
+(``DCGM_FI_DEV_FB_FREE``): enough to tell a pre-allocating server, whose GPU would not be worth
+sharing with an overcommit (``read_dcgm``).
+
 (The monitor's ``Device_memory_desc_of_container`` repeats the container's use with its context,
 module and buffer sizes as labels, and ``hami_host_gpu_memory_used_bytes`` /
 ``HostGPUMemoryUsage`` is the whole GPU's: neither is read.)
@@ -22,8 +29,9 @@ Operator's default scrape interval) and keeps the window's largest sum:
 ``max_over_time((sum by (device) (used))[299s:30s])`` (299 s: the window's ten steps whichever
 the Prometheus version, 2.x ranges holding their start and 3.x not); the containers present are
 read with the same subquery, so a container counts in a window exactly where its use counted in
-the sum. The range queries go a day at a time (fewer hours where the pool has many containers),
-so no answer nears the client's size limit and no query loads more than a day of samples.
+the sum. Each range query covers as many 5-minute steps as keep its answer under 200,000 points
+(the whole window for a small pool, under a day for a thousand containers), so no answer nears
+the client's size limit and no query loads more than a few million samples.
 """
 
 from __future__ import annotations
@@ -32,15 +40,16 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gpupool import schedulers
 from gpupool.advise.overflow import WINDOW_SECONDS
-from gpupool.advise.prometheus import Prometheus
+from gpupool.advise.prometheus import MAX_POINTS_PER_SERIES, Prometheus
+from gpupool.model import Stack
 
 GIB = 1024.0**3
 SUM_STEP = "30s"  # the subquery's step: Prometheus Operator's default scrape interval
 # a window's subquery range: its ten 30 s steps whichever the version (Prometheus 2.x ranges
 # hold their start, 3.x ranges do not; 299 s leaves the start out of both)
 SUM_RANGE = "299s"
-DAY = 86400.0
 _ANSWER_POINTS = 200_000  # points one range answer holds at most (a few MiB of JSON)
 
 
@@ -173,7 +182,8 @@ def _windows(server: Prometheus, names: Names, end: float, window_seconds: float
               f"({names.used}))[{SUM_RANGE}:{SUM_STEP}]))")
     present = (f"max by ({names.key}) (max_over_time(({names.used})"
                f"[{SUM_RANGE}:{SUM_STEP}]))")
-    steps_per_chunk = max(12, min(int(DAY / WINDOW_SECONDS), _ANSWER_POINTS // max(1, containers)))
+    steps_per_chunk = max(12, min(MAX_POINTS_PER_SERIES - 1,
+                                  _ANSWER_POINTS // max(1, containers)))
     chunk = steps_per_chunk * WINDOW_SECONDS
     first = end - window_seconds + WINDOW_SECONDS
     peaks: dict[tuple[str, float], float] = {}
@@ -194,3 +204,55 @@ def _windows(server: Prometheus, names: Names, end: float, window_seconds: float
         lo = hi + WINDOW_SECONDS
     return [GpuWindow(gpu, t, value, tuple(sorted(pods.get((gpu, t), ()))))
             for (gpu, t), value in sorted(peaks.items())]
+
+
+FB_USED = "DCGM_FI_DEV_FB_USED"
+FB_FREE = "DCGM_FI_DEV_FB_FREE"
+MIB = 1024.0
+_DCGM_KEY = "Hostname, hostname, gpu, namespace, pod, container"
+
+
+def dcgm_pools(stack: Stack) -> set[str]:
+    """Return the exclusive pools of a stack whose scheduler overcommits GPU memory (HAMi)."""
+    if not schedulers.of(stack).virtualises_memory:
+        return set()
+    return {p.name for p in stack.pools if p.sharing.kind.whole}
+
+
+def read_dcgm(server: Prometheus, end: float, range_: str, node_pools: Mapping[str, str],
+              pools: set[str]) -> dict[str, PoolPeaks]:
+    """Return the pods of ``pools`` with their own GPU memory (DCGM's per-pod series).
+
+    A pod's GPU is its node and the exporter's ``gpu`` index; its allocation, the GPU's used +
+    free memory. No window is read: one pod a GPU shares it with none.
+    """
+    selector = f'{FB_USED}{{pod!=""}}'
+
+    def by_key(expr: str) -> dict[tuple[str, str, str, str], float]:
+        out: dict[tuple[str, str, str, str], float] = {}
+        for s in server.query(expr, end):
+            node = s.labels.get("hostname") or s.labels.get("Hostname") or ""
+            if node and not math.isnan(s.value):
+                out[(f"{node}/{s.labels.get('gpu', '')}", s.labels.get("namespace", ""),
+                     s.labels.get("pod", ""), s.labels.get("container", ""))] = s.value
+        return out
+
+    by = f"max by ({_DCGM_KEY})"
+    peak = by_key(f"{by} (max_over_time({selector}[{range_}]))")
+    if not peak:
+        return {}
+    low = by_key(f"{by} (quantile_over_time(0.05, {selector}[{range_}]))")
+    total = by_key(f"{by} (last_over_time({selector}[{range_}]) + "
+                   f'last_over_time({FB_FREE}{{pod!=""}}[{range_}]))')
+    found: dict[str, list[PodPeak]] = {}
+    for key, value in sorted(peak.items()):
+        gpu, namespace, pod, container = key
+        pool = node_pools.get(gpu.rpartition("/")[0])
+        if pool is None or pool not in pools or not pod:
+            continue
+        cap = total.get(key)
+        found.setdefault(pool, []).append(PodPeak(
+            namespace, pod, container, gpu, value / MIB, low.get(key, value) / MIB,
+            None if cap is None or cap <= 0 else cap / MIB, 0))
+    return {pool: PoolPeaks(pool, f"{FB_USED}, {FB_FREE} (per pod)", tuple(pods), ())
+            for pool, pods in sorted(found.items())}

@@ -117,6 +117,35 @@ def test_the_cli_takes_the_share_in_percent_and_refuses_what_is_not_one(
     assert "drop --overflow-share" in capsys.readouterr().err
 
 
+def test_an_exclusive_hami_pool_of_pre_allocating_servers_is_said_not_to_pay(
+    tmp_path: Path,
+) -> None:
+    # two vLLM pods, one an L4 each, holding 90% of the GPU from start to end (vLLM's default
+    # --gpu-memory-utilization), as DCGM's per-pod series show them (dcgm-exporter's labels
+    # namespace, pod, container: internal/pkg/transformation/const.go)
+    stack = stack_head("advise-vllm", scheduler="hami") + """\
+  - name: serve
+    instanceType: g6.2xlarge
+    workload: inference
+    nodes: {min: 2, max: 2}
+"""
+    times = [fixture.END - 86400 + 60 * k + 15 for k in range(1440)]
+    used, free, labels = (Family("DCGM_FI_DEV_FB_USED"), Family("DCGM_FI_DEV_FB_FREE"),
+                          Family("kube_node_labels"))
+    for k, node in enumerate(("vllm-a", "vllm-b")):
+        device = {"Hostname": node, "gpu": "0", "modelName": "NVIDIA L4",
+                  "namespace": "chat", "pod": f"vllm-{k}", "container": "server"}
+        used.add(device, [(t, 0.9 * fixture.L4_MIB) for t in times])
+        free.add(device, [(t, 0.1 * fixture.L4_MIB) for t in times])
+        labels.add({"node": node, "label_gpupool_io_pool": "serve"}, [(t, 1) for t in times])
+    with demo_server.serving(_demo_series([used, free, labels])) as url:
+        result = _advise(url, stack, tmp_path, fixture.END, 86400.0)
+    [gap] = [g for g in result.gaps if "flat at the GPU's" in g]
+    assert gap.startswith("pool serve: 2 pods of 2 hold their GPU memory flat at the GPU's")
+    assert "chat/vllm-0/server: 20.2 to 20.2 GiB of 22.5" in gap and "would not pay" in gap
+    assert not [r for r in result.recommendations if r.kind == "memory-overcommit"]
+
+
 # --- GenTD26 ------------------------------------------------------------------------------------
 
 PODS_A_GPU = 8  # eight 10 GiB slots of an H100 80GB
