@@ -36,7 +36,6 @@ the client's size limit and no query loads more than a few million samples.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -129,7 +128,7 @@ def _by_key(server: Prometheus, names: Names, expr: str, end: float
     keys = [k.strip() for k in names.key.split(",")]
     out: dict[tuple[str, str, str, str], float] = {}
     for s in server.query(expr, end):
-        if not math.isnan(s.value):
+        if s.value >= 0:  # NaN and negative bytes are no measurement
             key = tuple(s.labels.get(k, "") for k in keys)
             out[(key[0], key[1], key[2], key[3])] = s.value
     return out
@@ -194,12 +193,12 @@ def _windows(server: Prometheus, names: Names, end: float, window_seconds: float
         for s in server.query_range(summed, lo, hi, WINDOW_SECONDS):
             gpu = s.labels.get(names.device, "")
             for t, v in s.points:
-                if gpu and not math.isnan(v):
+                if gpu and v >= 0:
                     peaks[(gpu, t)] = v / GIB
         for s in server.query_range(present, lo, hi, WINDOW_SECONDS):
             namespace, pod, container, gpu = (s.labels.get(k, "") for k in keys)
             for t, v in s.points:
-                if gpu and not math.isnan(v):
+                if gpu and v >= 0:
                     pods.setdefault((gpu, t), []).append(f"{namespace}/{pod}/{container}")
         lo = hi + WINDOW_SECONDS
     return [GpuWindow(gpu, t, value, tuple(sorted(pods.get((gpu, t), ()))))
@@ -232,7 +231,7 @@ def read_dcgm(server: Prometheus, end: float, range_: str, node_pools: Mapping[s
         out: dict[tuple[str, str, str, str], float] = {}
         for s in server.query(expr, end):
             node = s.labels.get("hostname") or s.labels.get("Hostname") or ""
-            if node and not math.isnan(s.value):
+            if node and s.value >= 0:
                 out[(f"{node}/{s.labels.get('gpu', '')}", s.labels.get("namespace", ""),
                      s.labels.get("pod", ""), s.labels.get("container", ""))] = s.value
         return out

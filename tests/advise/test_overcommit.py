@@ -61,6 +61,14 @@ def test_the_factor_is_the_largest_grid_step_the_declared_share_bears() -> None:
     assert largest_factor([(0.0, 0.0), (0.0, 10.0), (8.0, 10.0)], 0.0).factor == 1.25
 
 
+def test_odd_figures_give_no_factor_and_no_crash() -> None:
+    # a server may send what no GPU does: use above the peaks (lookback quirks), negative bytes
+    assert largest_factor([(30.0, 24.0)] * 10, 0.001).factor is None
+    assert largest_factor([(-5.0, 24.0), (12.0, -3.0), (0.0, 0.0)], 0.001).factor == MAX_FACTOR
+    assert largest_factor([], 0.001) == largest_factor([(0.0, 0.0)], 0.5)
+    assert largest_factor([(-5.0, -1.0)], 0.0).windows == 0
+
+
 def test_each_window_sets_its_summed_peak_against_the_peaks_of_the_pods_present() -> None:
     pods = (PodPeak("a", "p", "c", "GPU-1", 10.0, 2.0, 12.0, 100),
             PodPeak("a", "q", "c", "GPU-1", 6.0, 1.0, 12.0, 100),
@@ -192,8 +200,8 @@ def test_the_advice_never_bears_more_overflow_than_declared(
             total = sum(peaks[k] or 0.0 for k in present)
             if total > 0:
                 scaled.append([u / total for u in sums])
-    verdict = largest_factor(window_pairs(PoolPeaks("p", "s", tuple(pods), tuple(windows))),
-                             share)
+    peaks = PoolPeaks("vgpu", "s", tuple(pods), tuple(windows))
+    verdict = largest_factor(window_pairs(peaks), share)
     allowed = math.floor(share * len(scaled) + 1e-9)
 
     def overflowing(f: float) -> int:
@@ -201,6 +209,9 @@ def test_the_advice_never_bears_more_overflow_than_declared(
         # exceeds M where some sample's summed use x f / P is over 1
         return sum(1 for w in scaled if max(w) * f > 1)
 
+    # and what the rule proposes for a pool of these GPUs holds too
+    for rec in _judge(peaks, share).recommendations:
+        assert overflowing(rec.value["memoryOvercommit"]) <= allowed
     if verdict.factor is not None:
         assert 1.0 < verdict.factor <= MAX_FACTOR
         assert overflowing(verdict.factor) <= allowed
