@@ -40,6 +40,7 @@ class SlotUse:
     used_p99_gib: float
     limit_gib: float
     samples: int
+    series: str = f"{LEGACY.used}, {LEGACY.limit}"  # the spelling of HAMi's series read
 
 
 def hami_pools(stack: Stack) -> list[Pool]:
@@ -84,10 +85,10 @@ def read(
             continue
         out.setdefault(pool, []).append(
             SlotUse(namespace, pod, container, value / GIB, limit[key] / GIB,
-                    int(count.get(key, 0)))
+                    int(count.get(key, 0)), f"{names.used}, {names.limit}")
         )
     gaps = []
     if unplaced:
         gaps.append(f"{unplaced} HAMi container series have no node in kube_pod_info or no "
-                    f"{LIMIT}: left out")
+                    f"{names.limit}: left out")
     return out, gaps
