@@ -258,7 +258,7 @@ def _recommend(kind: str, case: Case, peaks: PoolPeaks, verdict: Verdict, factor
             f"{factor:g} their summed use would have exceeded the GPU's memory in "
             f"{verdict.overflowing} of {verdict.windows} windows ({percent(verdict.share)}, "
             f"declared {percent(case.overflow_share)}): {direction} it from "
-            f"{frac.memory_overcommit:g}, {frac.slots_per_gpu} -> {slots} slots a GPU"
+            f"{frac.memory_overcommit:g} ({frac.slots_per_gpu} -> {slots} slots a GPU)"
         ),
         saving_per_month=saving,
         evidence={
