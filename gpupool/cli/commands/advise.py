@@ -59,7 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--overflow-share", metavar="PERCENT", type=overflow.share,
                    default=overflow.DEFAULT_SHARE,
                    help="the share of 5-minute windows in which the memory-overcommit advice "
-                   "lets the pods' summed GPU memory exceed the GPU's (default: 0.1)")
+                   "lets the pods' summed GPU memory exceed the GPU's, in percent (default: 0.1)")
     options.workload(p, "replay this workload (gpupool simulate) before and after each edit; "
                      "an edit that lengthens a tenant's queue wait is dropped")
     options.fmt(p, "markdown")
