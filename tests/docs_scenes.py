@@ -19,7 +19,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.advise import scenario
+from tests.advise import overcommit_scenario, scenario
 from tests.advise.promserver import serving
 from tests.paths import FAKE_PULUMI, FIXTURES, ROOT
 
@@ -171,9 +171,19 @@ SCENES: dict[str, Callable[[Scene], None]] = {
     "gpupool plan stack.yaml": _overlay(_aws_overlay("USD", "NaN")),
 }
 
+
+def _overcommit(scene: Scene) -> None:
+    """The memory-overcommit fixture (tests/advise/overcommit_scenario.py) on a real Prometheus."""
+    (scene.project / "overcommit.yaml").write_text(overcommit_scenario.STACK, encoding="utf-8")
+    url = scene.resources.enter_context(
+        serving(overcommit_scenario.series(), scene.home.parent / "prometheus"))
+    scene.env["GPUPOOL_DOCS_PROMETHEUS"] = url
+
+
 #: Blocks that start with one of these run against the advise scenario's Prometheus.
 ADVISE_PREFIXES = {"gpupool advise stack.yaml ": _advise("stack"),
-                   "gpupool advise hami.yaml ": _advise("hami")}
+                   "gpupool advise hami.yaml ": _advise("hami"),
+                   "gpupool advise overcommit.yaml ": _overcommit}
 
 
 def prepare(first: str) -> Callable[[Scene], None] | None:

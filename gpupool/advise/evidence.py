@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from gpupool.advise import hami
+from gpupool.advise import peaks as peak_series
 from gpupool.advise import pods as pod_series
 from gpupool.advise.prometheus import Prometheus, PrometheusError, Sample
 from gpupool.advise.words import counted, verb
@@ -111,6 +112,8 @@ class Evidence:
     node_pools: Mapping[str, str] = field(default_factory=dict)
     pods: Mapping[str, pod_series.PoolPods] = field(default_factory=dict)
     slots: Mapping[str, tuple[hami.SlotUse, ...]] = field(default_factory=dict)
+    # each HAMi pool's containers and the 5-minute windows of the GPUs they shared
+    peaks: Mapping[str, peak_series.PoolPeaks] = field(default_factory=dict)
     # USD an hour each tenant's running GPU pods cost on average over the window, as gpupool's
     # own showback recording rule (``gpupool:tenant_cost_usd_per_hour``) recorded it; empty when
     # the rule recorded nothing in the window
@@ -395,6 +398,7 @@ def read(
     showback = reader.showback()
     pool_pods: dict[str, pod_series.PoolPods] = {}
     slots: dict[str, list[hami.SlotUse]] = {}
+    pool_peaks: dict[str, peak_series.PoolPeaks] = {}
     if node_pools:
         reader.progress("reading pods from kube-state-metrics")
         pool_pods, pod_pools, pod_gaps = pod_series.read(server, end, reader.range, node_pools)
@@ -403,6 +407,15 @@ def read(
             reader.progress("reading HAMi's per-container memory")
             slots, slot_gaps = hami.read(server, end, reader.range, pod_pools)
             reader.gaps.extend(slot_gaps)
+            reader.progress("reading the GPU memory of pods that shared a GPU")
+            pool_peaks, peak_gaps = peak_series.read(
+                server, end, window_seconds, reader.range, pod_pools)
+            reader.gaps.extend(peak_gaps)
+        exclusive = peak_series.dcgm_pools(stack)
+        if exclusive:
+            reader.progress("reading the GPU memory of each pod of the exclusive pools")
+            pool_peaks.update(peak_series.read_dcgm(server, end, reader.range, node_pools,
+                                                    exclusive))
     pools = {
         p.name: PoolUse(p.name, tuple(gpus.get(p.name, ())), tuple(hourly.get(p.name, ())))
         for p in stack.pools
@@ -420,6 +433,7 @@ def read(
         node_pools=dict(node_pools),
         pods=pool_pods,
         slots={pool: tuple(found) for pool, found in slots.items()},
+        peaks=pool_peaks,
         showback=showback,
     )
 

@@ -26,6 +26,7 @@ from typing import ClassVar
 from gpupool.advise.coverage import MEDIUM, MIN_HOURS, MIN_SAMPLES, Coverage
 from gpupool.advise.evidence import Evidence, PoolUse
 from gpupool.advise.hami import SlotUse
+from gpupool.advise.overflow import DEFAULT_SHARE
 from gpupool.advise.pods import PoolPods
 from gpupool.advise.recommendation import Recommendation
 from gpupool.model import Pool, Stack
@@ -51,6 +52,7 @@ class Case:
     gpu_hourly: Mapping[str, float | None]  # pool name -> price of one GPU an hour
     coverage: Mapping[str, Coverage]
     index: int | None = None
+    overflow_share: float = DEFAULT_SHARE  # --overflow-share: windows that may overflow
 
     @property
     def pool(self) -> Pool:
@@ -141,11 +143,13 @@ class Rule(ABC):
 
 
 def cases(stack: Stack, evidence: Evidence, gpu_hourly: Mapping[str, float | None],
-          coverage: Mapping[str, Coverage], scope: Scope) -> list[Case]:
+          coverage: Mapping[str, Coverage], scope: Scope,
+          overflow_share: float = DEFAULT_SHARE) -> list[Case]:
     """Return the cases of ``scope``, in the stack's order (a ``POOL_USE`` one: with evidence)."""
     if scope is Scope.STACK:
-        return [Case(stack, evidence, gpu_hourly, coverage)]
-    return [Case(stack, evidence, gpu_hourly, coverage, i) for i, pool in enumerate(stack.pools)
+        return [Case(stack, evidence, gpu_hourly, coverage, None, overflow_share)]
+    return [Case(stack, evidence, gpu_hourly, coverage, i, overflow_share)
+            for i, pool in enumerate(stack.pools)
             if scope is Scope.POOL or pool.name in evidence.pools]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from gpupool.advise.capacity import InstanceType, Spot
 from gpupool.advise.floor import LowerFloor
+from gpupool.advise.overcommit import MemoryOvercommit
 from gpupool.advise.quota import TenantQuota
 from gpupool.advise.rule import Rule, Scope
 from gpupool.advise.share import ShareGpus
@@ -23,6 +24,7 @@ RULES: tuple[Rule, ...] = (
     Spot(),
     InstanceType(),
     GrowHamiSlots(),
+    MemoryOvercommit(),
     TenantQuota(),
 )
 

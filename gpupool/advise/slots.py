@@ -7,8 +7,9 @@ too:
   instance, its ``GPU_I_PROFILE`` label naming the profile) is within ``NEAR_CAP`` of the
   profile's: the next larger profile;
 * ``grow-slots-hami``: on a ``fractional`` pool under ``scheduler: hami``, containers whose p99
-  memory (HAMi's own per-container ``vGPU_device_memory_usage_in_bytes``,
-  ``gpupool.advise.hami``) is within ``NEAR_CAP`` of their ``vGPU_device_memory_limit_in_bytes``:
+  memory (HAMi's own per-container ``hami_vgpu_memory_used_bytes``, or the legacy
+  ``vGPU_device_memory_usage_in_bytes``: ``gpupool.advise.hami``) is within ``NEAR_CAP`` of
+  their slot's limit (``hami_vgpu_memory_limit_bytes``):
   fewer, larger slots a GPU (``sharing.fractional.slotsPerGpu``, and ``memoryGiB`` or
   ``memoryPercent`` to match), at the cost of the GPUs the larger slots take (a negative
   saving).
@@ -22,7 +23,6 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from gpupool.advise.hami import LIMIT, USED
 from gpupool.advise.recommendation import Recommendation, pool_evidence
 from gpupool.advise.rule import NOTHING, Case, Findings, Rule, Scope
 from gpupool.advise.words import counted, verb
@@ -186,7 +186,7 @@ def _grow_hami(kind: str, case: Case) -> Findings:
         "memory_p99_gib": round(worst.used_p99_gib, 2),
         "slot_limit_gib": round(worst.limit_gib, 2),
         "samples": sum(s.samples for s in slots),
-        "series": f"{USED}, {LIMIT}",
+        "series": slots[0].series,
     }
     evidence = pool_evidence(use, window, **figures) if use is not None and use.gpus else {
         "window_hours": round(window / 3600, 1), **figures}

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from gpupool.advise import coverage, edit, evidence, rule, rules, workload
+from gpupool.advise import coverage, edit, evidence, overflow, rule, rules, workload
 from gpupool.advise.prometheus import Auth, Prometheus
 from gpupool.advise.recommendation import Dropped, Recommendation
 from gpupool.advise.report import AdviseResult
@@ -47,7 +47,8 @@ def _prices(stack: Stack) -> tuple[dict[str, float | None], str]:
     return hourly, price_currency(graph)
 
 
-def _propose(stack: Stack, ev: evidence.Evidence, gpu_hourly: Mapping[str, float | None]
+def _propose(stack: Stack, ev: evidence.Evidence, gpu_hourly: Mapping[str, float | None],
+             overflow_share: float = overflow.DEFAULT_SHARE
              ) -> tuple[list[Recommendation], list[str]]:
     """Walk the rule registry: the recommendations the evidence supports, and the gaps met.
 
@@ -58,7 +59,7 @@ def _propose(stack: Stack, ev: evidence.Evidence, gpu_hourly: Mapping[str, float
     gaps: list[str] = []
     covered = coverage.of(stack, ev)
     for scope in rule.Scope:
-        for case in rule.cases(stack, ev, gpu_hourly, covered, scope):
+        for case in rule.cases(stack, ev, gpu_hourly, covered, scope, overflow_share):
             held = rule.guard(case) if scope is rule.Scope.POOL_USE else None
             if held is not None:
                 gaps.extend(held)
@@ -94,12 +95,14 @@ def advise(
     replay: Workload | None = None,
     simulate: workload.Simulate | None = None,
     progress: Callable[[str], None] | None = None,
+    overflow_share: float = overflow.DEFAULT_SHARE,
 ) -> AdviseResult:
     """Read the window before ``end`` (now) from ``url`` and return checked recommendations.
 
     ``export_workload`` writes the pods seen in the window as a workload CSV; the edits are
     replayed with ``replay`` (``--workload``), else with that exported workload. ``simulate``
     replaces the simulator (tests at its boundary); None: ``advise_replay.replayer``.
+    ``overflow_share`` is the share of 5-minute windows ``memory-overcommit`` lets overflow.
 
     Raises:
         PrometheusError: the server cannot be read.
@@ -115,7 +118,7 @@ def advise(
     until = end if end is not None else time.time()
     ev = evidence.read(server, stack, until, since_seconds, progress)
     gpu_hourly, currency = _prices(stack)
-    found, rule_gaps = _propose(stack, ev, gpu_hourly)
+    found, rule_gaps = _propose(stack, ev, gpu_hourly, overflow_share)
     pods: list[workload.ObservedPod] = []
     csv_text = ""
     start = until - since_seconds

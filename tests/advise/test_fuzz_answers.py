@@ -31,17 +31,21 @@ from hypothesis import strategies as st
 
 from gpupool.cli import run
 from gpupool.sharing.promql import KSM_POOL_LABEL
+from tests.advise import overcommit_scenario
 from tests.advise.scenario import STACK
 from tests.advise.standin import Seen, StandIn, standing_in
 
 EXAMPLES = max(10, int(os.environ.get("GPUPOOL_FUZZ_EXAMPLES", "400")) // 8)
 NOW = float(int(time.time()) // 3600 * 3600)
 _LABELS = {
-    "Hostname": ["h100-a", "h100-b", "l4-a", "elsewhere"],
-    "node": ["h100-a", "l4-a"],
+    "Hostname": ["h100-a", "h100-b", "l4-a", "vgpu-a", "elsewhere"],
+    "node": ["h100-a", "l4-a", "vgpu-a"],
     "gpu": ["0", "1"],
-    KSM_POOL_LABEL: ["h100", "l4", "another-stack"],
-    "namespace": ["llm", "batch"],
+    KSM_POOL_LABEL: ["h100", "l4", "vgpu", "another-stack"],
+    "namespace": ["llm", "batch", "search"],
+    # HAMi's per-container series (the HAMi stack's pool vgpu; cmd/vGPUmonitor/metrics.go)
+    "container": ["main"],
+    "device_uuid": ["GPU-vgpu-a-0", "GPU-vgpu-b-0"],
     "pod": ["p-0", "p-1"],
     "tenant": ["llm"],
     "owner_kind": ["Job", "<none>", "ReplicaSet"],
@@ -164,11 +168,31 @@ def test_generated_answers_give_one_error_or_a_finite_report(
     server: StandIn,
     script: tuple[list[tuple[str, Any, bool]], dict[int, tuple[str, Any, bool]]],
 ) -> None:
+    _answers_give_one_error_or_a_finite_report(server, script, STACK)
+
+
+@pytest.mark.slow
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(script=scripts)
+def test_generated_answers_on_a_hami_pool_give_one_error_or_a_finite_report(
+    server: StandIn,
+    script: tuple[list[tuple[str, Any, bool]], dict[int, tuple[str, Any, bool]]],
+) -> None:
+    """The HAMi stack reads the per-container series memory-overcommit judges."""
+    _answers_give_one_error_or_a_finite_report(server, script, overcommit_scenario.STACK)
+
+
+def _answers_give_one_error_or_a_finite_report(
+    server: StandIn,
+    script: tuple[list[tuple[str, Any, bool]], dict[int, tuple[str, Any, bool]]],
+    stack_text: str,
+) -> None:
     (_Script.clean, _Script.hostile), _Script.served = script, 0
     server.seen.clear()
     with tempfile.TemporaryDirectory(prefix="gpupool-fuzz-") as folder:
         stack = Path(folder) / "stack.yaml"
-        stack.write_text(STACK)
+        stack.write_text(stack_text)
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = run(["advise", str(stack), "--prometheus", server.url, "--since", "2d",

@@ -1,15 +1,20 @@
 """The demo's cluster: a bundled example stack and 14 days of the series its exporters would write.
 
-``STACK`` is a newcomer's EKS stack: a time-sliced L4 pool for online inference (tenants
-``search`` and ``ads``) and an H100 pool for training (tenant ``llm``). ``series`` writes what
-the DCGM exporter (``Hostname``, ``gpu``, ``modelName``; framebuffer and activity),
+``STACK`` is a newcomer's EKS stack under HAMi: an L4 pool cut into four 5 GiB slots a GPU for
+online inference (tenants ``search`` and ``ads``) and an H100 pool for training (tenant
+``llm``). ``series`` writes what the DCGM exporter (``Hostname``, ``gpu``, ``modelName``;
+framebuffer and activity), HAMi's device-plugin monitor (``hami_vgpu_memory_used_bytes`` and
+``hami_vgpu_memory_limit_bytes`` a container, v2.10.0's ``cmd/vGPUmonitor/metrics.go``),
 kube-state-metrics (``kube_node_labels`` with the pool label, the pod series of
 ``docs/metrics/workload/pod-metrics.md``) and gpupool's showback rule
 (``gpupool:tenant_cost_usd_per_hour``) would have recorded, every 20 minutes:
 
 * ``infer-l4``: two g6.2xlarge nodes held by ``nodes.min: 2``; from 08:00 to 20:00 each runs four
-  pods (three of ``search``, one of ``ads``; ReplicaSets, 3.5 GiB of GPU memory each), and from
-  20:00 to 08:00 the services are scaled to zero, so both nodes sit idle 12 of 24 hours;
+  pods (three of ``search``, one of ``ads``; ReplicaSets; each holds 1.5 GiB of GPU memory and
+  peaks at 4 GiB of its 5 GiB slot one sample in four, in turn, so a GPU's pods use 8.5 GiB
+  together against peaks that sum to 16; once, at noon on the window's last day, all four of
+  ``l4-a`` peak together), and from 20:00 to 08:00 the services are scaled to zero, so both
+  nodes sit idle 12 of 24 hours;
 * ``train-h100``: one p5.48xlarge running one training Job's pod on all eight GPUs the whole
   window (70 GiB and 90% activity each).
 
@@ -30,11 +35,12 @@ DAY = 86400.0
 NAME = "advise-demo"
 L4_MIB = 23034.0  # an L4's memory as its driver offers it (used + free)
 H100_MIB = 81559.0
-POD_GIB = 3.5  # GPU memory each inference pod holds
+POD_GIB = 1.5  # GPU memory each inference pod holds between its peaks
+PEAK_GIB = 4.0  # and at its peak
 
 STACK = f"""\
-# The stack `gpupool advise --demo` advises (gpupool.advise.demo): an EKS cluster with a
-# time-sliced L4 pool for online inference and an H100 pool for training, three teams.
+# The stack `gpupool advise --demo` advises (gpupool.advise.demo): an EKS cluster under HAMi
+# with an L4 pool cut into slots for online inference and an H100 pool for training, three teams.
 apiVersion: gpupool.io/v1
 kind: GpuPoolStack
 metadata:
@@ -49,7 +55,7 @@ provider:
     nodeRoleArn: arn:aws:iam::123456789012:role/gpu-nodes
 cluster:
   gpuOperator: {{install: true, driver: preinstalled}}
-  scheduler: default
+  scheduler: hami
   monitoring:
     dcgmExporter: true
     prometheus: {{labels: {{release: kube-prometheus-stack}}, kubeStateMetricsPoolLabel: true}}
@@ -58,11 +64,17 @@ pools:
     instanceType: g6.2xlarge
     workload: inference
     nodes: {{min: 2, max: 4}}  # two warm nodes
-    sharing: {{mode: time-slicing, replicas: 4}}
+    sharing:
+      mode: fractional
+      fractional: {{slotsPerGpu: 4, memoryGiB: 5}}  # four inference pods a GPU
   - name: train-h100
     instanceType: p5.48xlarge
     workload: training
     nodes: {{min: 1, max: 2}}
+acknowledge:
+  - code: hami.split-reaches-whole-gpus
+    reason: the training Job takes all eight GPUs of its node, so their vGPUs go unused
+    path: pools.train-h100
 tenants:
   - name: search
     pools: [infer-l4]
@@ -127,6 +139,13 @@ class _Writer:
                  lambda t: 0, alive)
 
 
+def pod_gib(node: str, k: int, t: float, end: float = END) -> float:
+    """Return what the inference pod ``k`` of ``node`` uses at time ``t`` (serving), in GiB."""
+    if node == "l4-a" and abs(t - (end - DAY / 2 - 30)) < 1:
+        return PEAK_GIB  # noon of the last day: the four peak together
+    return PEAK_GIB if round((t + 30) / STEP) % 4 == k else POD_GIB
+
+
 def _gpu(w: _Writer, node: str, gpu: int, model: str, total: float,
          used: Callable[[float], float], active: Callable[[float], float]) -> None:
     labels = {"Hostname": node, "gpu": str(gpu), "modelName": model, "UUID": f"GPU-{node}-{gpu}"}
@@ -144,7 +163,8 @@ def series(end: float = END, days: int = DAYS) -> list[Series]:
         w.add("kube_node_labels", {"node": node, "label_gpupool_io_pool": pool}, lambda t: 1)
     for node in ("l4-a", "l4-b"):
         _gpu(w, node, 0, "NVIDIA L4", L4_MIB,
-             lambda t: 4 * POD_GIB * 1024 if serving(t) else 0.0,
+             lambda t, n=node: 1024 * sum(pod_gib(n, k, t, end) for k in range(4))
+             if serving(t) else 0.0,
              lambda t: 0.35 if serving(t) else 0.0)
     for gpu in range(8):
         _gpu(w, "h100-a", gpu, "NVIDIA H100 80GB HBM3", H100_MIB,
@@ -157,10 +177,18 @@ def series(end: float = END, days: int = DAYS) -> list[Series]:
         opens, closes = midnight + d * DAY + 8 * 3600, midnight + d * DAY + 20 * 3600
         for node in ("l4-a", "l4-b"):
             for k, tenant in enumerate(("search", "search", "search", "ads")):
-                w.pod(tenant, f"{tenant}-{node}-{d}-{k}", node, "ReplicaSet", opens, closes,
+                name = f"{tenant}-{node}-{d}-{k}"
+                w.pod(tenant, name, node, "ReplicaSet", opens, closes,
                       {"nvidia_com_gpu": ("integer", 1), "cpu": ("core", 1),
                        "memory": ("byte", 3 * 1024**3)})
-    slot = 0.9776 / 4  # a g6.2xlarge's price a time-sliced replica
+                ids = {"namespace": tenant, "pod": name, "container": "main",
+                       "vdevice_index": "0", "device_uuid": f"GPU-{node}-0"}
+                w.add("hami_vgpu_memory_used_bytes", ids,
+                      lambda t, n=node, j=k: pod_gib(n, j, t, end) * 1024**3,
+                      lambda t, a=opens, b=closes: a <= t < b)
+                w.add("hami_vgpu_memory_limit_bytes", ids, lambda t: 5 * 1024**3,
+                      lambda t, a=opens, b=closes: a <= t < b)
+    slot = 0.9776 / 4  # a g6.2xlarge's price a slot
     costs = {"search": lambda t: 6 * slot if serving(t) else 0.0,
              "ads": lambda t: 2 * slot if serving(t) else 0.0, "llm": lambda t: 8 * 6.88}
     for tenant, cost in costs.items():

@@ -26,7 +26,7 @@ _PROG = "gpupool advise"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add the stack file, the server and its credentials, the window, the outputs, the format."""
-    from gpupool.advise import window  # the window's bounds and converters (nothing heavy)
+    from gpupool.advise import overflow, window  # bounds and converters (nothing heavy)
 
     p.add_argument("file", metavar="FILE", nargs="?", help="stack file (not with --demo)")
     options.quiet(p)
@@ -56,6 +56,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--export-workload", metavar="FILE",
                    help="write the GPU pods seen in the window as a `gpupool simulate` "
                    "workload CSV; without --workload, the edits are replayed with it")
+    p.add_argument("--overflow-share", metavar="PERCENT", type=overflow.share,
+                   default=overflow.DEFAULT_SHARE,
+                   help="the share of 5-minute windows in which the memory-overcommit advice "
+                   "lets the pods' summed GPU memory exceed the GPU's, in percent (default: 0.1)")
     options.workload(p, "replay this workload (gpupool simulate) before and after each edit; "
                      "an edit that lengthens a tenant's queue wait is dropped")
     options.fmt(p, "markdown")
@@ -92,7 +96,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         write=target, end=args.until,
         export_workload=Path(args.export_workload) if args.export_workload else None,
         replay=prepared.workload if prepared is not None else None,
-        progress=lambda line: console.err(f"{line}...\n"),
+        progress=lambda line: console.err(f"{line}...\n"), overflow_share=args.overflow_share,
     )
     console.out(view.render(result, args.format))
     return EXIT_OK
@@ -100,13 +104,16 @@ def run(args: argparse.Namespace, console: Console) -> int:
 
 def _given(args: argparse.Namespace) -> list[str]:
     """Return the flags of a real server's run given: --demo and --list-rules take none."""
+    from gpupool.advise import overflow
+
     return [flag for flag, value in (
         ("FILE", args.file), ("--prometheus", args.prometheus), ("--write", args.write),
         ("--in-place", args.in_place), ("--until", args.until is not None),
         ("--workload", args.workload),
         ("--export-workload", args.export_workload), ("--ca-file", args.ca_file),
         ("--bearer-token-file", args.bearer_token_file),
-        ("--basic-auth-file", args.basic_auth_file)) if value]
+        ("--basic-auth-file", args.basic_auth_file),
+        ("--overflow-share", args.overflow_share != overflow.DEFAULT_SHARE)) if value]
 
 
 def _rules(args: argparse.Namespace, console: Console) -> int:
