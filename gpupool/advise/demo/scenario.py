@@ -11,7 +11,9 @@ kube-state-metrics (``kube_node_labels`` with the pool label, the pod series of
   pods (three of ``search``, one of ``ads``; ReplicaSets, 3.5 GiB of GPU memory each), and from
   20:00 to 08:00 the services are scaled to zero, so both nodes sit idle 12 of 24 hours;
 * ``train-h100``: one p5.48xlarge running one training Job's pod on all eight GPUs the whole
-  window (70 GiB and 90% activity each).
+  window (70 GiB and 90% activity each);
+* ``serve-l4``: two g6.12xlarge nodes serving the inference service ``chat``, minute by minute
+  (``advise.demo.service``).
 
 Samples sit 30 s before each 20-minute mark, so no sample lies on the edge of an hourly range or
 of the window, where Prometheus versions differ (2.x ranges include their start, 3.x do not).
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gpupool.advise.demo import service
 from gpupool.advise.demo.promql import Series, labels_of
 
 END = 1796083200.0  # 2026-12-01T00:00:00Z: the demo's window ends here, whatever the clock says
@@ -52,7 +55,10 @@ cluster:
   scheduler: default
   monitoring:
     dcgmExporter: true
-    prometheus: {{labels: {{release: kube-prometheus-stack}}, kubeStateMetricsPoolLabel: true}}
+    prometheus:
+      url: http://kube-prometheus-stack-prometheus.monitoring:9090
+      labels: {{release: kube-prometheus-stack}}
+      kubeStateMetricsPoolLabel: true
 pools:
   - name: infer-l4
     instanceType: g6.2xlarge
@@ -63,7 +69,7 @@ pools:
     instanceType: p5.48xlarge
     workload: training
     nodes: {{min: 1, max: 2}}
-tenants:
+{service.STACK_POOL}tenants:
   - name: search
     pools: [infer-l4]
     limit: {{gpus: 8}}
@@ -73,7 +79,8 @@ tenants:
   - name: llm
     pools: [train-h100]
     limit: {{gpus: 16}}
-"""
+{service.STACK_TENANT}\
+{service.STACK_SERVICES}"""
 
 
 def _hour(t: float) -> float:
@@ -139,7 +146,8 @@ def series(end: float = END, days: int = DAYS) -> list[Series]:
     """Return the demo's series from ``end - days`` to ``end``."""
     start = end - days * DAY
     w = _Writer([start + k * STEP - 30 for k in range(1, int(days * DAY / STEP) + 1)])
-    pools = {"l4-a": "infer-l4", "l4-b": "infer-l4", "h100-a": "train-h100"}
+    pools = {"l4-a": "infer-l4", "l4-b": "infer-l4", "h100-a": "train-h100",
+             **dict.fromkeys(service.NODES, "serve-l4")}
     for node, pool in pools.items():
         w.add("kube_node_labels", {"node": node, "label_gpupool_io_pool": pool}, lambda t: 1)
     for node in ("l4-a", "l4-b"):
@@ -165,4 +173,4 @@ def series(end: float = END, days: int = DAYS) -> list[Series]:
              "ads": lambda t: 2 * slot if serving(t) else 0.0, "llm": lambda t: 8 * 6.88}
     for tenant, cost in costs.items():
         w.add("gpupool:tenant_cost_usd_per_hour", {"stack": NAME, "tenant": tenant}, cost)
-    return w.out
+    return w.out + service.series(start, end)

@@ -56,6 +56,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--export-workload", metavar="FILE",
                    help="write the GPU pods seen in the window as a `gpupool simulate` "
                    "workload CSV; without --workload, the edits are replayed with it")
+    p.add_argument("--export-requests", metavar="FILE",
+                   help="write each service's demand in the window as a `gpupool simulate "
+                   "--requests` rate series (service,time,rps)")
     options.workload(p, "replay this workload (gpupool simulate) before and after each edit; "
                      "an edit that lengthens a tenant's queue wait is dropped")
     options.fmt(p, "markdown")
@@ -91,9 +94,13 @@ def run(args: argparse.Namespace, console: Console) -> int:
         Path(args.file), stack, url=args.prometheus, since_seconds=args.since, auth=auth,
         write=target, end=args.until,
         export_workload=Path(args.export_workload) if args.export_workload else None,
+        export_requests=Path(args.export_requests) if args.export_requests else None,
         replay=prepared.workload if prepared is not None else None,
         progress=lambda line: console.err(f"{line}...\n"),
     )
+    if result.requests_file is not None:
+        console.err(f"wrote the demand of {len(result.evidence.services)} services to "
+                    f"{result.requests_file}\n")
     console.out(view.render(result, args.format))
     return EXIT_OK
 
@@ -104,7 +111,8 @@ def _given(args: argparse.Namespace) -> list[str]:
         ("FILE", args.file), ("--prometheus", args.prometheus), ("--write", args.write),
         ("--in-place", args.in_place), ("--until", args.until is not None),
         ("--workload", args.workload),
-        ("--export-workload", args.export_workload), ("--ca-file", args.ca_file),
+        ("--export-workload", args.export_workload),
+        ("--export-requests", args.export_requests), ("--ca-file", args.ca_file),
         ("--bearer-token-file", args.bearer_token_file),
         ("--basic-auth-file", args.basic_auth_file)) if value]
 
