@@ -62,7 +62,8 @@ def capacity(use: ServiceUse) -> tuple[float, int] | None:
     per.sort()
     mid = len(per) // 2
     median = per[mid] if len(per) % 2 else (per[mid - 1] + per[mid]) / 2
-    return down_tenth(median), len(per)
+    cap = down_tenth(median)
+    return (cap, len(per)) if cap >= 0.1 else None  # under a tenth a second: no measurement
 
 
 def rise(demand: Sequence[float], lag_steps: int) -> float:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpupool.cli import options, steps
 from gpupool.cli.console import Console
 from gpupool.cli.exits import EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from gpupool.advise.report import AdviseResult
 
 DESCRIPTION = """\
 What should the stack's pools be, given what their GPUs did? Reads the stack's GPU metrics from
@@ -98,11 +102,18 @@ def run(args: argparse.Namespace, console: Console) -> int:
         replay=prepared.workload if prepared is not None else None,
         progress=lambda line: console.err(f"{line}...\n"),
     )
-    if result.requests_file is not None:
-        console.err(f"wrote the demand of {len(result.evidence.services)} services to "
-                    f"{result.requests_file}\n")
+    _wrote(result, console)
     console.out(view.render(result, args.format))
     return EXIT_OK
+
+
+def _wrote(result: AdviseResult, console: Console) -> None:
+    """Say on stderr where ``--export-requests`` wrote the services' demand."""
+    from gpupool.advise.words import counted
+
+    if result.requests_file is not None:
+        console.err(f"wrote the demand of {counted(len(result.evidence.services), 'service')} "
+                    f"to {result.requests_file}\n")
 
 
 def _given(args: argparse.Namespace) -> list[str]:
@@ -135,10 +146,13 @@ def _demo(args: argparse.Namespace, console: Console) -> int:
     from gpupool.usecases import advise_demo
     from gpupool.views import advise as view
 
-    given = _given(args)
+    given = [flag for flag in _given(args) if flag != "--export-requests"]
     if given:
         raise UsageError(f"{_PROG} --demo advises its own bundled stack and server: "
                          f"drop {', '.join(given)}")
-    result = advise_demo.demo(args.since, progress=lambda line: console.err(f"{line}...\n"))
+    result = advise_demo.demo(args.since, progress=lambda line: console.err(f"{line}...\n"),
+                              export_requests=Path(args.export_requests)
+                              if args.export_requests else None)
+    _wrote(result, console)
     console.out(view.render(result, args.format))
     return EXIT_OK
