@@ -6,13 +6,15 @@ holds at most ``MAX_STEPS`` points) through ``advise.prometheus``:
 
 * **demand**, requests per second: the query of the service's ``requests-per-second`` trigger, as
   KEDA runs it; a service without one is not judged (a gap says so);
-* **replicas**: kube-state-metrics' HPA series (its ``docs/horizontalpodautoscaler-metrics.md``,
-  kubernetes/kube-state-metrics ``internal/store/hpa.go``): ``kube_horizontalpodautoscaler_
-  status_current_replicas``, ``..._status_desired_replicas`` and ``..._spec_max_replicas``, each
+* **replicas**: kube-state-metrics' HPA series as v2.0 and later name them (its
+  ``docs/horizontalpodautoscaler-metrics.md``; ``internal/store/hpa.go``, which before v2.0 wrote
+  ``kube_hpa_*`` labelled ``hpa``, not read here): ``kube_horizontalpodautoscaler_status_
+  current_replicas``, ``..._status_desired_replicas`` and ``..._spec_max_replicas``, each
   labelled ``namespace`` and ``horizontalpodautoscaler`` (the HPA's name). KEDA names the HPA it
   makes for a ScaledObject ``keda-hpa-<ScaledObject name>`` (kedacore/keda
-  ``controllers/keda/hpa.go``, ``getDefaultHpaName``), and gpupool names the ScaledObject after
-  the service (``gpupool.sharing.keda``);
+  ``controllers/keda/hpa.go``, ``getHPAName``/``getDefaultHpaName``, unless
+  ``advanced.horizontalPodAutoscalerConfig.name`` is set, which gpupool does not render), and
+  gpupool names the ScaledObject after the service (``gpupool.sharing.keda``);
 * **GPU activity** of the service's pods, averaged over them: the DCGM exporter's per-pod series
   (``exported_namespace``, ``exported_pod``: its pod label when scraped through its
   ServiceMonitor, NVIDIA/dcgm-exporter #340), ``DCGM_FI_PROF_GR_ENGINE_ACTIVE`` (a ratio) where
