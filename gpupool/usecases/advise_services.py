@@ -59,10 +59,17 @@ def _stack(text: str, file: str) -> Stack:
     return checked.stack
 
 
-def _figures(text: str, file: str, name: str, use: ServiceUse) -> dict[str, Any]:
-    window = len(use.times) * use.step
-    found = replay(_stack(text, file), {name: trace(use)}, step_seconds=replay_step(window))
-    return found[0]
+_Replays = dict[tuple[str, str], dict[str, Any]]
+
+
+def _figures(text: str, file: str, name: str, use: ServiceUse, seen: _Replays) -> dict[str, Any]:
+    """Return the service's replay on ``text``; a text replayed before is not replayed again."""
+    key = (name, text)
+    if key not in seen:
+        window = len(use.times) * use.step
+        found = replay(_stack(text, file), {name: trace(use)}, step_seconds=replay_step(window))
+        seen[key] = found[0]
+    return seen[key]
 
 
 def _saving(before: Mapping[str, Any], after: Mapping[str, Any], hours: float) -> float | None:
@@ -84,6 +91,7 @@ def check(text: str, file: str, stack: Stack, services: Mapping[str, ServiceUse]
     kept: list[Recommendation] = []
     dropped: list[Dropped] = []
     baselines: dict[str, tuple[str, dict[str, Any]]] = {}
+    seen: _Replays = {}
     for rec in recs:
         if rec.kind not in KINDS:
             kept.append(rec)
@@ -98,9 +106,10 @@ def check(text: str, file: str, stack: Stack, services: Mapping[str, ServiceUse]
         cap_path = (*service.path, "capacityPerReplica")
         if service.name not in baselines:
             base = edit.apply(text, [(cap_path, model[0])])
-            baselines[service.name] = (base, _figures(base, file, service.name, use))
+            baselines[service.name] = (base, _figures(base, file, service.name, use, seen))
         base, before = baselines[service.name]
-        after = _figures(edit.apply(base, [(rec.path, rec.value)]), file, service.name, use)
+        after = _figures(edit.apply(base, [(rec.path, rec.value)]), file, service.name, use,
+                         seen)
         hours = len(use.times) * use.step / 3600
         figures: dict[str, Any] = {
             "replay_step_seconds": replay_step(hours * 3600),
@@ -110,7 +119,7 @@ def check(text: str, file: str, stack: Stack, services: Mapping[str, ServiceUse]
             "gpu_hours_before": before["gpu_hours"], "gpu_hours_after": after["gpu_hours"],
         }
         if rec.path[-1] == "capacityPerReplica" and service.capacity_per_replica:
-            stated = _figures(text, file, service.name, use)
+            stated = _figures(text, file, service.name, use, seen)
             figures["not_served_pct_with_stated_capacity"] = _pct(stated["not_served_share"])
         worse = after["not_served_share"] - before["not_served_share"]
         checked = dataclasses.replace(rec, evidence={**rec.evidence, **figures},
