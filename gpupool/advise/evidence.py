@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from gpupool.advise import hami
 from gpupool.advise import peaks as peak_series
 from gpupool.advise import pods as pod_series
+from gpupool.advise import services as service_series
 from gpupool.advise.prometheus import Prometheus, PrometheusError, Sample
 from gpupool.advise.words import counted, verb
 from gpupool.model import Stack
@@ -118,6 +119,8 @@ class Evidence:
     # own showback recording rule (``gpupool:tenant_cost_usd_per_hour``) recorded it; empty when
     # the rule recorded nothing in the window
     showback: Mapping[str, float] = field(default_factory=dict)
+    # each inference service's demand, HPA replicas and GPU activity (advise.services)
+    services: Mapping[str, service_series.ServiceUse] = field(default_factory=dict)
 
 
 def _duration(seconds: float) -> str:
@@ -423,6 +426,8 @@ def read(
     for p in stack.pools:
         if gpus and not pools[p.name].gpus:
             reader.gaps.append(f"pool {p.name}: no GPU series from its nodes in the window")
+    services, service_gaps = service_series.read(server, stack, end, window_seconds, progress)
+    reader.gaps.extend(service_gaps)
     return Evidence(
         window_seconds=window_seconds,
         end=end,
@@ -435,6 +440,7 @@ def read(
         slots={pool: tuple(found) for pool, found in slots.items()},
         peaks=pool_peaks,
         showback=showback,
+        services=services,
     )
 
 

@@ -29,3 +29,4 @@ class AdviseResult:
     observed_waits: Mapping[str, float] = field(default_factory=dict)  # tenant -> p95 seconds
     fidelity: Fidelity | None = None  # today's stack replayed against the window
     replayed: str | None = None  # the workload the edits were replayed with, None: not replayed
+    requests_file: str | None = None  # the services' demand written (--export-requests)

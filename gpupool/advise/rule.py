@@ -12,7 +12,9 @@ The scopes, walked in this order (``gpupool.usecases.advise``):
   this scope judges a pool from fewer than ``MIN_SAMPLES`` memory samples or ``MIN_HOURS``
   hours, or whose coverage is under ``MEDIUM`` (a gap says so);
 * ``Scope.POOL``: once per pool, whatever the DCGM evidence (the rule reads evidence of its own);
-* ``Scope.STACK``: once for the whole stack (tenants).
+* ``Scope.STACK``: once for the whole stack (tenants);
+* ``Scope.SERVICE``: once per inference service (``services[]``), on its own evidence
+  (``advise.services``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from gpupool.advise.hami import SlotUse
 from gpupool.advise.overflow import DEFAULT_SHARE
 from gpupool.advise.pods import PoolPods
 from gpupool.advise.recommendation import Recommendation
+from gpupool.advise.services import ServiceUse
 from gpupool.model import Pool, Stack
+from gpupool.service_model import Service
 
 
 class Scope(enum.Enum):
@@ -38,13 +42,15 @@ class Scope(enum.Enum):
     POOL_USE = "pool-evidence"  # each pool whose GPU memory evidence passes the guard
     POOL = "pool"  # each pool, on evidence of the rule's own
     STACK = "stack"  # the stack once (its tenants)
+    SERVICE = "service"  # each inference service
 
 
 @dataclass(frozen=True)
 class Case:
     """Everything a rule may read: the stack, the evidence, prices, and the pool judged.
 
-    ``index`` is the pool's index in ``stack.pools`` (None: the stack as a whole).
+    ``index`` is the pool's index in ``stack.pools`` (None: the stack as a whole), or for a
+    service case the service's in ``stack.services``.
     """
 
     stack: Stack
@@ -65,6 +71,16 @@ class Case:
         if self.index is None:
             raise LookupError("a stack case judges no one pool")
         return self.index
+
+    @property
+    def service(self) -> Service:
+        """The service judged (a service case only)."""
+        return self.stack.services[self.at]
+
+    @property
+    def service_use(self) -> ServiceUse | None:
+        """The service's evidence, None where it was not read (a gap says why)."""
+        return self.evidence.services.get(self.service.name)
 
     @property
     def use(self) -> PoolUse | None:
@@ -148,6 +164,9 @@ def cases(stack: Stack, evidence: Evidence, gpu_hourly: Mapping[str, float | Non
     """Return the cases of ``scope``, in the stack's order (a ``POOL_USE`` one: with evidence)."""
     if scope is Scope.STACK:
         return [Case(stack, evidence, gpu_hourly, coverage, None, overflow_share)]
+    if scope is Scope.SERVICE:
+        return [Case(stack, evidence, gpu_hourly, coverage, i, overflow_share)
+                for i in range(len(stack.services))]
     return [Case(stack, evidence, gpu_hourly, coverage, i, overflow_share)
             for i, pool in enumerate(stack.pools)
             if scope is Scope.POOL or pool.name in evidence.pools]

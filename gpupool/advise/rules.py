@@ -28,6 +28,11 @@ RULES: tuple[Rule, ...] = (
     TenantQuota(),
 )
 
+# The inference services' rules (issue 39, item 5), after the pools' and the tenants'.
+from gpupool.advise.service_advice import SERVICE_RULES  # noqa: E402
+
+RULES += SERVICE_RULES
+
 
 def of_scope(scope: Scope) -> tuple[Rule, ...]:
     """Return the rules of ``scope``, in the registry's order."""

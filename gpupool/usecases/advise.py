@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from gpupool.advise import coverage, edit, evidence, overflow, rule, rules, workload
+from gpupool.advise import coverage, edit, evidence, overflow, rule, rules, services, workload
 from gpupool.advise.prometheus import Auth, Prometheus
 from gpupool.advise.recommendation import Dropped, Recommendation
 from gpupool.advise.report import AdviseResult
@@ -35,6 +35,7 @@ from gpupool.plan.tenant_cost import tenant_costs
 from gpupool.simulate.jobs import Workload
 from gpupool.simulate.workload import read_workload
 from gpupool.spec.validate import validate_text
+from gpupool.usecases import advise_services
 from gpupool.usecases.advise_replay import replayer
 
 STACK_LIMIT = 4 * 1024 * 1024  # the same bound stack files are read with
@@ -92,6 +93,7 @@ def advise(
     end: float | None = None,
     write: Path | None = None,
     export_workload: Path | None = None,
+    export_requests: Path | None = None,
     replay: Workload | None = None,
     simulate: workload.Simulate | None = None,
     progress: Callable[[str], None] | None = None,
@@ -100,7 +102,9 @@ def advise(
     """Read the window before ``end`` (now) from ``url`` and return checked recommendations.
 
     ``export_workload`` writes the pods seen in the window as a workload CSV; the edits are
-    replayed with ``replay`` (``--workload``), else with that exported workload. ``simulate``
+    replayed with ``replay`` (``--workload``), else with that exported workload. Each service
+    recommendation is replayed on the window's demand (``usecases.advise_services``), which
+    ``export_requests`` writes as a rate series. ``simulate``
     replaces the simulator (tests at its boundary); None: ``advise_replay.replayer``.
     ``overflow_share`` is the share of 5-minute windows ``memory-overcommit`` lets overflow.
 
@@ -151,6 +155,8 @@ def advise(
             kept.append(rec)
         else:
             dropped.append(Dropped(rec, why))
+    kept, unserved = advise_services.check(text, str(stack_file), stack, ev.services, kept)
+    dropped.extend(unserved)
     check_gaps: list[str] = []
     if simulate is None and found:
         check_gaps.append(
@@ -178,6 +184,11 @@ def advise(
         except OSError as err:
             raise InputError(f"cannot write {export_workload}: {err.strerror or err}") from err
         exported = str(export_workload)
+    if export_requests is not None:
+        try:
+            write_atomic(export_requests, services.requests_csv(ev.services).encode("utf-8"))
+        except OSError as err:
+            raise InputError(f"cannot write {export_requests}: {err.strerror or err}") from err
     return AdviseResult(
         stack=stack.name,
         file=str(stack_file),
@@ -193,6 +204,7 @@ def advise(
         observed_waits=workload.observed_waits(pods),
         fidelity=fidelity,
         replayed=None if simulate is None else (replay.source if replay else "the caller's"),
+        requests_file=None if export_requests is None else str(export_requests),
     )
 
 

@@ -25,8 +25,11 @@ FILE = f"{scenario.NAME}.yaml"  # the name the demo's stack file has
 def demo(
     since_seconds: float = scenario.DAYS * scenario.DAY,
     progress: Callable[[str], None] | None = None,
+    export_requests: Path | None = None,
 ) -> AdviseResult:
     """Return advise's result for the bundled stack over the ``since_seconds`` before its end.
+
+    ``export_requests`` writes the services' demand in the window (``--export-requests``).
 
     Raises:
         InputError: the bundled stack does not validate (a fault of this build).
@@ -44,4 +47,4 @@ def demo(
         with server.serving(scenario.series()) as url:
             return advise.advise(stack_file, checked.stack, url=url,
                                  since_seconds=since_seconds, end=scenario.END,
-                                 progress=progress)
+                                 progress=progress, export_requests=export_requests)

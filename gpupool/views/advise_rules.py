@@ -22,6 +22,7 @@ JUDGES = {
     Scope.POOL_USE: "each pool its GPU memory evidence covers",
     Scope.POOL: "each pool",
     Scope.STACK: "the stack's tenants",
+    Scope.SERVICE: "each inference service",
 }
 
 

@@ -52,7 +52,8 @@ def test_the_demo_server_answers_advise_as_a_real_prometheus_does(tmp_path: Path
         demo = _advise_json(tmp_path, url)
     assert demo == real
     assert {r["kind"] for r in demo["recommendations"]} == {
-        "lower-floor", "spot", "memory-overcommit"}
+        "lower-floor", "spot", "memory-overcommit", "service-capacity", "service-target",
+        "service-replicas"}
 
 
 def test_advise_demo_advises_the_bundled_stack(capsys: pytest.CaptureFixture[str]) -> None:
@@ -60,7 +61,8 @@ def test_advise_demo_advises_the_bundled_stack(capsys: pytest.CaptureFixture[str
     out = capsys.readouterr()
     doc = json.loads(out.out)
     assert doc["stack"] == scenario.NAME and doc["window"]["end"] == scenario.END
-    [floor] = [r for r in doc["recommendations"] if r["kind"] == "lower-floor"]
+    [floor] = [r for r in doc["recommendations"]
+               if r["kind"] == "lower-floor" and r["pool"] == "infer-l4"]
     # both floor nodes idle 20:00 to 08:00: 12 of every 24 hours
     assert floor["pool"] == "infer-l4" and floor["edit"]["value"] == 0
     assert floor["evidence"]["hours_with_idle_floor_nodes"] == 12 * scenario.DAYS
@@ -103,8 +105,8 @@ def test_a_query_the_demo_cannot_evaluate_is_a_refused_query() -> None:
     with server.serving(scenario.series()) as url:
         client = Prometheus(url)
         assert client.query("count by (gpu) (DCGM_FI_DEV_FB_USED)", scenario.END)
-        with pytest.raises(PrometheusError, match="refused a query: function rate"):
-            client.query("rate(DCGM_FI_DEV_FB_USED[5m])", scenario.END)
+        with pytest.raises(PrometheusError, match="refused a query: function irate"):
+            client.query("irate(DCGM_FI_DEV_FB_USED[5m])", scenario.END)
         with pytest.raises(PrometheusError, match="refused a query"):
             client.query("sum(", scenario.END)
 

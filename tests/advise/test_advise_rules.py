@@ -45,14 +45,15 @@ def test_committed_rules_table_is_what_the_registry_generates() -> None:
 
 def test_every_rule_has_a_stable_unique_id_and_a_one_line_summary() -> None:
     ids = [r.id for r in rules.RULES]
-    assert len(ids) == len(set(ids)) == 8
+    assert len(ids) == len(set(ids)) == 8 + 4  # the pools' and tenants', the services' four
     for r in rules.RULES:
         assert r.id and r.kind and r.edits and r.saving
         assert r.summary and "\n" not in r.summary and "|" not in r.summary
-        assert r.edits.startswith(("pools[i].", "tenants[i]."))
-    # the two slot rules share their recommendations' kind, and nothing else does
+        assert r.edits.startswith(("pools[i].", "tenants[i].", "services[i]."))
+    # the two slot rules share their recommendations' kind, as do the two replicas rules
     kinds = [r.kind for r in rules.RULES]
-    assert sorted(k for k in kinds if kinds.count(k) > 1) == ["grow-slots", "grow-slots"]
+    assert sorted(k for k in kinds if kinds.count(k) > 1) == [
+        "grow-slots", "grow-slots", "service-replicas", "service-replicas"]
 
 
 def test_list_rules_prints_the_registry_in_text_json_and_markdown(

@@ -7,7 +7,8 @@ as Prometheus answers a query it cannot parse (``bad_data``).
 
 Supported: selectors with ``=``, ``!=``, ``=~``, ``!~`` matchers (regexes anchored at both ends),
 range selectors ``[5m]`` and subqueries ``(expr)[14d:5m]``; the ``*_over_time`` functions
-(``quantile``, ``max``, ``min``, ``avg``, ``sum``, ``count``, ``last``) and ``increase`` (with
+(``quantile``, ``max``, ``min``, ``avg``, ``sum``, ``count``, ``last``), ``increase`` and
+``rate`` (with
 Prometheus's extrapolation to the range's edges, ``promql/functions.go`` ``extrapolatedRate``);
 ``sum``, ``max``, ``min``, ``count``, ``avg`` with ``by``; arithmetic ``+ - * /`` and filtering
 comparisons ``== != > < >= <=`` between vectors and scalars, and between vectors matched on all
@@ -367,14 +368,15 @@ class Engine:
             fn = _OVER_TIME[call.name]
             return [(_without_name(labels), fn([v for _, v in points]))
                     for labels, points in self._range(call.args[0], t)]
-        if call.name == "increase" and len(call.args) == 1:
+        if call.name in ("increase", "rate") and len(call.args) == 1:
             arg = call.args[0]
             span = arg.range if isinstance(arg, Selector) and arg.range else 0.0
             out: Vector = []
             for labels, points in self._range(arg, t):
                 rise = _increase(points, t - span, t)
-                if rise is not None:
-                    out.append((_without_name(labels), rise))
+                if rise is not None:  # rate: the extrapolated rise over the range's seconds
+                    per = rise / span if call.name == "rate" and span else rise
+                    out.append((_without_name(labels), per))
             return out
         raise QueryError(f"function {call.name} is not supported here")
 

@@ -16,7 +16,9 @@ kube-state-metrics (``kube_node_labels`` with the pool label, the pod series of
   ``l4-a`` peak together), and from 20:00 to 08:00 the services are scaled to zero, so both
   nodes sit idle 12 of 24 hours;
 * ``train-h100``: one p5.48xlarge running one training Job's pod on all eight GPUs the whole
-  window (70 GiB and 90% activity each).
+  window (70 GiB and 90% activity each);
+* ``serve-l4``: two g6.12xlarge nodes serving the inference service ``chat``, minute by minute
+  (``advise.demo.service``).
 
 Samples sit 30 s before each 20-minute mark, so no sample lies on the edge of an hourly range or
 of the window, where Prometheus versions differ (2.x ranges include their start, 3.x do not).
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gpupool.advise.demo import service
 from gpupool.advise.demo.promql import Series, labels_of
 
 END = 1796083200.0  # 2026-12-01T00:00:00Z: the demo's window ends here, whatever the clock says
@@ -58,7 +61,10 @@ cluster:
   scheduler: hami
   monitoring:
     dcgmExporter: true
-    prometheus: {{labels: {{release: kube-prometheus-stack}}, kubeStateMetricsPoolLabel: true}}
+    prometheus:
+      url: http://kube-prometheus-stack-prometheus.monitoring:9090
+      labels: {{release: kube-prometheus-stack}}
+      kubeStateMetricsPoolLabel: true
 pools:
   - name: infer-l4
     instanceType: g6.2xlarge
@@ -71,7 +77,7 @@ pools:
     instanceType: p5.48xlarge
     workload: training
     nodes: {{min: 1, max: 2}}
-acknowledge:
+{service.STACK_POOL}acknowledge:
   - code: hami.split-reaches-whole-gpus
     reason: the training Job takes all eight GPUs of its node, so their vGPUs go unused
     path: pools.train-h100
@@ -85,7 +91,8 @@ tenants:
   - name: llm
     pools: [train-h100]
     limit: {{gpus: 16}}
-"""
+{service.STACK_TENANT}\
+{service.STACK_SERVICES}"""
 
 
 def _hour(t: float) -> float:
@@ -158,7 +165,8 @@ def series(end: float = END, days: int = DAYS) -> list[Series]:
     """Return the demo's series from ``end - days`` to ``end``."""
     start = end - days * DAY
     w = _Writer([start + k * STEP - 30 for k in range(1, int(days * DAY / STEP) + 1)])
-    pools = {"l4-a": "infer-l4", "l4-b": "infer-l4", "h100-a": "train-h100"}
+    pools = {"l4-a": "infer-l4", "l4-b": "infer-l4", "h100-a": "train-h100",
+             **dict.fromkeys(service.NODES, "serve-l4")}
     for node, pool in pools.items():
         w.add("kube_node_labels", {"node": node, "label_gpupool_io_pool": pool}, lambda t: 1)
     for node in ("l4-a", "l4-b"):
@@ -193,4 +201,4 @@ def series(end: float = END, days: int = DAYS) -> list[Series]:
              "ads": lambda t: 2 * slot if serving(t) else 0.0, "llm": lambda t: 8 * 6.88}
     for tenant, cost in costs.items():
         w.add("gpupool:tenant_cost_usd_per_hour", {"stack": NAME, "tenant": tenant}, cost)
-    return w.out
+    return w.out + service.series(start, end)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpupool.cli import options, steps
 from gpupool.cli.console import Console
 from gpupool.cli.exits import EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from gpupool.advise.report import AdviseResult
 
 DESCRIPTION = """\
 What should the stack's pools be, given what their GPUs did? Reads the stack's GPU metrics from
@@ -60,6 +64,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    default=overflow.DEFAULT_SHARE,
                    help="the share of 5-minute windows in which the memory-overcommit advice "
                    "lets the pods' summed GPU memory exceed the GPU's, in percent (default: 0.1)")
+    p.add_argument("--export-requests", metavar="FILE",
+                   help="write each service's demand in the window as a `gpupool simulate "
+                   "--requests` rate series (service,time,rps)")
     options.workload(p, "replay this workload (gpupool simulate) before and after each edit; "
                      "an edit that lengthens a tenant's queue wait is dropped")
     options.fmt(p, "markdown")
@@ -95,11 +102,22 @@ def run(args: argparse.Namespace, console: Console) -> int:
         Path(args.file), stack, url=args.prometheus, since_seconds=args.since, auth=auth,
         write=target, end=args.until,
         export_workload=Path(args.export_workload) if args.export_workload else None,
+        export_requests=Path(args.export_requests) if args.export_requests else None,
         replay=prepared.workload if prepared is not None else None,
         progress=lambda line: console.err(f"{line}...\n"), overflow_share=args.overflow_share,
     )
+    _wrote(result, console)
     console.out(view.render(result, args.format))
     return EXIT_OK
+
+
+def _wrote(result: AdviseResult, console: Console) -> None:
+    """Say on stderr where ``--export-requests`` wrote the services' demand."""
+    from gpupool.advise.words import counted
+
+    if result.requests_file is not None:
+        console.err(f"wrote the demand of {counted(len(result.evidence.services), 'service')} "
+                    f"to {result.requests_file}\n")
 
 
 def _given(args: argparse.Namespace) -> list[str]:
@@ -110,7 +128,8 @@ def _given(args: argparse.Namespace) -> list[str]:
         ("FILE", args.file), ("--prometheus", args.prometheus), ("--write", args.write),
         ("--in-place", args.in_place), ("--until", args.until is not None),
         ("--workload", args.workload),
-        ("--export-workload", args.export_workload), ("--ca-file", args.ca_file),
+        ("--export-workload", args.export_workload),
+        ("--export-requests", args.export_requests), ("--ca-file", args.ca_file),
         ("--bearer-token-file", args.bearer_token_file),
         ("--basic-auth-file", args.basic_auth_file),
         ("--overflow-share", args.overflow_share != overflow.DEFAULT_SHARE)) if value]
@@ -134,10 +153,13 @@ def _demo(args: argparse.Namespace, console: Console) -> int:
     from gpupool.usecases import advise_demo
     from gpupool.views import advise as view
 
-    given = _given(args)
+    given = [flag for flag in _given(args) if flag != "--export-requests"]
     if given:
         raise UsageError(f"{_PROG} --demo advises its own bundled stack and server: "
                          f"drop {', '.join(given)}")
-    result = advise_demo.demo(args.since, progress=lambda line: console.err(f"{line}...\n"))
+    result = advise_demo.demo(args.since, progress=lambda line: console.err(f"{line}...\n"),
+                              export_requests=Path(args.export_requests)
+                              if args.export_requests else None)
+    _wrote(result, console)
     console.out(view.render(result, args.format))
     return EXIT_OK
