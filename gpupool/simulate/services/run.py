@@ -47,6 +47,9 @@ class Replicas(Protocol):
     def pod_seconds(self) -> float | None:
         """Seconds of pods holding a slot so far (None: every existing pod counts)."""
 
+    def cost(self) -> float | None:
+        """Return what the held slots cost at their nodes' prices (None: priced per GPU-hour)."""
+
     def blocked(self) -> dict[str, int]:
         """Scale-ups the cluster held back, by cause (none where capacity is unlimited)."""
 
@@ -76,8 +79,12 @@ class Pods:
         """Every existing pod counts (no slot to wait for)."""
         return None
 
+    def cost(self) -> float | None:
+        """Return None: the replay prices GPU-hours at the pool's first node's price."""
+        return None
+
     def blocked(self) -> dict[str, int]:
-        """Nothing blocks a pod here."""
+        """Return no cause: nothing blocks a pod here."""
         return {}
 
 
@@ -200,7 +207,8 @@ class ServiceRun:
         pending = self.queue.pending
         held = self.pods.pod_seconds()
         gpu_hours = (self.pod_seconds if held is None else held) * self.gpus_per_replica / 3600
-        cost = None if self.gpu_hourly is None else gpu_hours * self.gpu_hourly
+        cost = self.pods.cost() if held is not None else (
+            None if self.gpu_hourly is None else gpu_hours * self.gpu_hourly)
         per_million = (None if cost is None or self.in_slo <= 0
                        else cost / self.in_slo * 1_000_000)
         return {
