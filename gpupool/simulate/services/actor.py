@@ -30,8 +30,9 @@ ready the shortest time, the newest created first on ties. The ranks gpupool has
 ready times) are left out.
 
 A scale-up the cluster holds back is counted per replica, once, with its cause: the tenant's
-limit or quota (``tenant_limit``), or the pool at its ``nodes.max`` with the pod waiting for
-capacity (``nodes_max``). A pod waiting for a node being provisioned is not blocked.
+limit or quota (``tenant_limit``), or the pool at its ``nodes.max``, every node of it up, with
+the pod waiting for capacity (``nodes_max``). A pod waiting for a node being provisioned is not
+blocked.
 
 The services end when their traces do (``until``): every replica is deleted then.
 """
@@ -69,6 +70,7 @@ class Host(Protocol):
 
     now: float
     scale_up: float
+    inflight: dict[str, int]  # per pool, nodes asked for and not ready yet
 
     @property
     def cluster(self) -> ClusterModel:
@@ -210,7 +212,8 @@ class PodReplicas:
             cause = TENANT_LIMIT
         elif reason in _WAITING_FOR_CAPACITY:
             pm = next((p for p in self.host.cluster.pools if p.name == self.service.pool), None)
-            if pm is not None and len(self.host.nodes[pm.name]) >= pm.nodes_max:
+            if (pm is not None and len(self.host.nodes[pm.name]) >= pm.nodes_max
+                    and not self.host.inflight.get(pm.name, 0)):
                 cause = NODES_MAX
         if cause is None:
             return
