@@ -19,13 +19,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from gpupool.model import Stack
 from gpupool.simulate.engine import Outcome, Settings, Simulation
 from gpupool.simulate.gang import Gang
 from gpupool.simulate.jobs import Job, Workload
-from gpupool.simulate.requests import RateSeries
+from gpupool.simulate.report import report as report_of
+from gpupool.simulate.requests import RateSeries, read_log
 from gpupool.simulate.services.actor import NODES_MAX, TENANT_LIMIT, ServiceActor
-from tests.paths import FIXTURES
+from gpupool.views.simulate import render
+from tests.paths import FIXTURES, shared_upstream
 from tests.stacks import load_stack, load_stack_text
 
 STACK = FIXTURES / "simulate" / "services" / "stack.yaml"  # recommend: 40 rps a replica, 2-8
@@ -200,3 +204,25 @@ def test_a_service_whose_priority_the_tenants_policy_refuses_never_starts() -> N
     [report] = actor.reports()
     assert report["served_in_slo"] == 0
     assert "must set priorityClassName gpupool-normal" in str(report["refused"])
+
+
+def test_every_public_trace_replays_through_the_simulation_and_reports() -> None:
+    # the Azure LLM inference 2023 traces (../shared/reference/upstream/SOURCES-services.md),
+    # read as published, each the demand of recommend beside a batch workload on its pool
+    stack = _stack()
+    for name in ("AzureLLMInferenceTrace_code.csv", "AzureLLMInferenceTrace_conv.csv"):
+        path = shared_upstream(f"traces/azure-llm-2023/{name}")
+        if not path.is_file():
+            pytest.skip(f"{path} is absent (../shared/reference/upstream/SOURCES-services.md)")
+        log = read_log(path, "recommend")
+        report, running, outcome = _run(stack, log, _batch(4, 3600.0))  # type: ignore[arg-type]
+        assert report["requests"] == len(log.times)
+        total = (report["served_in_slo"] + report["served_late"] + report["given_up"]
+                 + report["waiting_at_end"])
+        assert total == pytest.approx(len(log.times), abs=1e-3)
+        assert 0 < report["served_in_slo"] <= len(log.times)
+        assert running.most <= 8 and report["gpu_hours"] > 0
+        assert len(outcome.gangs) == 4
+        text = render(report_of(outcome, {}), "text", None, [report], None,
+                      {"recommend": 40.0}).result
+        assert "recommend" in text.split("Services (", 1)[1]
