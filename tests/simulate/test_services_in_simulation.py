@@ -29,6 +29,7 @@ from gpupool.simulate.report import report as report_of
 from gpupool.simulate.requests import RateSeries, read_log
 from gpupool.simulate.services.actor import NODES_MAX, TENANT_LIMIT, ServiceActor
 from gpupool.views.simulate import render
+from tests import bench_scripts
 from tests.paths import FIXTURES, shared_upstream
 from tests.stacks import load_stack, load_stack_text
 
@@ -226,3 +227,15 @@ def test_every_public_trace_replays_through_the_simulation_and_reports() -> None
         text = render(report_of(outcome, {}), "text", None, [report], None,
                       {"recommend": 40.0}).result
         assert "recommend" in text.split("Services (", 1)[1]
+
+
+def test_the_bench_stack_is_valid_and_its_service_runs() -> None:
+    # bench/simulate_services.py's week, cut to an hour: the stack validates, the service runs
+    bench = bench_scripts.load("simulate_services")
+    stack = load_stack_text(bench.STACK, "bench-services.yaml")
+    trace = RateSeries("chat", "bench", 1, (0.0, 3600.0), (1000.0, 0.0))
+    actor = ServiceActor(stack, {"chat": trace})
+    Simulation(stack, Workload("test", ()), Settings(), observers=[actor]).run()
+    [report] = actor.reports()
+    assert report["requests"] == 3_600_000
+    assert report["replicas"]["max"] == 200  # ceil(1000 / 4) = 250, clamped to replicas.max
