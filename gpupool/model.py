@@ -309,6 +309,7 @@ class Simulation:
     seed: int
     spot_interruptions_per_hour: float = 0.0
     spot_shortage: float = 0.0
+    requests: tuple[str, ...] = ()  # request traces (``FILE`` or ``SERVICE=FILE``), as written
 
 
 @dataclass(frozen=True)
@@ -594,4 +595,5 @@ def _simulation(raw: Mapping[str, Any] | None) -> Simulation | None:
     return Simulation(workload=raw["workload"], format=raw.get("format"),
                       seed=int(raw.get("seed", 0)),
                       spot_interruptions_per_hour=float(raw.get("spotInterruptionsPerHour", 0)),
-                      spot_shortage=float(raw.get("spotShortage", 0)))
+                      spot_shortage=float(raw.get("spotShortage", 0)),
+                      requests=tuple(raw.get("requests", ())))

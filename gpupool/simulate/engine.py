@@ -18,6 +18,8 @@ Capacity mode (``saturate``) drives the same parts through ``start_full`` and ``
 
 from __future__ import annotations
 
+import heapq
+import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 
@@ -48,7 +50,7 @@ from gpupool.simulate.gang import (
     Gang,
     Settings,
 )
-from gpupool.simulate.jobs import Workload
+from gpupool.simulate.jobs import Job, Workload
 from gpupool.simulate.loop import CLOCK_EVERY, Loop
 from gpupool.simulate.metered import FragmentationMeter
 from gpupool.simulate.node_autoscaler import NodeAutoscaler
@@ -95,6 +97,11 @@ class Simulation(Loop, Queues, Scheduling, Preempting, NodeIndex, NodeAutoscaler
         self._init_scheduling()
         self._init_preempting()
         self._init_queues()
+        # a service's replicas add priorities and tenants the workload alone does not show,
+        # so the gating that skips failed tries (queues._gated) is off beside them
+        self.extra_pods = 0
+        if any(getattr(o, "places_pods", False) for o in self.observers):
+            self.gated = False
         self._attach()
 
     def _handlers(self) -> Mapping[int, Callable[[object], None]]:
@@ -113,9 +120,11 @@ class Simulation(Loop, Queues, Scheduling, Preempting, NodeIndex, NodeAutoscaler
                     self._add_node(pm, g, ready_at=0.0)
         end = self._run_events(self.workload.jobs, self._handlers())
         self._never_started()
+        jobs = len(self.workload.jobs)
+        gangs = self.gangs if not self.extra_pods else [g for g in self.gangs if g.id < jobs]
         outcome = Outcome(
             stack=self.stack, cluster=self.cluster, workload=self.workload,
-            settings=self.settings, gangs=self.gangs, pools=self.pool_stats,
+            settings=self.settings, gangs=gangs, pools=self.pool_stats,
             tenants=self.tenant_stats, preemptions=self.preemptions, end=end,
             timeline=self.timeline,
         )
@@ -138,6 +147,30 @@ class Simulation(Loop, Queues, Scheduling, Preempting, NodeIndex, NodeAutoscaler
             for gang in queue:
                 gang.state = NEVER
                 gang.reason = gang.reason or (failed[1] if failed else "") or CAPACITY
+
+    # -- services (simulate.services.actor): pods that are no row of the workload --------
+    def submit_pod(self, job: Job) -> Gang:
+        """Submit ``job`` as a pod beside the workload (a service's replica); return its gang.
+
+        It meets what a workload's job meets (admission, its queue, the scheduler's order,
+        preemption, scale-ups); the run's ``Outcome`` leaves it out of the jobs.
+        """
+        self._submit_job(len(self.workload.jobs) + self.extra_pods, job)
+        self.extra_pods += 1
+        return self.gangs[-1]
+
+    def withdraw(self, gang: Gang) -> None:
+        """Delete a pod ``submit_pod`` made: released where it runs, taken from its queue."""
+        if gang.state == RUNNING:
+            self._stop(gang, requeue=False)
+        elif gang.queued:
+            self._dequeue(gang)
+            gang.state = DONE
+
+    def drop_endless(self) -> None:
+        """Forget the finishes of pods that never end (replicas run until withdrawn)."""
+        self.heap[:] = [e for e in self.heap if e[0] != math.inf]
+        heapq.heapify(self.heap)
 
     # -- capacity mode (simulate.saturate) -------------------------------------------------
     def start_full(self) -> None:
@@ -167,8 +200,14 @@ def simulate(stack: Stack, workload: Workload, settings: Settings | None = None,
 def simulate_metered(stack: Stack, workload: Workload, settings: Settings | None = None,
                      progress: Callable[[int, int], None] | None = None,
                      clock: Callable[[float], None] | None = None,
+                     observers: Sequence[object] = (),
                      ) -> tuple[Outcome, Mapping[str, float | None]]:
-    """Replay ``workload`` on ``stack``; return what happened and each pool's fragmentation."""
+    """Replay ``workload`` on ``stack``; return what happened and each pool's fragmentation.
+
+    ``observers`` watch the run beside the meter (a ``services.actor.ServiceActor`` runs the
+    stack's services in it).
+    """
     meter = FragmentationMeter(workload)
-    outcome = Simulation(stack, workload, settings, progress, clock, observers=[meter]).run()
+    outcome = Simulation(stack, workload, settings, progress, clock,
+                         observers=[meter, *observers]).run()
     return outcome, meter.fragmentation(outcome.end)

@@ -20,7 +20,9 @@ the run's own order:
 
 Only the hooks an observer defines are called, so a run without observers pays nothing. An
 observer never changes the run's state; one that must act at a time of its own asks the view
-to call it then (``RunView.call_at``), after everything else at that instant.
+to call it then (``RunView.call_at``), after everything else at that instant. The one exception
+declares itself (``places_pods``): ``services.actor.ServiceActor`` hands the run its services'
+replicas through the engine's ``submit_pod`` and ``withdraw``.
 """
 
 from __future__ import annotations

@@ -95,7 +95,10 @@ class Queues:
         return len(levels) <= 1
 
     def _submit(self, gang_id: int) -> None:
-        job = self.workload.jobs[gang_id]
+        self._submit_job(gang_id, self.workload.jobs[gang_id])
+
+    def _submit_job(self, gang_id: int, job: Job) -> None:
+        """Submit ``job`` as gang ``gang_id`` (a workload row, or a service's replica pod)."""
         self.last_activity = self.now
         level = self.tenancy.priority_level(job.tenant, job.priority)
         st = self.tenancy.state(job.tenant)

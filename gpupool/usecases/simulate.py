@@ -23,7 +23,9 @@ from gpupool.simulate.engine import Settings, simulate_metered
 from gpupool.simulate.generate import generate
 from gpupool.simulate.jobs import Workload
 from gpupool.simulate.report import Report, report
+from gpupool.simulate.requests import Trace
 from gpupool.simulate.saturate import Saturation, saturate
+from gpupool.simulate.services.actor import ServiceActor
 from gpupool.simulate.workload import check_workload, read_workload
 from gpupool.spec import diagnostics
 from gpupool.spec.diagnostics import Diagnostic
@@ -138,18 +140,32 @@ def generated(stack: Stack, *, jobs: int, flags: Mapping[str, object]) -> Prepar
     return PreparedWorkload(Path(source), workload, [], settings)
 
 
+def services_only(stack: Stack, *, flags: Mapping[str, object]) -> PreparedWorkload:
+    """Return no jobs and the run's settings: the services run alone on the stack's pools."""
+    source = "(no workload: the services alone)"
+    return PreparedWorkload(Path(source), Workload(source, ()), [],
+                            resolve(stack.simulation, flags))
+
+
 @dataclass(frozen=True)
 class SimulationResult:
-    """The head stack's report, and the base stack's when ``--base`` was given."""
+    """The head stack's report, and the base stack's when ``--base`` was given.
+
+    ``services``/``base_services``: each traced service's counters (``services.actor``), None
+    when no trace was given.
+    """
 
     head: Report
     base: Report | None
+    services: list[dict[str, Any]] | None = None
+    base_services: list[dict[str, Any]] | None = None
 
 
 def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | None,
              settings: Settings,
              progress: Callable[[str, int, int], None] | None = None,
-             clock: Callable[[str, float], None] | None = None) -> SimulationResult:
+             clock: Callable[[str, float], None] | None = None,
+             traces: Mapping[str, Trace] | None = None) -> SimulationResult:
     """Replay ``workload`` on ``stack`` (and on the ``--base`` stack) and report both runs.
 
     Args:
@@ -160,6 +176,8 @@ def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | 
         settings: seed, spot interruption rate, autoscaler timings.
         progress: called with (stack name, jobs submitted, jobs in all) on long runs.
         clock: called with (stack name, simulated seconds) now and then as a run goes.
+        traces: the services' request traces (``usecases.simulate_services``): each traced
+            service of each stack runs beside the workload on the same pools.
 
     Raises:
         InvalidBaseError: the base stack file is invalid.
@@ -178,11 +196,15 @@ def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | 
             return None
         return lambda seconds: clock(name, seconds)
 
-    head = report(*simulate_metered(stack, workload, settings, tell(stack.name), at(stack.name)))
-    before = (report(*simulate_metered(other, workload, settings, tell(other.name),
-                                       at(other.name)))
-              if other else None)
-    return SimulationResult(head, before)
+    def one(s: Stack) -> tuple[Report, list[dict[str, Any]] | None]:
+        actor = ServiceActor(s, traces) if traces else None
+        out = simulate_metered(s, workload, settings, tell(s.name), at(s.name),
+                               observers=[actor] if actor else ())
+        return report(*out), actor.reports() if actor else None
+
+    head, services = one(stack)
+    before, base_services = one(other) if other else (None, None)
+    return SimulationResult(head, before, services, base_services)
 
 
 @dataclass(frozen=True)

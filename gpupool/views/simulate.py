@@ -13,14 +13,15 @@ head). JSON is ``simulate.report.document``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from gpupool.escape import markdown as md
 from gpupool.formats import FORMAT_VERSION
 from gpupool.simulate import autoscaler
 from gpupool.simulate.report import PoolFigures, Report, TenantFigures, document
 from gpupool.simulate.saturate import Saturation
-from gpupool.views import Output
+from gpupool.views import Output, simulate_services
 
 Number = float | int | None
 
@@ -341,12 +342,29 @@ def format_json(r: Report, base: Report | None = None) -> str:
     return json.dumps(document(r, base), indent=2, ensure_ascii=False) + "\n"
 
 
-def render(r: Report, fmt: str, base: Report | None = None) -> Output:
-    """Render a run as ``text``, ``json`` or ``markdown``."""
+def render(r: Report, fmt: str, base: Report | None = None,
+           services: Sequence[Mapping[str, Any]] | None = None,
+           base_services: Sequence[Mapping[str, Any]] | None = None,
+           capacities: Mapping[str, float | None] | None = None) -> Output:
+    """Render a run as ``text``, ``json`` or ``markdown``; its services after the batch report.
+
+    ``services``: the traced services' counters (None: no trace, nothing shown);
+    ``capacities``: each service's ``capacityPerReplica``, for the chart's capacity line.
+    """
     formats: dict[str, Callable[[Report, Report | None], str]] = {
         "text": format_text, "json": format_json, "markdown": format_markdown,
     }
-    return Output(formats[fmt](r, base), "")
+    out = formats[fmt](r, base)
+    if services is None:
+        return Output(out, "")
+    side = base_services if base is not None else None
+    if fmt == "json":
+        doc = document(r, base)
+        doc["services"] = simulate_services.entries(services, side)
+        return Output(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", "")
+    if fmt == "markdown":
+        return Output(out + simulate_services.markdown(services, side, capacities or {}), "")
+    return Output(out + simulate_services.text(services, side), "")
 
 
 CAPACITY_STEP = 10

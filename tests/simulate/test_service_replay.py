@@ -218,7 +218,7 @@ def test_replicas_stay_within_max_and_every_request_is_counted_once(
     top = 0
     while run.t < end:
         run.advance(run.t + 1)
-        top = max(top, len(run.pods))
+        top = max(top, run.pods.count())
     report = run.report()
     assert top <= hi
     assert report["replicas"]["max"] <= hi
@@ -253,7 +253,7 @@ def test_pending_requests_alone_scale_to_zero_under_load_served_in_time() -> Non
         zero_at = None
         while run.t < end:
             run.advance(run.t + 1)
-            if zero_at is None and run.t > 200 and not run.pods:
+            if zero_at is None and run.t > 200 and not run.pods.count():
                 zero_at = run.t - 1
         runs[hi] = (run, zero_at)
     four, zero_at = runs[4]

@@ -12,7 +12,10 @@ from gpupool.cli.console import Console
 from gpupool.cli.exits import EXIT_OK, InvalidWorkloadError, UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from gpupool.model import Stack
+    from gpupool.simulate.requests import Trace
     from gpupool.usecases.simulate import PreparedWorkload
 
 DESCRIPTION = """\
@@ -26,7 +29,8 @@ examples:
   gpupool simulate prod.yaml --generate         # 200 jobs made up for the stack
   gpupool simulate prod.yaml --base main        # the stack at git ref main, too
   gpupool simulate prod.yaml --saturate 100     # capacity mode
-  gpupool simulate prod.yaml --requests rates.csv  # the services alone, on their traces"""
+  gpupool simulate prod.yaml --requests rates.csv  # the services on their traces
+  gpupool simulate prod.yaml --workload jobs.csv --requests rates.csv --base main"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -49,9 +53,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "share as they arrive (the FGD paper's method)")
     options.knob(p, "scale_up_seconds")
     p.add_argument("--requests", action="append", default=None, metavar="[SERVICE=]FILE",
-                   help="replay the services alone on their request traces: a rate series "
-                   "FILE, or SERVICE=FILE for a request log (docs/workload.md, Request "
-                   "traces); repeatable; not with a workload yet")
+                   help="run the services on their request traces beside the workload (or "
+                   "alone), on the same pools: a rate series FILE, or SERVICE=FILE for a "
+                   "request log (docs/workload.md, Request traces); repeatable; default: the "
+                   "stack's simulation.requests")
     options.fmt(p, "markdown")
 
 
@@ -63,9 +68,15 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from gpupool.views import validate as validate_view
 
     stack = steps.stack(args, console)
-    if args.requests:
-        return _services(args, console, stack)
-    prepared = _workload(args, console, stack)
+    traces = _traces(args, console, stack)
+    if traces is not None and args.saturate is not None:
+        raise UsageError("gpupool simulate: --saturate fills the pools with pods that never "
+                         "leave; it runs no services (drop --requests)")
+    if traces is not None and args.workload is None and args.generate is None and (
+            stack.simulation is None):
+        prepared = usecase.services_only(stack, flags=options.simulation_flags(args))
+    else:
+        prepared = _workload(args, console, stack)
 
     def progress(name: str, done: int, total: int) -> None:
         console.err(f"simulating {name}: {done} of {total} jobs submitted\n")
@@ -81,8 +92,10 @@ def run(args: argparse.Namespace, console: Console) -> int:
         else:
             result = usecase.simulate(Path(args.file), stack, prepared.workload, base=args.base,
                                       settings=prepared.settings, progress=progress,
-                                      clock=clock)
-            out = view.render(result.head, args.format, result.base)
+                                      clock=clock, traces=traces)
+            capacities = {s.name: s.capacity_per_replica for s in stack.services}
+            out = view.render(result.head, args.format, result.base, result.services,
+                              result.base_services, capacities)
     except InvalidBaseError as exc:
         console.err(validate_view.render([steps.visible(args, exc.result)], "text").notes)
         raise
@@ -91,33 +104,27 @@ def run(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
-def _services(args: argparse.Namespace, console: Console, stack: Stack) -> int:
-    """Replay the services alone on the ``--requests`` traces (the standalone replay).
+def _traces(args: argparse.Namespace, console: Console, stack: Stack
+            ) -> Mapping[str, Trace] | None:
+    """Return the services' traces (``--requests``, else the stack's); None: no trace.
 
     Raises:
-        UsageError: ``--requests`` beside a workload, ``--base`` or ``--saturate``.
         InvalidWorkloadError: a trace names a service the stack does not declare.
 
     """
     from gpupool.spec import diagnostics
-    from gpupool.usecases.services_replay import replay_services
-    from gpupool.views import services_replay as view
+    from gpupool.usecases.simulate_services import traces
 
-    beside = [flag for flag, given in (("--workload", args.workload), ("--generate",
-              args.generate), ("--base", args.base), ("--saturate", args.saturate))
-              if given is not None]
-    if beside:
-        raise UsageError(f"gpupool simulate: --requests replays the services alone for now; "
-                         f"not with {', '.join(beside)} (docs/services-simulation.md)")
-    result = replay_services(stack, args.requests)
-    if result.problems:
-        console.err("".join(diagnostics.format_text(d) + "\n" for d in result.problems))
+    found = traces(Path(args.file), stack, args.requests)
+    if found is None:
+        return None
+    if found.problems:
+        console.err("".join(diagnostics.format_text(d) + "\n" for d in found.problems))
         raise InvalidWorkloadError(
             f"the request traces name services the stack does not declare "
-            f"({len(result.problems)}); nothing was simulated",
-            [d.to_json() for d in result.problems])
-    console.out(view.render(stack.name, result.services, args.format))
-    return EXIT_OK
+            f"({len(found.problems)}); nothing was simulated",
+            [d.to_json() for d in found.problems])
+    return found.traces
 
 
 def _workload(args: argparse.Namespace, console: Console, stack: Stack) -> PreparedWorkload:

@@ -3,8 +3,8 @@
 This module owns ``replay``: every service given a trace runs as a ``ServiceRun`` on one clock,
 with unlimited capacity (a replica is ready ``startupSeconds`` after it is asked for: no slot,
 node or device plugin waits), until its trace ends. It is the services' model without the
-cluster (docs/services-simulation.md, What the standalone replay leaves out); the simulator's
-loop will drive the same ``ServiceRun`` objects, answering when each pod is ready.
+cluster (docs/services-simulation.md, What the model does not capture); the simulator's loop
+drives the same ``ServiceRun`` objects (``actor``), answering when each pod is ready.
 
 A replica's GPUs are its request's (``gpus``, ``fraction``, or a MIG profile's share of its GPU);
 their price is the pool's first node's hourly price over its GPUs (the figures the plan and the

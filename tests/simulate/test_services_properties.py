@@ -1,0 +1,141 @@
+"""Properties of services in the full simulation (hypothesis), beside batch jobs on one pool.
+
+With requests-per-second triggers (the HPA's ``AverageValue`` over the pods, kubernetes
+``pkg/controller/podautoscaler/replica_calculator.go``; KEDA activating above 0,
+kedacore/keda ``pkg/scaling/executor/scale_scaledobjects.go``): more ``replicas.max`` or more
+``nodes.max`` never lowers the requests served in time; the same inputs and seed give the same
+bytes; the replicas holding a slot never pass ``replicas.max``, and the tenant's pods never pass
+its GPU limit (``gpupool/simulate/tenancy.py``); every offered request is counted once (in
+time, late, given up, or waiting at the end). The exception the standalone replay found, a
+pending-requests trigger with ``replicas.min`` 0 going to zero under load once its queue empties
+(KEDA's activation), is kept in tests/simulate/test_service_replay.py and
+docs/services-simulation.md; it is why these properties scale on requests per second.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpupool.model import Stack
+from gpupool.simulate.engine import Settings, Simulation
+from gpupool.simulate.gang import Gang
+from gpupool.simulate.jobs import Job, Workload
+from gpupool.simulate.report import document, report
+from gpupool.simulate.requests import RateSeries
+from gpupool.simulate.services.actor import ServiceActor
+from tests.paths import FIXTURES
+from tests.stacks import load_stack
+
+STACK = FIXTURES / "simulate" / "services" / "stack.yaml"
+_steps = st.lists(st.tuples(st.integers(1, 10).map(lambda m: m * 60.0),
+                            st.floats(0, 300, allow_nan=False)), min_size=1, max_size=4)
+_jobs = st.lists(st.tuples(st.integers(0, 1200), st.integers(60, 3600),
+                           st.sampled_from(["low", "normal"])), max_size=8)
+
+
+def _trace(steps: list[tuple[float, float]]) -> RateSeries:
+    times, rates, t = [], [], 0.0
+    for length, rps in steps:
+        times.append(t)
+        rates.append(rps)
+        t += length
+    return RateSeries("recommend", "test", 1, (*times, t), (*rates, 0.0))
+
+
+def _stack(lo: int, hi: int, nodes_max: int = 10) -> Stack:
+    stack = load_stack(STACK)
+    service = stack.services[0]
+    service = replace(service, replicas_min=lo, replicas_max=hi,
+                      triggers=(service.triggers[1],), startup_seconds=60)
+    pool = stack.pools[0]
+    pool = replace(pool, nodes=replace(pool.nodes, max=nodes_max))
+    return replace(stack, services=(service,), pools=(pool,))
+
+
+def _workload(jobs: list[tuple[int, int, str]]) -> Workload:
+    rows = sorted(jobs)
+    return Workload("test", tuple(
+        Job(f"j{i}", i + 2, float(at), float(length), tenant="recsys" if level == "normal"
+            else None, gpus=1, cpu=4, memory_gib=16, priority=level, pool="l4")
+        for i, (at, length, level) in enumerate(rows)))
+
+
+class _Held:
+    """The most replicas holding a slot at once, and the most GPUs tenant recsys held."""
+
+    def __init__(self) -> None:
+        self.replicas = self.most_replicas = 0
+        self.tenant = self.most_tenant = 0
+
+    def on_start(self, gang: Gang, now: float) -> None:
+        if gang.job.name.endswith("-replica"):
+            self.replicas += 1
+            self.most_replicas = max(self.most_replicas, self.replicas)
+        if gang.job.tenant == "recsys":
+            self.tenant += gang.job.gpus
+            self.most_tenant = max(self.most_tenant, self.tenant)
+
+    def on_stop(self, gang: Gang, now: float, requeued: bool) -> None:
+        if gang.job.name.endswith("-replica"):
+            self.replicas -= 1
+        if gang.job.tenant == "recsys":
+            self.tenant -= gang.job.gpus
+
+
+def _run(stack: Stack, trace: RateSeries, workload: Workload, seed: int = 0,
+         spot: float = 0.0) -> tuple[dict[str, object], _Held, str]:
+    actor = ServiceActor(stack, {"recommend": trace})
+    held = _Held()
+    outcome = Simulation(stack, workload, Settings(seed=seed, spot_interruptions_per_hour=spot),
+                         observers=[actor, held]).run()
+    [service] = actor.reports()
+    return service, held, json.dumps(document(report(outcome, {})), sort_keys=True)
+
+
+@settings(max_examples=20, deadline=None)
+@given(steps=_steps, jobs=_jobs, lo=st.integers(0, 2), hi=st.integers(1, 5),
+       more=st.integers(1, 4))
+def test_more_replicas_max_never_lowers_the_requests_served_in_time(
+        steps: list[tuple[float, float]], jobs: list[tuple[int, int, str]], lo: int, hi: int,
+        more: int) -> None:
+    hi = max(hi, lo, 1)
+    trace, workload = _trace(steps), _workload(jobs)
+    small, _, _ = _run(_stack(lo, hi), trace, workload)
+    large, _, _ = _run(_stack(lo, hi + more), trace, workload)
+    assert large["served_in_slo"] >= small["served_in_slo"] - 1e-6
+
+
+@settings(max_examples=20, deadline=None)
+@given(steps=_steps, jobs=_jobs, nodes=st.integers(2, 6), more=st.integers(1, 4))
+def test_more_nodes_max_never_lowers_the_requests_served_in_time(
+        steps: list[tuple[float, float]], jobs: list[tuple[int, int, str]], nodes: int,
+        more: int) -> None:
+    trace, workload = _trace(steps), _workload(jobs)
+    small, _, _ = _run(_stack(1, 8, nodes), trace, workload)
+    large, _, _ = _run(_stack(1, 8, nodes + more), trace, workload)
+    assert large["served_in_slo"] >= small["served_in_slo"] - 1e-6
+
+
+@settings(max_examples=20, deadline=None)
+@given(steps=_steps, jobs=_jobs, lo=st.integers(0, 2), hi=st.integers(1, 6),
+       seed=st.integers(0, 3))
+def test_within_the_limits_counted_once_and_the_same_bytes(
+        steps: list[tuple[float, float]], jobs: list[tuple[int, int, str]], lo: int, hi: int,
+        seed: int) -> None:
+    hi = max(hi, lo, 1)
+    stack, trace, workload = _stack(lo, hi), _trace(steps), _workload(jobs)
+    service, held, batch = _run(stack, trace, workload, seed, spot=1.0)
+    assert held.most_replicas <= hi
+    assert held.most_tenant <= 10  # tenant recsys's limit: {gpus: 10}
+    offered = trace.arrivals(0, trace.end)
+    counted = (service["served_in_slo"] + service["served_late"] + service["given_up"]
+               + service["waiting_at_end"])
+    assert abs(service["requests"] - offered) < 1e-3
+    assert abs(counted - offered) < 1e-2
+    again, _, batch_again = _run(stack, trace, workload, seed, spot=1.0)
+    assert json.dumps(again, sort_keys=True) == json.dumps(service, sort_keys=True)
+    assert batch_again == batch
