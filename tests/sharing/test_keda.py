@@ -211,7 +211,13 @@ def test_no_service_no_keda() -> None:
 
 
 def test_a_service_priority_gets_its_priority_class() -> None:
-    stack = load_stack(CLEAN)  # ranker is high; no tenant is
+    # ranker at high, no tenant at it: admissible where the tenants' policy only warns
+    text = CLEAN.read_text(encoding="utf-8").replace(
+        "  scheduler: kai\n", "  scheduler: kai\n  admission: {action: warn}\n").replace(
+        "    memoryGiB: 16\n", "    memoryGiB: 16\n    priority: high\n", 1)
+    result = validate_text(text, "stack.yaml")
+    assert result.stack is not None, [d.summary for d in result.diagnostics]
+    stack = result.stack
     classes = {r.manifest["metadata"]["name"] for r in _resources(stack)
                if r.manifest and r.manifest["kind"] == "PriorityClass"}
     assert "gpupool-high" in classes

@@ -197,14 +197,19 @@ def test_a_spot_interruption_evicts_a_replica_after_the_drain_and_it_starts_agai
 
 
 def test_a_service_whose_priority_the_tenants_policy_refuses_never_starts() -> None:
-    # the example stack's recommend asks priority high; tenant recsys is normal and its
-    # admission policy (gpupool/sharing/admission.py) denies other priorities
+    # recommend moved to priority low while tenant recsys is high: its admission policy
+    # (gpupool/sharing/admission.py) denies other priorities. validate refuses such a stack
+    # (service.priority-not-tenants); the simulator, given one anyway, refuses as the API would
     stack = load_stack("aws-inference-services")
+    [recommend] = [s for s in stack.services if s.name == "recommend"]
+    moved = replace(recommend, priority="low")
+    stack = replace(stack, services=tuple(moved if s is recommend else s
+                                          for s in stack.services))
     actor = ServiceActor(stack, {"recommend": _rates((0, 40), (600, 40))})
     Simulation(stack, Workload("test", ()), Settings(), observers=[actor]).run()
     [report] = actor.reports()
     assert report["served_in_slo"] == 0
-    assert "must set priorityClassName gpupool-normal" in str(report["refused"])
+    assert "must set priorityClassName gpupool-high" in str(report["refused"])
 
 
 def test_every_public_trace_replays_through_the_simulation_and_reports() -> None:

@@ -4,6 +4,8 @@ Errors, where KEDA, the HPA or the scheduler cannot do what the service says:
 
 - ``service.duplicate-name``, ``service.unknown-tenant``, ``service.unknown-pool`` (a pool the
   stack lacks, or one its tenant was not given), with a did-you-mean;
+- ``service.priority-not-tenants``: a priority other than its tenant's, which the tenant's
+  admission policy refuses under ``cluster.admission.action: deny``;
 - ``service.prometheus-url-missing``: KEDA's Prometheus triggers need ``serverAddress``;
 - ``service.request-shape``: not exactly one GPU shape (``gpus``, ``fraction``, ``mig``, or
   ``gpuMemoryGiB`` alone), the workload file's rule (docs/workload.md);
@@ -72,6 +74,27 @@ def _references(stack: Stack, s: Service) -> Iterator[Diagnostic]:
                     f"{tenant.name}'s pools",
                     f"Tenant {tenant.name} may use {', '.join(tenant.pools)}; give it {s.pool} "
                     "in tenants[].pools, or run the service there.", (*s.path, "pool"))
+    yield from _priority(stack, s, tenant)
+
+
+def _priority(stack: Stack, s: Service, tenant: Tenant) -> Iterator[Diagnostic]:
+    """Check a replica's priority against its tenant's admission policy (sharing/admission.py).
+
+    The policy admits a tenant's GPU pods only at the tenant's own priority class, so under
+    ``cluster.admission.action: deny`` the API server refuses every replica of a service at
+    another priority (the ValidatingAdmissionPolicy's validation fails: Kubernetes
+    "Validating Admission Policy", validationActions Deny; ``warn`` and ``audit`` admit them).
+    """
+    if s.priority is None or s.priority == tenant.priority:
+        return
+    if stack.cluster.admission.action != "deny":
+        return
+    yield error("service.priority-not-tenants",
+                f"Service {s.name} runs at priority {s.priority}, its tenant {tenant.name} at "
+                f"{tenant.priority}: the tenant's admission policy refuses every replica",
+                f"Tenant {tenant.name}'s policy admits its GPU pods only at priority "
+                f"{tenant.priority}. Drop the service's priority, or give it a tenant of its "
+                f"own at priority {s.priority}.", (*s.path, "priority"))
 
 
 def _shape(s: Service) -> Iterator[Diagnostic]:

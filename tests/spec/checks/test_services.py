@@ -91,6 +91,8 @@ CASES: dict[str, Callable[[Data], None]] = {
     "service.duplicate-name": _copy_first,
     "service.unknown-tenant": _set("ranker", tenant="serv"),
     "service.unknown-pool": _set("ranker", pool="mig"),  # a pool, but not the tenant's
+    # the tenant's admission policy admits its own priority only (sharing/admission.py)
+    "service.priority-not-tenants": _set("ranker", priority="high"),
     "service.prometheus-url-missing": _no_url,
     # docs/workload.md "One GPU shape"
     "service.request-shape": _set("ranker", fraction=0.5),
