@@ -8,6 +8,7 @@ comment. Properties over generated workloads follow.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -15,10 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpupool.simulate.engine import DONE, Gang, Outcome, Settings, simulate
-from gpupool.simulate.jobs import Job, Workload
+from gpupool.simulate.jobs import Workload
 from gpupool.simulate.report import document, report
 from gpupool.simulate.resume import Plan, run_seconds, split, writes
 from gpupool.simulate.tenancy import Tenancy
+from gpupool.views.simulate import render
 from tests.simulate.simstacks import job, lab, workload
 from tests.simulate.test_properties import STACKS, workloads
 
@@ -146,9 +148,8 @@ SPOT = Settings(seed=5, spot_interruptions_per_hour=1.0)
 
 
 def _with(wl: Workload, every: float, write: float, restore: float = 30.0) -> Workload:
-    jobs = tuple(Job(**{**{f: getattr(j, f) for f in Job.__slots__},  # type: ignore[attr-defined]
-                        "checkpoint_every": every, "checkpoint_write": write,
-                        "checkpoint_restore": restore}) for j in wl.jobs)
+    jobs = tuple(dataclasses.replace(j, checkpoint_every=every, checkpoint_write=write,
+                                     checkpoint_restore=restore) for j in wl.jobs)
     return Workload(wl.source, jobs)
 
 
@@ -252,6 +253,8 @@ def test_same_seed_same_bytes_and_the_split_adds_up(name: str) -> None:
         r = report(simulate(stack, ckpt, SPOT))
         again = report(simulate(stack, ckpt, SPOT))
         assert json.dumps(document(again)) == json.dumps(document(r))
+        for fmt in ("text", "markdown"):
+            assert "Checkpoints" in render(r, fmt, again).result
         assert r.checkpoints is not None
         split_of = dict(r.checkpoints.tenants)
         for t in r.tenants:
