@@ -78,7 +78,7 @@ class Checkpointing:
 
     def _init_checkpoints(self) -> None:
         self.checkpoints_on = stated(self.stack, self.workload)
-        self.progress: dict[int, Progress] = {}
+        self.resumes: dict[int, Progress] = {}
         self.evicted: dict[int, tuple[float, str, float, float]] = {}
         self.recovery_pools: dict[str, PoolRecovery] = {}
         self.recovery_tenants: dict[str, Lost] = {}
@@ -100,14 +100,14 @@ class Checkpointing:
         node = gang.placed[0][0]
         rec = self._recovery(gang, node)
         plan = plan_of(gang.job, rec)
-        prog = self.progress.get(gang.id)
+        prog = self.resumes.get(gang.id)
         if plan is None:
             if prog is not None:
                 prog.saved, prog.plan, prog.restore = 0.0, None, 0.0
             run = gang.job.duration
         else:
             if prog is None:
-                prog = self.progress[gang.id] = Progress()
+                prog = self.resumes[gang.id] = Progress()
             prog.plan = plan
             prog.restore = plan.restore if prog.saved > 0 else 0.0
             prog.run = run = run_seconds(gang.job.duration - prog.saved, plan, prog.restore)
@@ -144,7 +144,7 @@ class Checkpointing:
             d, _, pods = node.allocs[key]
             gpus[node.pm.name] = gpus.get(node.pm.name, 0.0) + d.gpus * pods
         first = gang.placed[0][0] if gang.placed else None
-        prog = self.progress.get(gang.id)
+        prog = self.resumes.get(gang.id)
         plan = None if prog is None else prog.plan
         finished = not requeue and (
             ran >= (prog.run if plan is not None and prog is not None else gang.job.duration)

@@ -23,6 +23,7 @@ from gpupool.simulate import autoscaler
 from gpupool.simulate.report import PoolFigures, Report, TenantFigures, document
 from gpupool.simulate.saturate import Saturation
 from gpupool.views import Output
+from gpupool.views import simulate_checkpoints as ckpt
 
 Number = float | int | None
 
@@ -234,8 +235,6 @@ def _checkpoint_lines(r: Report, base: Report | None, title: str,
                       table: Callable[[Sequence[str], Sequence[Sequence[str]]], list[str]],
                       note: Callable[[str], str]) -> list[str]:
     """Return the checkpoint section (``views.simulate_checkpoints``); none without one."""
-    from gpupool.views import simulate_checkpoints as ckpt
-
     if not ckpt.present(r, base):
         return []
     tables = ckpt.sections(r, base, _cell, lambda x: _num(x, 2), _duration, _pct)

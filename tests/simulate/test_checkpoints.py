@@ -8,6 +8,7 @@ comment. Properties over generated workloads follow.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 
@@ -22,6 +23,7 @@ from gpupool.simulate.resume import Plan, run_seconds, split, writes
 from gpupool.simulate.tenancy import Tenancy
 from gpupool.views.simulate import render
 from tests.simulate.simstacks import job, lab, workload
+from tests.simulate.test_parts import PARTS, _part_class
 from tests.simulate.test_properties import STACKS, workloads
 
 ONE_GPU = "  - {{name: a, nodeNames: [n1], gpu: {{model: L4, count: 1}}{extra}}}\n"
@@ -261,3 +263,18 @@ def test_same_seed_same_bytes_and_the_split_adds_up(name: str) -> None:
             assert split_of[t.tenant].total == pytest.approx(t.gpu_hours_lost, abs=1e-6)
 
     check()
+
+
+def test_the_part_keeps_its_state_under_names_no_other_part_uses() -> None:
+    """Its state once took ``progress``, the run's progress callback: every 10,000th submit
+    then called a dict. The names it stores are none another part stores or the engine sets."""
+    def stored(module: str) -> set[str]:
+        return {n.attr for n in ast.walk(_part_class(module))
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                and isinstance(n.value, ast.Name) and n.value.id == "self"}
+
+    mine = stored("checkpoints")
+    engine = {"stack", "workload", "settings", "cluster", "tenancy", "scheduler", "rng",
+              "progress", "clock", "version", "below_quota_first", "queue_reclaim"}
+    others = set().union(*(stored(m) for m in PARTS if m != "checkpoints"))
+    assert not mine & (others | engine)
