@@ -16,15 +16,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpupool.simulate.engine import DONE, Gang, Outcome, Settings, simulate
+from gpupool.simulate.engine import DONE, GAVE_UP_STATE, Gang, Outcome, Settings, simulate
 from gpupool.simulate.jobs import Workload
 from gpupool.simulate.report import document, report
 from gpupool.simulate.resume import Plan, run_seconds, split, writes
 from gpupool.simulate.tenancy import Tenancy
 from gpupool.views.simulate import render
+from tests.paths import FIXTURES
 from tests.simulate.simstacks import job, lab, workload
 from tests.simulate.test_parts import PARTS, _part_class
 from tests.simulate.test_properties import STACKS, workloads
+from tests.stacks import load_stack_text
 
 ONE_GPU = "  - {{name: a, nodeNames: [n1], gpu: {{model: L4, count: 1}}{extra}}}\n"
 BLOCK = (", checkpoint: {everySeconds: 1000, writeSeconds: 100, restoreSeconds: 50},"
@@ -143,6 +145,30 @@ def test_kai_min_runtime_follows_the_rendered_queue() -> None:
     assert (states["t"].preempt_min, states["t"].reclaim_min) == (240, 240)
     assert (states["u"].preempt_min, states["u"].reclaim_min) == (90, 90)
     assert (states["v"].preempt_min, states["v"].reclaim_min) == (600, 90)
+
+
+def test_a_job_given_up_loses_everything_and_never_comes_back() -> None:
+    """Spot nodes interrupted 360 times an hour (aws notice 120 s, drainSeconds 120): each run
+    of the 8-GPU job lasts about 2 minutes, under its first interval of 200 s, so it never
+    saves anything and is given up 10 x 600 s after its first start (gang.GIVE_UP_FACTOR).
+    Everything it ran is lost and redone work; each return took a 300 s scale-up plus the
+    120 s startupSeconds (no restore: nothing saved), within the 900 s budget; the give-up is
+    an interruption it never came back from, over the budget."""
+    text = (FIXTURES / "valid" / "checkpoint-spot-kai.yaml").read_text(encoding="utf-8")
+    stack = load_stack_text(text.replace(", onDemandBase: 1", ""))
+    out = simulate(stack, workload(job("r", 0, 600, tenant="research", gpus=8,
+                                       checkpoint_every=200, checkpoint_write=100)),
+                   Settings(seed=2, spot_interruptions_per_hour=360))
+    g = out.gangs[0]
+    assert g.state == GAVE_UP_STATE
+    assert g.gpu_seconds_lost == pytest.approx(out.tenants["research"].gpu_seconds)
+    assert out.checkpoints is not None
+    pool = out.checkpoints.pools["train"]
+    assert pool.lost.redone == pytest.approx(g.gpu_seconds_lost) and pool.lost.write == 0
+    assert pool.interruptions == g.interruptions
+    assert {round(d) for d, _ in pool.downtimes} == {420} and pool.never_back == [900.0]
+    doc = document(report(out))["checkpoints"]["pools"][0]["downtime"]
+    assert doc["over"] == doc["never_back"] == 1
 
 
 # -- properties ------------------------------------------------------------------------------
