@@ -18,6 +18,7 @@ from gpupool.model import Stack
 from gpupool.simulate.cluster import ClusterModel
 from gpupool.simulate.gang import Gang, Settings
 from gpupool.simulate.jobs import Workload
+from gpupool.simulate.resume import CheckpointRun
 from gpupool.simulate.tenancy import Tenancy, TenantState
 
 
@@ -110,6 +111,7 @@ class Outcome:
     preemptions: list[Preemption]
     end: float
     timeline: Sequence[tuple[float, int, float]]  # (time, pods queued, GPUs allocated)
+    checkpoints: CheckpointRun | None = None  # where the run followed checkpoints or downtime
 
 
 

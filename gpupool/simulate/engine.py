@@ -9,7 +9,9 @@ This module owns the wiring: ``Simulation`` is the loop (``loop``: the clock, th
 - ``preempt``: the victims a waiting job may evict under the scheduler's rules, and evicting;
 - ``node_index``: which nodes a pod may go on, kept as pods come and go;
 - ``node_autoscaler``: nodes added, made ready, interrupted and removed; scale-ups;
-- ``accounting``: the pools' and tenants' figures over time, and the ``Outcome``.
+- ``accounting``: the pools' and tenants' figures over time, and the ``Outcome``;
+- ``checkpoints``: where an evicted job resumes, what checkpoints cost, interruptions and
+  downtime.
 
 Observers (``observers``: fragmentation metering, ``metered``) watch a run through hooks and
 never change it. The run ends when no event is left; what is still queued then never started.
@@ -34,6 +36,7 @@ from gpupool.simulate.accounting import (
     TenantStats,
     Timeline,
 )
+from gpupool.simulate.checkpoints import Checkpointing
 from gpupool.simulate.cluster import cluster_of
 from gpupool.simulate.events import EVICT, FINISH, GONE, IDLE, INTERRUPT, READY, UNFILLED, WAKE
 from gpupool.simulate.gang import (
@@ -68,7 +71,8 @@ __all__ = [
 ]
 
 
-class Simulation(Loop, Queues, Scheduling, Preempting, NodeIndex, NodeAutoscaler, Accounting):
+class Simulation(Loop, Queues, Scheduling, Preempting, NodeIndex, NodeAutoscaler, Accounting,
+                 Checkpointing):
     """One run of a workload on a stack: the loop over its parts."""
 
     def __init__(self, stack: Stack, workload: Workload, settings: Settings | None = None,
@@ -102,6 +106,7 @@ class Simulation(Loop, Queues, Scheduling, Preempting, NodeIndex, NodeAutoscaler
         self.extra_pods = 0
         if any(getattr(o, "places_pods", False) for o in self.observers):
             self.gated = False
+        self._init_checkpoints()
         self._attach()
 
     def _handlers(self) -> Mapping[int, Callable[[object], None]]:
@@ -126,7 +131,7 @@ class Simulation(Loop, Queues, Scheduling, Preempting, NodeIndex, NodeAutoscaler
             stack=self.stack, cluster=self.cluster, workload=self.workload,
             settings=self.settings, gangs=gangs, pools=self.pool_stats,
             tenants=self.tenant_stats, preemptions=self.preemptions, end=end,
-            timeline=self.timeline,
+            timeline=self.timeline, checkpoints=self._checkpoint_outcome(),
         )
         for hook in self._on_end:
             hook(outcome)

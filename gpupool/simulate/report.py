@@ -13,6 +13,10 @@ This module owns what ``gpupool simulate`` reports from an ``engine.Outcome``:
   and its fragmentation: the FGD measure's fragmented share of its ready GPU capacity, as
   ``simulate.metered`` samples it (None where the run was not metered or nothing was measured).
 
+With checkpoints or a downtime budget stated, the GPU-hours lost split into work redone and
+overhead, the simulated interruption rate and interval, and the downtime budget's share over
+(``report_checkpoints``).
+
 ``document`` is the JSON form (``format_version``), and ``compare`` puts a base run beside it.
 """
 
@@ -24,8 +28,10 @@ from typing import Any
 
 from gpupool.formats import FORMAT_VERSION
 from gpupool.quantile import weighted_percentile
+from gpupool.simulate import report_checkpoints
 from gpupool.simulate.cluster import fraction_given
 from gpupool.simulate.engine import GAVE_UP_STATE, REJECTED, Gang, Outcome
+from gpupool.simulate.report_checkpoints import CheckpointFigures
 
 TIMELINE_POINTS = 120
 """Points of the queue and allocation timeline kept for charts (evenly spaced in time)."""
@@ -97,6 +103,7 @@ class Report:
     tenants: tuple[TenantFigures, ...]
     pools: tuple[PoolFigures, ...]
     timeline: tuple[tuple[float, int, float], ...] = field(default=())
+    checkpoints: CheckpointFigures | None = None  # where the run followed checkpoints
 
 
 def _tenant(name: str, gangs: list[Gang], outcome: Outcome) -> TenantFigures:
@@ -218,6 +225,7 @@ def report(outcome: Outcome, fragmentation: Mapping[str, float | None] | None = 
         tenants=tenants,
         pools=tuple(pools),
         timeline=_timeline(outcome.timeline, outcome.end),
+        checkpoints=report_checkpoints.figures(outcome, order),
     )
 
 
@@ -277,6 +285,8 @@ def document(r: Report, base: Report | None = None) -> dict[str, Any]:
         "pods": dict(r.pods),
         "pools": [_pool_json(p) for p in r.pools],
         "tenants": [_tenant_json(t) for t in r.tenants],
+        **({} if r.checkpoints is None else
+           {"checkpoints": report_checkpoints.document(r.checkpoints)}),
         "timeline": [
             {"seconds": round(t, 1), "queued_pods": q, "allocated_gpus": _round(a)}
             for t, q, a in r.timeline

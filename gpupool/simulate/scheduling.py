@@ -8,7 +8,9 @@ preempt (``preempt``), then asks the autoscaler for nodes (``node_autoscaler``);
 job's ``pods`` start together or not at all (a gang): ``_place`` takes every pod's node in turn
 (``node_index._choose``) and gives them all back if one fails. A started job finishes after its
 duration; an evicted one (preempted, or on an interrupted spot node) goes back to its queue
-with its whole duration. Observers are told of each start, stop and failed try.
+with its whole duration, or, where it checkpoints, with what its latest checkpoint had not
+saved (``checkpoints``: the hooks ``_checkpoint_start`` and ``_checkpoint_stop``). Observers
+are told of each start, stop and failed try.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class Scheduling:
     pool_stats: dict[str, PoolStats]
     tenant_stats: dict[str, TenantStats]
     fallback_ids: set[int]
+    checkpoints_on: bool  # checkpoints: whether the run follows checkpoints and downtime
     _push: Callable[[float, int, object], None]
     _on_start: list[Callable[[Gang, float], None]]
     _on_stop: list[Callable[[Gang, float, bool], None]]
@@ -194,7 +197,8 @@ class Scheduling:
                 stats.allocated_gpus += d.gpus
         self.running[gang.id] = gang
         self._peaks(gang)
-        self._push(self.now + gang.job.duration, FINISH, (gang.id, gang.started_at))
+        run = self._checkpoint_start(gang) if self.checkpoints_on else gang.job.duration
+        self._push(self.now + run, FINISH, (gang.id, gang.started_at))
         for hook in self._on_start:
             hook(gang, self.now)
 
@@ -206,9 +210,15 @@ class Scheduling:
         self._stop(gang, requeue=False)
 
     def _stop(self, gang: Gang, *, requeue: bool) -> float:
-        """Release the gang's pods; account its use; requeue or finish it. Returns GPU-seconds."""
+        """Release the gang's pods; account its use; requeue or finish it.
+
+        Returns the GPU-seconds the run lost if it was given up: all it used, or, for a gang
+        that checkpoints, what ``checkpoints._checkpoint_stop`` says.
+        """
         self.last_activity = self.now
         ran = self.now - self._since(gang)
+        # checkpoints: what the run lost, where the gang checkpoints (None: all of an evicted run)
+        lost = self._checkpoint_stop(gang, ran, requeue) if self.checkpoints_on else None
         gpu_seconds = 0.0
         ts = self.tenant_stats[gang.tenant.name] if gang.tenant is not None else None
         for node, key in gang.placed:
@@ -240,13 +250,13 @@ class Scheduling:
             gang.state = PENDING
             gang.started_at = None
             gang.queued_at = self.now
-            gang.gpu_seconds_lost += gpu_seconds
+            gang.gpu_seconds_lost += gpu_seconds if lost is None else lost
             self._enqueue(gang)
         else:
             gang.state = DONE
         for hook in self._on_stop:
             hook(gang, self.now, requeue)
-        return gpu_seconds
+        return gpu_seconds if lost is None else lost
 
     def _since(self, gang: Gang) -> float:
         """When the gang last started (now if it is not running)."""

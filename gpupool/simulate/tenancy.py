@@ -105,8 +105,10 @@ class Tenancy:
                 st.kai_quota = (t.quota_gpus or 0) * units
                 st.kai_limit = None if t.limit_gpus is None else t.limit_gpus * units
                 st.weight = t.fair_share_weight or 1.0
-                st.preempt_min = go_duration(t.preempt_min_runtime)
-                st.reclaim_min = go_duration(t.reclaim_min_runtime)
+                # the queue as rendered: minRuntime, else the tenant's longest checkpoint write
+                spec = kai.queue_spec(stack, t)
+                st.preempt_min = go_duration(spec.get("preemptMinRuntime"))
+                st.reclaim_min = go_duration(spec.get("reclaimMinRuntime"))
             self.states[t.name] = st
             self._messages[t.name] = admission.validations(stack, t)
 

@@ -6,6 +6,8 @@ This module owns how a ``simulate.report.Report`` reads: per tenant (pods, waits
 spot interruptions, GPU-hours, cost) and per pool (allocation, fragmentation, idle GPU-hours,
 node-hours, peak nodes, cost), the reasons pods did not run, and, with a base run, every
 figure beside its change from the base.
+Where the run followed checkpoints, a section splits the GPU-hours lost and shows intervals and
+downtime (``simulate_checkpoints``).
 The markdown form adds a Mermaid chart of queued pods and allocated GPUs over time (base and
 head). JSON is ``simulate.report.document``.
 """
@@ -22,6 +24,7 @@ from gpupool.simulate import autoscaler
 from gpupool.simulate.report import PoolFigures, Report, TenantFigures, document
 from gpupool.simulate.saturate import Saturation
 from gpupool.views import Output, simulate_services
+from gpupool.views import simulate_checkpoints as ckpt
 
 Number = float | int | None
 
@@ -229,12 +232,23 @@ def _unshared(r: Report, base: Report | None) -> list[str]:
     return out
 
 
+def _checkpoint_lines(r: Report, base: Report | None, title: str,
+                      table: Callable[[Sequence[str], Sequence[Sequence[str]]], list[str]],
+                      note: Callable[[str], str]) -> list[str]:
+    """Return the checkpoint section (``views.simulate_checkpoints``); none without one."""
+    if not ckpt.present(r, base):
+        return []
+    tables = ckpt.sections(r, base, _cell, lambda x: _num(x, 2), _duration, _pct)
+    return ["", title, "", *ckpt.lines(tables, table, note)]
+
+
 def format_text(r: Report, base: Report | None = None) -> str:
     """Render a run (and its base) as text tables."""
     lines = [*_headline(r, base), "", "Tenants"]
     lines += _table(*_tenant_rows(r, base))
     lines += ["", "Pools"]
     lines += _table(*_pool_rows(r, base))
+    lines += _checkpoint_lines(r, base, "Checkpoints", _table, lambda text: text)
     short = _shortages(r, base)
     if short:
         lines += ["", "Spot capacity short", *(f"  {line}" for line in short)]
@@ -315,6 +329,7 @@ def format_markdown(r: Report, base: Report | None = None) -> str:
     lines += _md_table(*_tenant_rows(r, base))
     lines += ["", "**Pools**", ""]
     lines += _md_table(*_pool_rows(r, base))
+    lines += _checkpoint_lines(r, base, "**Checkpoints**", _md_table, md)
     short = _shortages(r, base)
     if short:
         lines += ["", "**Spot capacity short**", "", *(f"- {md(line, 300)}" for line in short)]

@@ -8,7 +8,7 @@ plausible ones), then pushed through every stage gpupool runs on a file: validat
 model and the resource graph, round-trip the graph through the applied record format, render the
 Pulumi program into a temporary directory (without running it), and plan it against an empty
 base and against the unmutated example, in every report format, and replay a workload generated
-for it (``gpupool simulate --generate``).
+for it (``gpupool simulate --generate``), and again with checkpoint columns on spot nodes.
 
 Hostile mutations add what a red-team pass found: NaN, infinities and 1e308 at any number,
 explicit YAML tags with values their constructors refuse (``!!bool perhaps``), a trailing
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import io
 import json
 import math
@@ -51,6 +52,7 @@ from gpupool.graph import ResourceGraph
 from gpupool.plan import Base
 from gpupool.simulate.engine import Settings, simulate_metered
 from gpupool.simulate.generate import generate, to_csv
+from gpupool.simulate.jobs import Workload
 from gpupool.simulate.report import document, report
 from gpupool.simulate.workload import check_workload, read_workload
 from gpupool.spec.validate import validate_text
@@ -549,6 +551,14 @@ def replay_generated(stack: Any, seed: int) -> None:
         path.write_text(to_csv(workload.jobs), encoding="utf-8")
         assert read_workload(path).jobs == workload.jobs
     doc = document(report(*simulate_metered(stack, workload, Settings(seed=seed))))
+    json.loads(json.dumps(doc), parse_constant=_not_finite)
+    # every other job with its own checkpoint columns, on spot nodes interrupted often
+    jobs = tuple(dataclasses.replace(j, checkpoint_every=60.0 + seed % 3000,
+                                     checkpoint_write=1.0 + seed % 50,
+                                     checkpoint_restore=float(seed % 7)) if i % 2 else j
+                 for i, j in enumerate(workload.jobs))
+    spot = Settings(seed=seed, spot_interruptions_per_hour=2.0)
+    doc = document(report(*simulate_metered(stack, Workload(workload.source, jobs), spot)))
     json.loads(json.dumps(doc), parse_constant=_not_finite)
     STATS["replayed"] += 1
 

@@ -15,7 +15,8 @@ import pytest
 from gpupool.simulate import engine
 from tests.paths import PACKAGE
 
-PARTS = ("loop", "queues", "scheduling", "preempt", "node_index", "node_autoscaler", "accounting")
+PARTS = ("loop", "queues", "scheduling", "preempt", "node_index", "node_autoscaler", "accounting",
+         "checkpoints")
 
 
 def _part_class(module: str) -> ast.ClassDef:
