@@ -166,9 +166,14 @@ def simulate(stack: Stack, workload: Workload, settings: Settings | None = None,
 
 def simulate_metered(stack: Stack, workload: Workload, settings: Settings | None = None,
                      progress: Callable[[int, int], None] | None = None,
-                     clock: Callable[[float], None] | None = None,
+                     clock: Callable[[float], None] | None = None, *,
+                     observers: Sequence[object] = (),
                      ) -> tuple[Outcome, Mapping[str, float | None]]:
-    """Replay ``workload`` on ``stack``; return what happened and each pool's fragmentation."""
+    """Replay ``workload`` on ``stack``; return what happened and each pool's fragmentation.
+
+    ``observers`` watch the run beside the meter (``records.JobRecords``: per-job records).
+    """
     meter = FragmentationMeter(workload)
-    outcome = Simulation(stack, workload, settings, progress, clock, observers=[meter]).run()
+    outcome = Simulation(stack, workload, settings, progress, clock,
+                         observers=[meter, *observers]).run()
     return outcome, meter.fragmentation(outcome.end)

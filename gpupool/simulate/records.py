@@ -16,10 +16,11 @@ the difference. The engine's reasons are split here, by the same state the engin
 - ``limit`` is ``resource-quota`` where the tenant's ResourceQuota refuses the pods on every
   pool the job may use, else ``limit`` (its KAI queue's limit);
 - a try that fits nowhere is ``min-runtime`` where a victim it could evict had not yet run its
-  queue's minimum runtime (``preempt``: ``held_back``), ``gang`` where one pod of a gang of
-  several fits a node now but the whole gang does not, ``fragmentation`` where the pools have
-  the GPUs free in total, else ``scale-up`` where a node is being added on one of its pools
-  once the pass is over (judged before the clock moves), else ``capacity``.
+  queue's minimum runtime (``preempt``: ``held_back``); else ``scale-up`` where a node is being
+  added on one of its pools once the pass is over (judged before the clock moves); else
+  ``gang`` where one pod of a gang of several fits a node now but the whole gang does not,
+  ``fragmentation`` where the pools have the GPUs free in total, else ``capacity`` (no node
+  has room and none is coming: the pools are at their most nodes, or backed off).
 
 A job evicted and requeued waits, until it starts again, for ``preempted`` (the record names
 the jobs that evicted it) or ``interrupted`` (a spot node taken back). With ``explain``, one
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpupool.simulate.accounting import Outcome
-from gpupool.simulate.gang import CAPACITY, DONE, FRAGMENTATION, GAVE_UP, GAVE_UP_STATE, Gang
+from gpupool.simulate.gang import DONE, FRAGMENTATION, GAVE_UP, GAVE_UP_STATE, Gang
 from gpupool.simulate.observers import Observer, RunView
 from gpupool.simulate.placement import inert
 from gpupool.simulate.tenancy import LIMIT, QUOTA
@@ -114,7 +115,7 @@ class JobRecords(Observer):
         self.write = write
         self.live: dict[int, _Live] = {}
         self.queues: dict[tuple[object, ...], _Queue] = {}
-        self.pending: list[tuple[_Queue, Gang]] = []  # capacity judged, scale-up undecided
+        self.pending: list[tuple[_Queue, Gang, str, float]] = []  # room judged; scale-up undecided
         self.totals: dict[str, list[float]] = {r: [0, 0, 0.0] for r in REASONS}  # jobs, pods, s
         self.records = 0
         self.explain = explain
@@ -159,18 +160,19 @@ class JobRecords(Observer):
             q = self.queues[gang.key] = _Queue(gang.key, now)
         q.members += 1
         live.queue, live.noted, live.evicted = q, q.upto(now), ""
+        if q.reason and gang.id == self.focus:
+            self._tell_wait(gang, q, q.reason, now)
 
     def on_wait(self, gang: Gang, now: float, reason: str) -> None:
         """Let a queue whose first job failed a try wait for the reason judged."""
         q = self.queues.get(gang.key)
         if q is None:
             return
-        why = self._judge(gang, reason, now)
-        if why is None:
-            q.judge(CAPACITY, now)  # capacity or scale-up: settled before the clock moves
-            self.pending.append((q, gang))
-            return
+        why, room = self._judge(gang, reason, now)
         q.judge(why, now)
+        if room:  # or scale-up: settled before the clock moves
+            self.pending.append((q, gang, why, now))
+            return
         self._tell_wait(gang, q, why, now)
 
     def on_start(self, gang: Gang, now: float) -> None:
@@ -225,19 +227,23 @@ class JobRecords(Observer):
             self._emit(gang, live, None, gang.state, gang.reason)
 
     # -- judging -----------------------------------------------------------------------------
-    def _judge(self, gang: Gang, reason: str, now: float) -> str | None:
-        """Return the reason of a failed try (None: capacity or scale-up, settled later)."""
+    def _judge(self, gang: Gang, reason: str, now: float) -> tuple[str, bool]:
+        """Return the reason of a failed try, and whether it is one of room on a node.
+
+        A reason of room (``gang``, ``fragmentation``, ``capacity``) becomes ``scale-up``
+        where a node is being added on the job's pools once the pass is over (``_settle``).
+        """
         if reason == QUOTA:
-            return "quota"
+            return "quota", False
         if reason == LIMIT:
-            return "resource-quota" if self._resource_quota(gang) else "limit"
+            return ("resource-quota" if self._resource_quota(gang) else "limit"), False
         if self.run.held_back == (gang.id, now):
-            return "min-runtime"
+            return "min-runtime", False
         if gang.pods > 1 and self._one_pod_fits(gang):
-            return "gang"
+            return "gang", True
         if reason == FRAGMENTATION:
-            return "fragmentation"
-        return None
+            return "fragmentation", True
+        return "capacity", True
 
     def _resource_quota(self, gang: Gang) -> bool:
         """Whether the tenant's ResourceQuota refuses the gang's pods on every pool it may use."""
@@ -256,15 +262,15 @@ class JobRecords(Observer):
         return any(n.schedulable and n.fits(d) for d in gang.options for n in nodes[d.pool.name])
 
     def _settle(self) -> None:
-        """Capacity judged in the instant left: ``scale-up`` where a node is being added."""
+        """Make the room judged in the instant left ``scale-up`` where a node is being added."""
         nodes = self.run.nodes
-        for q, gang in self.pending:
-            if q.reason != CAPACITY:
-                continue
-            adding = any(not n.ready and not n.removed
-                         for d in gang.options for n in nodes[d.pool.name])
-            q.reason = "scale-up" if adding else "capacity"
-            self._tell_wait(gang, q, q.reason, q.since)
+        for q, gang, why, at in self.pending:
+            if q.reason != why:
+                continue  # judged again since
+            if any(not n.ready and not n.removed
+                   for d in gang.options for n in nodes[d.pool.name]):
+                q.judge("scale-up", at)  # from the judgement on (no time has passed since)
+            self._tell_wait(gang, q, q.reason, at)
         self.pending.clear()
 
     # -- closing and writing -----------------------------------------------------------------
@@ -342,10 +348,15 @@ class JobRecords(Observer):
         if live is None or live.queue is not q:
             return
         events = self.story.events
-        if events and events[-1][1] == "waits" and events[-1][2]["reason"] == why:
-            return
+        t = max(t, events[-1][0]) if events else t
         details: dict[str, Any] = {"reason": why}
         if why in ("quota", "limit", "resource-quota") and gang.tenant is not None:
             details["holders"] = sorted(
                 g.job.name for g in self.run.running.values() if g.tenant is gang.tenant)
+        if events and events[-1][1] == "waits":
+            if events[-1][0] == t:  # judged again at the same instant: the last word holds
+                events[-1] = (t, "waits", details)
+                return
+            if events[-1][2]["reason"] == why:
+                return
         events.append((t, "waits", details))

@@ -12,7 +12,7 @@ both instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -149,7 +149,8 @@ class SimulationResult:
 def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | None,
              settings: Settings,
              progress: Callable[[str, int, int], None] | None = None,
-             clock: Callable[[str, float], None] | None = None) -> SimulationResult:
+             clock: Callable[[str, float], None] | None = None,
+             observers: Sequence[object] = ()) -> SimulationResult:
     """Replay ``workload`` on ``stack`` (and on the ``--base`` stack) and report both runs.
 
     Args:
@@ -160,6 +161,7 @@ def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | 
         settings: seed, spot interruption rate, autoscaler timings.
         progress: called with (stack name, jobs submitted, jobs in all) on long runs.
         clock: called with (stack name, simulated seconds) now and then as a run goes.
+        observers: watch the head stack's run (``--jobs``, ``--explain``: per-job records).
 
     Raises:
         InvalidBaseError: the base stack file is invalid.
@@ -178,7 +180,8 @@ def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | 
             return None
         return lambda seconds: clock(name, seconds)
 
-    head = report(*simulate_metered(stack, workload, settings, tell(stack.name), at(stack.name)))
+    head = report(*simulate_metered(stack, workload, settings, tell(stack.name), at(stack.name),
+                                    observers=observers))
     before = (report(*simulate_metered(other, workload, settings, tell(other.name),
                                        at(other.name)))
               if other else None)

@@ -13,7 +13,7 @@ head). JSON is ``simulate.report.document``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from gpupool.escape import markdown as md
 from gpupool.formats import FORMAT_VERSION
@@ -336,17 +336,30 @@ def format_markdown(r: Report, base: Report | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def format_json(r: Report, base: Report | None = None) -> str:
-    """Render a run (and its base under ``base``) as its JSON document."""
-    return json.dumps(document(r, base), indent=2, ensure_ascii=False) + "\n"
+def format_json(r: Report, base: Report | None = None,
+                jobs: Mapping[str, object] | None = None) -> str:
+    """Render a run (and its base under ``base``) as its JSON document.
+
+    ``jobs``: the per-job records' summary (``--jobs``), under ``jobs``.
+    """
+    doc = document(r, base)
+    if jobs is not None:
+        doc["jobs"] = dict(jobs)
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def render(r: Report, fmt: str, base: Report | None = None) -> Output:
-    """Render a run as ``text``, ``json`` or ``markdown``."""
+def render(r: Report, fmt: str, base: Report | None = None,
+           jobs: Mapping[str, object] | None = None) -> Output:
+    """Render a run as ``text``, ``json`` or ``markdown`` (``jobs``: see ``format_json``)."""
+    if fmt == "json":
+        return Output(format_json(r, base, jobs), "")
     formats: dict[str, Callable[[Report, Report | None], str]] = {
-        "text": format_text, "json": format_json, "markdown": format_markdown,
+        "text": format_text, "markdown": format_markdown,
     }
-    return Output(formats[fmt](r, base), "")
+    notes = ""
+    if jobs is not None:
+        notes = f"wrote {jobs['records']:,} job records to {jobs['file']}\n"
+    return Output(formats[fmt](r, base), notes)
 
 
 CAPACITY_STEP = 10

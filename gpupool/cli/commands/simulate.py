@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +16,7 @@ from gpupool.cli.exits import EXIT_OK, InvalidWorkloadError, UsageError
 if TYPE_CHECKING:
     from gpupool.model import Stack
     from gpupool.usecases.simulate import PreparedWorkload
+    from gpupool.views import Output
 
 DESCRIPTION = """\
 Who would wait, and how long, on these pools? Replays a workload of jobs on the stack's pools
@@ -25,6 +28,8 @@ examples:
   gpupool simulate prod.yaml --workload jobs.csv
   gpupool simulate prod.yaml --generate         # 200 jobs made up for the stack
   gpupool simulate prod.yaml --base main        # the stack at git ref main, too
+  gpupool simulate prod.yaml --jobs jobs.jsonl  # a record per job: where, when, why it waited
+  gpupool simulate prod.yaml --explain train-7  # one job's story in words
   gpupool simulate prod.yaml --saturate 100     # capacity mode
   gpupool simulate prod.yaml --requests rates.csv  # the services alone, on their traces"""
 
@@ -52,6 +57,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="replay the services alone on their request traces: a rate series "
                    "FILE, or SERVICE=FILE for a request log (docs/workload.md, Request "
                    "traces); repeatable; not with a workload yet")
+    records = p.add_argument_group("per-job records")
+    records.add_argument("--jobs", metavar="FILE", default=None,
+                         help="write a record per job (per pod where a gang's pods ran on "
+                         "different nodes) to FILE as JSON Lines: tenant, pool, node, "
+                         "submitted, started, finished, the wait and its reasons in seconds "
+                         "(docs/commands.md, simulate); with --format json, the document "
+                         "gains a jobs summary per reason")
+    records.add_argument("--explain", metavar="JOB", default=None,
+                         help="tell the story of the job named JOB in words instead of the "
+                         "report: when it was submitted, what it waited for and who held "
+                         "it, where it started, what evicted it, when it finished")
     options.fmt(p, "markdown")
 
 
@@ -66,6 +82,11 @@ def run(args: argparse.Namespace, console: Console) -> int:
     if args.requests:
         return _services(args, console, stack)
     prepared = _workload(args, console, stack)
+    if args.saturate is not None and (args.jobs or args.explain):
+        raise UsageError("gpupool simulate: --jobs and --explain follow a replay; not with "
+                         "--saturate")
+    if args.explain is not None:
+        return _explain(args, console, stack, prepared)
 
     def progress(name: str, done: int, total: int) -> None:
         console.err(f"simulating {name}: {done} of {total} jobs submitted\n")
@@ -78,6 +99,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
                                    percent=args.saturate, seed=prepared.settings.seed)
             out = view.render_capacity(cap.stack, cap.workload, cap.seed, cap.head, args.format,
                                        cap.base, cap.base_stack)
+        elif args.jobs is not None:
+            out = _with_records(args, stack, prepared, progress, clock)
         else:
             result = usecase.simulate(Path(args.file), stack, prepared.workload, base=args.base,
                                       settings=prepared.settings, progress=progress,
@@ -89,6 +112,61 @@ def run(args: argparse.Namespace, console: Console) -> int:
     console.err(out.notes)
     console.out(out.result)
     return EXIT_OK
+
+
+def _with_records(args: argparse.Namespace, stack: Stack, prepared: PreparedWorkload,
+                  progress: Callable[[str, int, int], None],
+                  clock: Callable[[str, float], None]) -> Output:
+    """Replay with a record per job streamed to ``--jobs`` FILE; the report as without it.
+
+    Raises:
+        InputError: FILE is a link, a folder or cannot be written (before the run).
+
+    """
+    from gpupool.simulate.records import JobRecords
+    from gpupool.usecases import simulate as usecase
+    from gpupool.usecases.job_records import RecordsFile
+    from gpupool.views import simulate as view
+
+    with RecordsFile(Path(args.jobs)) as sink:
+        records = JobRecords(sink.write)
+        result = usecase.simulate(Path(args.file), stack, prepared.workload, base=args.base,
+                                  settings=prepared.settings, progress=progress, clock=clock,
+                                  observers=[records])
+    jobs = {"file": args.jobs, "records": sink.count, "reasons": records.summary()}
+    return view.render(result.head, args.format, result.base, jobs=jobs)
+
+
+def _explain(args: argparse.Namespace, console: Console, stack: Stack,
+             prepared: PreparedWorkload) -> int:
+    """Replay the workload and tell one job's story (``--explain JOB``; with --jobs, its file).
+
+    Raises:
+        InputError: no job of the workload has that name (with a "did you mean").
+        UsageError: --format markdown.
+
+    """
+    from gpupool.simulate.engine import Simulation
+    from gpupool.simulate.records import JobRecords
+    from gpupool.usecases.job_records import RecordsFile, explained
+    from gpupool.views import job_story
+
+    if args.format == "markdown":
+        raise UsageError("gpupool simulate: --explain writes text or json, not markdown")
+    name = explained(prepared.workload, args.explain)
+    with contextlib.ExitStack() as stack_of:
+        sink = (stack_of.enter_context(RecordsFile(Path(args.jobs)))
+                if args.jobs is not None else None)
+        records = JobRecords(sink.write if sink is not None else _drop, explain=name)
+        Simulation(stack, prepared.workload, prepared.settings, observers=[records]).run()
+    assert records.story is not None
+    out = job_story.render(records.story, args.format)
+    console.out(out.result)
+    return EXIT_OK
+
+
+def _drop(_: object) -> None:
+    """Keep no record (``--explain`` without ``--jobs``)."""
 
 
 def _services(args: argparse.Namespace, console: Console, stack: Stack) -> int:
