@@ -323,7 +323,8 @@ class JobRecords(Observer):
             return
         share = live.gpu_seconds / 3600 / len(pods)
         for i, (pool, node) in enumerate(pods):
-            self._out({**base, "pod": i, "pods": 1, "pool": pool, "node": node,
+            head = {"job": job.name, "line": job.line, "pod": i}
+            self._out({**head, **base, "pods": 1, "pool": pool, "node": node,
                        "gpu_hours": share})
 
     def _out(self, record: Record) -> None:
