@@ -30,14 +30,19 @@ _ROUND = {"submitted": 3, "started": 3, "finished": 3, "wait": 3, "gpu_hours": 6
 
 
 def _clean(record: dict[str, Any]) -> dict[str, Any]:
-    """Round the record's seconds to the millisecond and its GPU-hours to six places."""
-    out = dict(record)
+    """Round the record's seconds to the millisecond and its GPU-hours to six places (in place).
+
+    Rounding twice is rounding once, so records that share their reasons (a gang's per pod)
+    may come through here in turn.
+    """
     for key, places in _ROUND.items():
-        value = out.get(key)
-        if isinstance(value, float):
-            out[key] = round(value, places)
-    out["reasons"] = {r: round(s, 3) for r, s in record["reasons"].items()}
-    return out
+        value = record.get(key)
+        if value.__class__ is float:
+            record[key] = round(value, places)
+    reasons = record["reasons"]
+    for r, s in reasons.items():
+        reasons[r] = round(s, 3)
+    return record
 
 
 class RecordsFile:
@@ -78,12 +83,12 @@ class RecordsFile:
             self._stack.close()
             why = exc.strerror or str(exc)
             raise InputError(f"--jobs {path}: cannot be written ({why})") from None
-        self._fh = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        self._fh = os.fdopen(fd, "w", encoding="utf-8", newline="\n", buffering=1 << 20)
+        self._encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
     def write(self, record: dict[str, Any]) -> None:
         """Write one record as a line of JSON."""
-        self._fh.write(json.dumps(_clean(record), ensure_ascii=False))
-        self._fh.write("\n")
+        self._fh.write(self._encode(_clean(record)) + "\n")
         self.count += 1
 
     def close(self, *, keep: bool = True) -> None:
