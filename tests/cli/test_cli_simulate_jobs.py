@@ -112,3 +112,12 @@ def test_jobs_not_with_saturate(workload: Path, tmp_path: Path, capsys: Capture)
     assert run(["simulate", STACK, "--workload", str(workload), "--saturate", "50",
                 "--jobs", str(tmp_path / "j.jsonl")]) == 64
     assert "not with --saturate" in capsys.readouterr().err
+
+
+def test_the_text_report_is_the_same_bytes_with_jobs(workload: Path, tmp_path: Path,
+                                                     capsys: Capture) -> None:
+    assert run(["simulate", STACK, "--workload", str(workload)]) == 0
+    plain = capsys.readouterr().out
+    assert run(["simulate", STACK, "--workload", str(workload), "--jobs",
+                str(tmp_path / "j.jsonl")]) == 0
+    assert capsys.readouterr().out == plain
