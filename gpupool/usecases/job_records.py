@@ -5,8 +5,9 @@ records (``simulate.records.JobRecords``) as JSON Lines, one line as each job is
 temporary file beside ``FILE`` that is renamed over it once the run is whole, so a run that fails
 leaves ``FILE`` as it was; the path is checked before the run, the way gpupool writes every file
 (``gpupool.files``): a link, a folder, a FIFO or a device at ``FILE`` is refused, never written
-through, as is a folder that does not exist or cannot be written. ``explained`` finds the job
-``--explain`` names in the workload, with a "did you mean" when it is not there.
+through, as is a folder that does not exist or cannot be written. ``explain`` replays the
+workload and returns one job's story (``--explain``); ``explained`` finds the job it names in
+the workload, with a "did you mean" when it is not there.
 """
 
 from __future__ import annotations
@@ -23,7 +24,10 @@ from typing import Any
 from gpupool import files
 from gpupool.didyoumean import closest
 from gpupool.errors import InputError
+from gpupool.model import Stack
+from gpupool.simulate.engine import Settings, Simulation
 from gpupool.simulate.jobs import Workload
+from gpupool.simulate.records import JobRecords, Story
 
 _SERIAL = itertools.count()
 _ROUND = {"submitted": 3, "started": 3, "finished": 3, "wait": 3, "gpu_hours": 6}
@@ -109,6 +113,30 @@ class RecordsFile:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close(keep=exc is None)
+
+
+def explain(stack: Stack, workload: Workload, settings: Settings, name: str,
+            jobs: Path | None = None) -> Story:
+    """Replay ``workload`` on ``stack`` and return the story of the job ``name``.
+
+    ``jobs``: also stream every record into that file (``--jobs`` beside ``--explain``).
+
+    Raises:
+        InputError: no job is named so (with the closest names), or ``jobs`` cannot be
+            written (both before the run).
+
+    """
+    name = explained(workload, name)
+    with contextlib.ExitStack() as held:
+        sink = held.enter_context(RecordsFile(jobs)) if jobs is not None else None
+        records = JobRecords(sink.write if sink is not None else _drop, explain=name)
+        Simulation(stack, workload, settings, observers=[records]).run()
+    assert records.story is not None  # explain was given
+    return records.story
+
+
+def _drop(_: object) -> None:
+    """Keep no record (``--explain`` without ``--jobs``)."""
 
 
 def explained(workload: Workload, name: str) -> str:

@@ -121,3 +121,14 @@ def test_the_text_report_is_the_same_bytes_with_jobs(workload: Path, tmp_path: P
     assert run(["simulate", STACK, "--workload", str(workload), "--jobs",
                 str(tmp_path / "j.jsonl")]) == 0
     assert capsys.readouterr().out == plain
+
+
+def test_explain_with_jobs_writes_the_file_too(workload: Path, tmp_path: Path,
+                                               capsys: Capture) -> None:
+    out = tmp_path / "j.jsonl"
+    assert run(["simulate", STACK, "--workload", str(workload), "--explain", "cv-1",
+                "--jobs", str(out)]) == 0
+    assert capsys.readouterr().out.startswith("job cv-1 ")
+    assert sum(json.loads(line)["pods"] for line in out.read_text().splitlines()) == 19
+    assert run(["simulate", STACK, "--workload", str(workload), "--explain", "cv-1",
+                "--format", "markdown"]) == 64

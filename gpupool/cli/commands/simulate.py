@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -146,27 +145,15 @@ def _explain(args: argparse.Namespace, console: Console, stack: Stack,
         UsageError: --format markdown.
 
     """
-    from gpupool.simulate.engine import Simulation
-    from gpupool.simulate.records import JobRecords
-    from gpupool.usecases.job_records import RecordsFile, explained
+    from gpupool.usecases.job_records import explain
     from gpupool.views import job_story
 
     if args.format == "markdown":
         raise UsageError("gpupool simulate: --explain writes text or json, not markdown")
-    name = explained(prepared.workload, args.explain)
-    with contextlib.ExitStack() as stack_of:
-        sink = (stack_of.enter_context(RecordsFile(Path(args.jobs)))
-                if args.jobs is not None else None)
-        records = JobRecords(sink.write if sink is not None else _drop, explain=name)
-        Simulation(stack, prepared.workload, prepared.settings, observers=[records]).run()
-    assert records.story is not None
-    out = job_story.render(records.story, args.format)
-    console.out(out.result)
+    story = explain(stack, prepared.workload, prepared.settings, args.explain,
+                    Path(args.jobs) if args.jobs is not None else None)
+    console.out(job_story.render(story, args.format).result)
     return EXIT_OK
-
-
-def _drop(_: object) -> None:
-    """Keep no record (``--explain`` without ``--jobs``)."""
 
 
 def _services(args: argparse.Namespace, console: Console, stack: Stack) -> int:
