@@ -75,6 +75,10 @@ class RunView(Protocol):
         """The running jobs by id."""
 
     @property
+    def inflight(self) -> Mapping[str, int]:
+        """Per pool, the nodes asked for and not yet ready (or not to be filled)."""
+
+    @property
     def preemptor(self) -> Gang | None:
         """The job whose try is evicting victims now (set before its victims stop)."""
 

@@ -17,7 +17,8 @@ the difference. The engine's reasons are split here, by the same state the engin
   pool the job may use, else ``limit`` (its KAI queue's limit);
 - a try that fits nowhere is ``min-runtime`` where a victim it could evict had not yet run its
   queue's minimum runtime (``preempt``: ``held_back``); else ``scale-up`` where a node is being
-  added on one of its pools once the pass is over (judged before the clock moves); else
+  asked for on one of its pools once the pass is over (judged before the clock moves: a node
+  not yet ready, or a spot request the cloud will not fill); else
   ``gang`` where one pod of a gang of several fits a node now but the whole gang does not,
   ``fragmentation`` where the pools have the GPUs free in total, else ``capacity`` (no node
   has room and none is coming: the pools are at their most nodes, or backed off).
@@ -263,12 +264,11 @@ class JobRecords(Observer):
 
     def _settle(self) -> None:
         """Make the room judged in the instant left ``scale-up`` where a node is being added."""
-        nodes = self.run.nodes
+        inflight = self.run.inflight
         for q, gang, why, at in self.pending:
             if q.reason != why:
                 continue  # judged again since
-            if any(not n.ready and not n.removed
-                   for d in gang.options for n in nodes[d.pool.name]):
+            if any(inflight.get(d.pool.name, 0) > 0 for d in gang.options):
                 q.judge("scale-up", at)  # from the judgement on (no time has passed since)
             self._tell_wait(gang, q, q.reason, at)
         self.pending.clear()
