@@ -40,6 +40,8 @@ from gpupool.simulate.observers import Observer, RunView
 from gpupool.simulate.placement import inert
 from gpupool.simulate.tenancy import LIMIT, QUOTA
 
+_NONE: dict[str, float] = {}  # no seconds noted (shared, never written)
+
 REASONS = ("quota", "limit", "resource-quota", "capacity", "scale-up", "fragmentation", "gang",
            "preempted", "interrupted", "min-runtime")
 """The reasons a wait is broken into, in the order records and summaries list them."""
@@ -75,23 +77,26 @@ class _Queue:
         self.reason, self.since = reason, max(now, self.since)
 
 
-@dataclass(slots=True)
 class _Live:
     """What is kept of one job while it is queued or running."""
 
-    queue: _Queue | None = None
-    noted: dict[str, float] = field(default_factory=dict)  # the queue's seconds at joining
-    since: float = 0.0  # when this stretch of waiting began
-    evicted: str = ""  # "preempted" / "interrupted": this stretch follows an eviction
-    waits: dict[str, float] = field(default_factory=dict)
-    wait: float = 0.0
-    preempted_by: list[str] = field(default_factory=list)
-    preemptions: int = 0
-    interruptions: int = 0
-    started: float | None = None
-    run_from: float = 0.0  # when its pods last started
-    placed: tuple[tuple[str, str, float, int, bool], ...] = ()  # pool, node, gpus, pods, inert
-    gpu_seconds: float = 0.0
+    __slots__ = ("evicted", "gpu_seconds", "interruptions", "noted", "placed", "preempted_by",
+                 "preemptions", "queue", "run_from", "since", "started", "wait", "waits")
+
+    def __init__(self, since: float = 0.0) -> None:
+        self.queue: _Queue | None = None
+        self.noted: dict[str, float] = _NONE  # the queue's seconds at joining
+        self.since = since  # when this stretch of waiting began
+        self.evicted = ""  # "preempted" / "interrupted": this stretch follows an eviction
+        self.waits: dict[str, float] = {}
+        self.wait = 0.0
+        self.preempted_by: list[str] | None = None
+        self.preemptions = 0
+        self.interruptions = 0
+        self.started: float | None = None
+        self.run_from = 0.0  # when its pods last started
+        self.placed: tuple[tuple[str, str, float, int, bool], ...] = ()  # pool, node, gpus,
+        self.gpu_seconds = 0.0  # pods, inert
 
 
 @dataclass
@@ -148,6 +153,8 @@ class JobRecords(Observer):
             live.evicted = "preempted"
             by = self.run.preemptor
             name = by.job.name if by is not None else "?"
+            if live.preempted_by is None:
+                live.preempted_by = []
             live.preempted_by.append(name)
             self._tell(gang, now, "preempted", {"by": name})
             return
@@ -285,7 +292,7 @@ class JobRecords(Observer):
             q.members -= 1
             if q.members <= 0 and self.queues.get(q.key) is q:
                 del self.queues[q.key]
-            live.queue, live.noted = None, {}
+            live.queue, live.noted = None, _NONE
         elif live.evicted and now > live.since:
             live.waits[live.evicted] = live.waits.get(live.evicted, 0.0) + (now - live.since)
         live.wait += max(0.0, now - live.since)
@@ -294,7 +301,8 @@ class JobRecords(Observer):
     def _emit(self, gang: Gang, live: _Live, finished: float | None, state: str,
               reason: str) -> None:
         job = gang.job
-        reasons = {r: live.waits[r] for r in REASONS if r in live.waits}
+        waits = live.waits
+        reasons = waits if len(waits) < 2 else {r: waits[r] for r in REASONS if r in waits}
         for r, seconds in reasons.items():
             t = self.totals[r]
             t[0] += 1
@@ -313,14 +321,15 @@ class JobRecords(Observer):
         base["gpu_hours"] = live.gpu_seconds / 3600
         if reason:
             base["reason"] = reason
-        pods = [(p, n) for p, n, _, k, _ in live.placed for _ in range(k)]
         if self.story is not None and gang.id == self.focus:
             self.story.record = base
-        if len({n for _, n in pods}) <= 1:
-            if pods:
-                base["pool"], base["node"] = pods[0]
+        placed = live.placed
+        if len(placed) <= 1 or len({n for _, n, _, _, _ in placed}) == 1:
+            if placed:
+                base["pool"], base["node"] = placed[0][0], placed[0][1]
             self._out(base)
             return
+        pods = [(p, n) for p, n, _, k, _ in placed for _ in range(k)]
         share = live.gpu_seconds / 3600 / len(pods)
         for i, (pool, node) in enumerate(pods):
             head = {"job": job.name, "line": job.line, "pod": i}
