@@ -191,13 +191,14 @@ class JobRecords(Observer):
         self._close(live, now)
         if live.started is None:
             live.started = now
-        placed = []
-        for node, key in gang.placed:
-            d, _, pods = node.allocs[key]
-            placed.append((node.pm.name, node.name, d.gpus, pods, inert(d)))
-        live.placed = tuple(placed)
+        # tuples of plain values only: the collector stops tracking them (as few tracked
+        # objects per live job as may be: with many, the run's full collections come sooner)
+        allocs = [(node.pm.name, node.name, node.allocs[key]) for node, key in gang.placed]
+        live.placed = tuple((p, n, d.gpus, pods, inert(d)) for p, n, (d, _, pods) in allocs)
         live.run_from = now
-        self._tell(gang, now, "started", {"nodes": [(p, n, k) for p, n, _, k, _ in placed]})
+        if gang.id == self.focus:
+            self._tell(gang, now, "started",
+                       {"nodes": [(p, n, k) for p, n, _, k, _ in live.placed]})
 
     def on_stop(self, gang: Gang, now: float, requeued: bool) -> None:
         """Count a stopping job's GPU-seconds; write its record if it is over."""
@@ -211,10 +212,9 @@ class JobRecords(Observer):
         if requeued:
             return  # on_queue has told the eviction
         gave_up = gang.interruptions > live.interruptions
-        if gave_up:
-            self._tell(gang, now, "interrupted", {"gave_up": True})
-        else:
-            self._tell(gang, now, "finished", {})
+        if gang.id == self.focus:
+            self._tell(gang, now, *(("interrupted", {"gave_up": True}) if gave_up
+                                    else ("finished", {})))
         del self.live[gang.id]
         self._emit(gang, live, now, GAVE_UP_STATE if gave_up else DONE,
                    GAVE_UP if gave_up else "")
