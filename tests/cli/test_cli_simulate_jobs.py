@@ -56,7 +56,7 @@ def test_text_says_where_the_records_went(workload: Path, tmp_path: Path,
     assert f"wrote {len(out.read_text().splitlines())} job records to {out}" in err
 
 
-@pytest.mark.parametrize("kind", ["link", "folder", "missing folder"])
+@pytest.mark.parametrize("kind", ["link", "folder", "missing folder", "under a file"])
 def test_jobs_refuses_links_folders_and_missing_folders(kind: str, workload: Path,
                                                         tmp_path: Path, capsys: Capture) -> None:
     target = tmp_path / "elsewhere.jsonl"
@@ -66,12 +66,14 @@ def test_jobs_refuses_links_folders_and_missing_folders(kind: str, workload: Pat
         path.symlink_to(target)
     elif kind == "folder":
         path.mkdir()
-    else:
+    elif kind == "missing folder":
         path = tmp_path / "no" / "jobs.jsonl"
+    else:
+        path = target / "jobs.jsonl"  # a folder that is a file: nothing can be written there
     assert run(["simulate", STACK, "--workload", str(workload), "--jobs", str(path)]) == 1
     err = capsys.readouterr().err
     said = {"link": "is a symbolic link", "folder": "is a folder",
-            "missing folder": "cannot be written"}[kind]
+            "missing folder": "cannot be written", "under a file": "cannot be written"}[kind]
     assert f"--jobs {path}: {said}" in err and "Traceback" not in err
     assert target.read_text() == "kept\n"  # never written through
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
