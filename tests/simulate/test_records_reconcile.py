@@ -28,7 +28,10 @@ SPOTTY = Settings(seed=11, spot_interruptions_per_hour=0.5, spot_shortage=0.3)
 
 def _run(stack: Stack, wl: Workload, run: Settings) -> tuple[Report, list[dict[str, Any]]]:
     out: list[dict[str, Any]] = []
-    outcome = Simulation(stack, wl, run, observers=[JobRecords(out.append)]).run()
+    rec = JobRecords(out.append)
+    outcome = Simulation(stack, wl, run, observers=[rec]).run()
+    assert not rec.live and not rec.queues  # nothing held once every record is written
+    assert rec.records == len(out)
     return report(outcome), out
 
 
