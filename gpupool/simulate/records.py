@@ -216,7 +216,7 @@ class JobRecords(Observer):
             self._tell(gang, now, *(("interrupted", {"gave_up": True}) if gave_up
                                     else ("finished", {})))
         del self.live[gang.id]
-        self._emit(gang, live, now, GAVE_UP_STATE if gave_up else DONE,
+        self._emit(gang, live, None if gave_up else now, GAVE_UP_STATE if gave_up else DONE,
                    GAVE_UP if gave_up else "")
 
     def on_end(self, outcome: Outcome) -> None:
