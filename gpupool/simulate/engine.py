@@ -204,13 +204,13 @@ def simulate(stack: Stack, workload: Workload, settings: Settings | None = None,
 
 def simulate_metered(stack: Stack, workload: Workload, settings: Settings | None = None,
                      progress: Callable[[int, int], None] | None = None,
-                     clock: Callable[[float], None] | None = None,
+                     clock: Callable[[float], None] | None = None, *,
                      observers: Sequence[object] = (),
                      ) -> tuple[Outcome, Mapping[str, float | None]]:
     """Replay ``workload`` on ``stack``; return what happened and each pool's fragmentation.
 
     ``observers`` watch the run beside the meter (a ``services.actor.ServiceActor`` runs the
-    stack's services in it).
+    stack's services in it; ``records.JobRecords`` writes per-job records).
     """
     meter = FragmentationMeter(workload)
     outcome = Simulation(stack, workload, settings, progress, clock,

@@ -42,6 +42,7 @@ class Loop:
         self.now = 0.0
         self.observers = list(observers)
         self._on_advance: list[Callable[[float], None]] = hooks(self.observers, "on_advance")
+        self._on_queue = hooks(self.observers, "on_queue")
         self._on_start = hooks(self.observers, "on_start")
         self._on_stop = hooks(self.observers, "on_stop")
         self._on_wait = hooks(self.observers, "on_wait")

@@ -8,6 +8,9 @@ the run's own order:
 
 - ``on_advance(t)``: the clock is about to move to ``t`` (the cluster is still as the last
   instant left it);
+- ``on_queue(gang, now)``: ``gang`` joined its queue, at its submission or after an eviction
+  (``gang.key`` names the queue; every job of a queue waits for the reason its first one's
+  last try was told by ``on_wait``);
 - ``on_start(gang, now)``: every pod of ``gang`` was placed and it runs (``gang.placed``,
   ``gang.last_nodes``, ``gang.pools_used`` say where);
 - ``on_stop(gang, now, requeued)``: its pods were released, because it finished or was evicted
@@ -36,8 +39,9 @@ if TYPE_CHECKING:
     from gpupool.simulate.gang import Gang, Settings
     from gpupool.simulate.jobs import Workload
     from gpupool.simulate.placement import Node
+    from gpupool.simulate.tenancy import Tenancy
 
-HOOKS = ("on_advance", "on_start", "on_stop", "on_wait", "on_end")
+HOOKS = ("on_advance", "on_queue", "on_start", "on_stop", "on_wait", "on_end")
 """The hooks the loop calls, in the order of the module docstring."""
 
 
@@ -64,6 +68,26 @@ class RunView(Protocol):
     def workload(self) -> Workload:
         """The jobs replayed."""
 
+    @property
+    def tenancy(self) -> Tenancy:
+        """The tenants' grants and what their running pods hold (read, never changed)."""
+
+    @property
+    def running(self) -> Mapping[int, Gang]:
+        """The running jobs by id."""
+
+    @property
+    def inflight(self) -> Mapping[str, int]:
+        """Per pool, the nodes asked for and not yet ready (or not to be filled)."""
+
+    @property
+    def preemptor(self) -> Gang | None:
+        """The job whose try is evicting victims now (set before its victims stop)."""
+
+    @property
+    def held_back(self) -> tuple[int, float] | None:
+        """The last try held back by a victim's minimum runtime: (job id, instant)."""
+
     def call_at(self, t: float, fn: Callable[[], None]) -> None:
         """Call ``fn`` at instant ``t``, after every other event of that instant."""
 
@@ -80,6 +104,9 @@ class Observer:
 
     def on_advance(self, t: float) -> None:
         """Look at the run before the clock moves to ``t``."""
+
+    def on_queue(self, gang: Gang, now: float) -> None:
+        """Hear that ``gang`` joined its queue at ``now`` (submitted, or evicted and requeued)."""
 
     def on_start(self, gang: Gang, now: float) -> None:
         """Hear that ``gang`` started at ``now``."""

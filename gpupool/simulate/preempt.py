@@ -40,6 +40,10 @@ class Preempting:
 
     def _init_preempting(self) -> None:
         self.wakes: set[float] = set()  # instants a victim reaches its minimum runtime
+        # for observers (observers.RunView): the job evicting victims now, and the last try
+        # held back by a victim's minimum runtime (job id, instant)
+        self.preemptor: Gang | None = None
+        self.held_back: tuple[int, float] | None = None
 
     def _victims(self, gang: Gang, node: Node,
                  share: dict[str, float]) -> list[tuple[Gang, float, bool]]:
@@ -62,6 +66,7 @@ class Preempting:
                         out[v.id] = (v, v.tenant.preempt_min, False)
                     else:
                         self._eligible_at(v, v.tenant.preempt_min)
+                        self.held_back = (gang.id, self.now)
                 continue
             me, them = gang.tenant, v.tenant
             need = gang.options[0].kai_gpus * gang.pods
@@ -70,6 +75,7 @@ class Preempting:
                     out[v.id] = (v, them.reclaim_min, True)
                 else:
                     self._eligible_at(v, them.reclaim_min)
+                    self.held_back = (gang.id, self.now)
         return sorted(out.values(), key=lambda x: (x[0].priority, -self._since(x[0]), x[0].id))
 
     def _eligible_at(self, victim: Gang, min_seconds: float) -> None:
@@ -135,6 +141,7 @@ class Preempting:
         if best is None:
             return False
         _, node, d, chosen = best
+        self.preemptor = gang
         for v, min_seconds, reclaim in chosen:
             ran = self.now - self._since(v)
             self.preemptions.append(Preemption(
@@ -191,6 +198,7 @@ class Preempting:
             rest = [v for v, _, _ in chosen if v is not victim[0]]
             if self._fits_without(gang, rest):
                 chosen.remove(victim)
+        self.preemptor = gang
         for v, min_seconds, reclaim in chosen:
             self.preemptions.append(Preemption(
                 self.now, v.id, v.tenant.name if v.tenant else "-", self.now - self._since(v),

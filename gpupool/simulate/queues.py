@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+from collections.abc import Callable
 
 from gpupool.facts.tenancy import PRIORITY_VALUES
 from gpupool.model import Stack
@@ -48,6 +49,7 @@ class Queues:
     version: int
     last_activity: float
     touched: dict[int, Node]
+    _on_queue: list[Callable[[Gang, float], None]]
 
     def _init_queues(self) -> None:
         self.gangs: list[Gang] = []
@@ -213,6 +215,8 @@ class Queues:
         self.tenancy.wait(gang.tenant, gang.options, gang.pods, 1)
         if self.gated and self.cluster.autoscales:
             self.wanted.update(gang.key, gang.options, self.queue_pods[gang.key])
+        for hook in self._on_queue:
+            hook(gang, self.now)
 
     def _dequeue(self, gang: Gang) -> None:
         queue = self.queues[gang.key]

@@ -12,7 +12,7 @@ both instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -165,7 +165,8 @@ def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | 
              settings: Settings,
              progress: Callable[[str, int, int], None] | None = None,
              clock: Callable[[str, float], None] | None = None,
-             traces: Mapping[str, Trace] | None = None) -> SimulationResult:
+             traces: Mapping[str, Trace] | None = None,
+             observers: Sequence[object] = ()) -> SimulationResult:
     """Replay ``workload`` on ``stack`` (and on the ``--base`` stack) and report both runs.
 
     Args:
@@ -178,6 +179,7 @@ def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | 
         clock: called with (stack name, simulated seconds) now and then as a run goes.
         traces: the services' request traces (``usecases.simulate_services``): each traced
             service of each stack runs beside the workload on the same pools.
+        observers: watch the head stack's run (``--jobs``, ``--explain``: per-job records).
 
     Raises:
         InvalidBaseError: the base stack file is invalid.
@@ -196,14 +198,14 @@ def simulate(stack_file: Path, stack: Stack, workload: Workload, *, base: str | 
             return None
         return lambda seconds: clock(name, seconds)
 
-    def one(s: Stack) -> tuple[Report, list[dict[str, Any]] | None]:
+    def one(s: Stack, watch: Sequence[object]) -> tuple[Report, list[dict[str, Any]] | None]:
         actor = ServiceActor(s, traces) if traces else None
         out = simulate_metered(s, workload, settings, tell(s.name), at(s.name),
-                               observers=[actor] if actor else ())
+                               observers=[*watch, actor] if actor else watch)
         return report(*out), actor.reports() if actor else None
 
-    head, services = one(stack)
-    before, base_services = one(other) if other else (None, None)
+    head, services = one(stack, observers)
+    before, base_services = one(other, ()) if other else (None, None)
     return SimulationResult(head, before, services, base_services)
 
 

@@ -352,34 +352,48 @@ def format_markdown(r: Report, base: Report | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def format_json(r: Report, base: Report | None = None) -> str:
-    """Render a run (and its base under ``base``) as its JSON document."""
-    return json.dumps(document(r, base), indent=2, ensure_ascii=False) + "\n"
+def format_json(r: Report, base: Report | None = None,
+                jobs: Mapping[str, object] | None = None) -> str:
+    """Render a run (and its base under ``base``) as its JSON document.
+
+    ``jobs``: the per-job records' summary (``--jobs``), under ``jobs``.
+    """
+    doc = document(r, base)
+    if jobs is not None:
+        doc["jobs"] = dict(jobs)
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 def render(r: Report, fmt: str, base: Report | None = None,
            services: Sequence[Mapping[str, Any]] | None = None,
            base_services: Sequence[Mapping[str, Any]] | None = None,
-           capacities: Mapping[str, float | None] | None = None) -> Output:
+           capacities: Mapping[str, float | None] | None = None,
+           jobs: Mapping[str, object] | None = None) -> Output:
     """Render a run as ``text``, ``json`` or ``markdown``; its services after the batch report.
 
     ``services``: the traced services' counters (None: no trace, nothing shown);
-    ``capacities``: each service's ``capacityPerReplica``, for the chart's capacity line.
+    ``capacities``: each service's ``capacityPerReplica``, for the chart's capacity line;
+    ``jobs``: the per-job records' summary (see ``format_json``), noted on standard error.
     """
-    formats: dict[str, Callable[[Report, Report | None], str]] = {
-        "text": format_text, "json": format_json, "markdown": format_markdown,
-    }
-    out = formats[fmt](r, base)
-    if services is None:
-        return Output(out, "")
     side = base_services if base is not None else None
     if fmt == "json":
         doc = document(r, base)
-        doc["services"] = simulate_services.entries(services, side)
+        if jobs is not None:
+            doc["jobs"] = dict(jobs)
+        if services is not None:
+            doc["services"] = simulate_services.entries(services, side)
         return Output(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", "")
-    if fmt == "markdown":
-        return Output(out + simulate_services.markdown(services, side, capacities or {}), "")
-    return Output(out + simulate_services.text(services, side), "")
+    formats: dict[str, Callable[[Report, Report | None], str]] = {
+        "text": format_text, "markdown": format_markdown,
+    }
+    out = formats[fmt](r, base)
+    if services is not None:
+        out += (simulate_services.markdown(services, side, capacities or {}) if fmt == "markdown"
+                else simulate_services.text(services, side))
+    notes = ""
+    if jobs is not None:
+        notes = f"wrote {jobs['records']:,} job records to {jobs['file']}\n"
+    return Output(out, notes)
 
 
 CAPACITY_STEP = 10

@@ -97,3 +97,18 @@ def test_only_the_hooks_an_observer_defines_are_called() -> None:
             pass
 
     assert len(hooks([Duck()], "on_end")) == 1 and hooks([Duck()], "on_start") == []
+
+
+def test_an_observer_hears_each_job_join_its_queue() -> None:
+    """``on_queue``: at submission (a at 0, b at 10), and again after an eviction: kube-scheduler
+    evicts the low-priority ``a`` for ``crit`` at 10, and ``a`` joins its queue again then."""
+    seen: list[tuple[str, float]] = []
+
+    class Joins(Observer):
+        def on_queue(self, gang: Gang, now: float) -> None:
+            seen.append((gang.job.name, now))
+
+    wl = workload(job("a", 0, 100, gpus=4, priority="low"),
+                  job("crit", 10, 50, gpus=4, priority="critical"))
+    Simulation(lab(ONE_NODE, admission="off"), wl, observers=[Joins()]).run()
+    assert seen == [("a", 0.0), ("crit", 10.0), ("a", 10.0)]

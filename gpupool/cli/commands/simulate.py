@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from gpupool.model import Stack
     from gpupool.simulate.requests import Trace
     from gpupool.usecases.simulate import PreparedWorkload
+    from gpupool.views import Output
 
 DESCRIPTION = """\
 Who would wait, and how long, on these pools? Replays a workload of jobs on the stack's pools
@@ -28,6 +30,8 @@ examples:
   gpupool simulate prod.yaml --workload jobs.csv
   gpupool simulate prod.yaml --generate         # 200 jobs made up for the stack
   gpupool simulate prod.yaml --base main        # the stack at git ref main, too
+  gpupool simulate prod.yaml --jobs jobs.jsonl  # a record per job: where, when, why it waited
+  gpupool simulate prod.yaml --explain train-7  # one job's story in words
   gpupool simulate prod.yaml --saturate 100     # capacity mode
   gpupool simulate prod.yaml --requests rates.csv  # the services on their traces
   gpupool simulate prod.yaml --workload jobs.csv --requests rates.csv --base main"""
@@ -57,6 +61,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "alone), on the same pools: a rate series FILE, or SERVICE=FILE for a "
                    "request log (docs/workload.md, Request traces); repeatable; default: the "
                    "stack's simulation.requests")
+    records = p.add_argument_group("per-job records")
+    records.add_argument("--jobs", metavar="FILE", default=None,
+                         help="write a record per job (per pod where a gang's pods ran on "
+                         "different nodes) to FILE as JSON Lines: tenant, pool, node, "
+                         "submitted, started, finished, the wait and its reasons in seconds "
+                         "(docs/commands.md, simulate); with --format json, the document "
+                         "gains a jobs summary per reason")
+    records.add_argument("--explain", metavar="JOB", default=None,
+                         help="tell the story of the job named JOB in words instead of the "
+                         "report: when it was submitted, what it waited for and who held "
+                         "it, where it started, what evicted it, when it finished")
     options.fmt(p, "markdown")
 
 
@@ -77,6 +92,14 @@ def run(args: argparse.Namespace, console: Console) -> int:
         prepared = usecase.services_only(stack, flags=options.simulation_flags(args))
     else:
         prepared = _workload(args, console, stack)
+    if args.saturate is not None and (args.jobs or args.explain):
+        raise UsageError("gpupool simulate: --jobs and --explain follow a replay; not with "
+                         "--saturate")
+    if args.explain is not None:
+        if traces is not None:
+            raise UsageError("gpupool simulate: --explain replays the workload alone; not "
+                             "beside services' request traces (--requests, simulation.requests)")
+        return _explain(args, console, stack, prepared)
 
     def progress(name: str, done: int, total: int) -> None:
         console.err(f"simulating {name}: {done} of {total} jobs submitted\n")
@@ -89,6 +112,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
                                    percent=args.saturate, seed=prepared.settings.seed)
             out = view.render_capacity(cap.stack, cap.workload, cap.seed, cap.head, args.format,
                                        cap.base, cap.base_stack)
+        elif args.jobs is not None:
+            out = _with_records(args, stack, prepared, progress, clock, traces)
         else:
             result = usecase.simulate(Path(args.file), stack, prepared.workload, base=args.base,
                                       settings=prepared.settings, progress=progress,
@@ -101,6 +126,52 @@ def run(args: argparse.Namespace, console: Console) -> int:
         raise
     console.err(out.notes)
     console.out(out.result)
+    return EXIT_OK
+
+
+def _with_records(args: argparse.Namespace, stack: Stack, prepared: PreparedWorkload,
+                  progress: Callable[[str, int, int], None],
+                  clock: Callable[[str, float], None],
+                  traces: Mapping[str, Trace] | None) -> Output:
+    """Replay with a record per job streamed to ``--jobs`` FILE; the report as without it.
+
+    Raises:
+        InputError: FILE is a link, a folder or cannot be written (before the run).
+
+    """
+    from gpupool.simulate.records import JobRecords
+    from gpupool.usecases import simulate as usecase
+    from gpupool.usecases.job_records import RecordsFile
+    from gpupool.views import simulate as view
+
+    with RecordsFile(Path(args.jobs)) as sink:
+        records = JobRecords(sink.write)
+        result = usecase.simulate(Path(args.file), stack, prepared.workload, base=args.base,
+                                  settings=prepared.settings, progress=progress, clock=clock,
+                                  traces=traces, observers=[records])
+    jobs = {"file": args.jobs, "records": sink.count, "reasons": records.summary()}
+    capacities = {s.name: s.capacity_per_replica for s in stack.services}
+    return view.render(result.head, args.format, result.base, result.services,
+                       result.base_services, capacities, jobs=jobs)
+
+
+def _explain(args: argparse.Namespace, console: Console, stack: Stack,
+             prepared: PreparedWorkload) -> int:
+    """Replay the workload and tell one job's story (``--explain JOB``; with --jobs, its file).
+
+    Raises:
+        InputError: no job of the workload has that name (with a "did you mean").
+        UsageError: --format markdown.
+
+    """
+    from gpupool.usecases.job_records import explain
+    from gpupool.views import job_story
+
+    if args.format == "markdown":
+        raise UsageError("gpupool simulate: --explain writes text or json, not markdown")
+    story = explain(stack, prepared.workload, prepared.settings, args.explain,
+                    Path(args.jobs) if args.jobs is not None else None)
+    console.out(job_story.render(story, args.format).result)
     return EXIT_OK
 
 
