@@ -313,7 +313,6 @@ def packed_plan(d: Demand) -> tuple[bool, tuple[float, int] | None]:
 def choose_packed(
     index: list[tuple[float, int]], nodes: Mapping[int, Node], empty: Node | None, d: Demand,
     beat: tuple[float, float, int] | None = None,
-    plan: tuple[bool, tuple[float, int] | None] | None = None,
 ) -> tuple[Node | None, tuple[float, float, int]]:
     """KAI binpack's node for a pod: the same answer as ``choose``, without a scan.
 
@@ -326,9 +325,9 @@ def choose_packed(
     asked, so the walk starts there (the per-GPU shares and the node's count agree to within
     float rounding, far below the margin). With ``beat`` (the best score so far on other
     pools) the walk stops where no node left could score above it, and a node scoring no
-    higher than ``beat`` is not returned. ``plan``: ``packed_plan(d)``, kept by the caller.
+    higher than ``beat`` is not returned.
     """
-    bonus_possible, start_key = plan if plan is not None else packed_plan(d)
+    bonus_possible, start_key = packed_plan(d)
     start = bisect_left(index, start_key) if start_key is not None else 0
     found: Node | None = None
     fallback: Node | None = None
