@@ -5,10 +5,14 @@ its own (``os.wait4`` gives its peak RSS), on a pool of 0 to 2 one-L4 nodes (``g
 
 - ``shapes N``: N one-GPU jobs of 10 minutes submitted at once, each asking a different CPU
   (1 + i/N cores), so every job waits in a queue of its own;
-- ``gangs N``: N rows of 100,000-pod gangs asking no GPU, CPU or memory, one every 10 s.
+- ``gangs N``: N rows of 100,000-pod gangs asking no GPU, CPU or memory, one every 10 s;
+- ``tenanted N``: the ``shapes`` jobs of one tenant of the pool (issue 34 item 2's tenanted
+  case: a stack with tenants keeps the original retry rule, and the tenant's ResourceQuota
+  ceiling, its pools' capacity, blocks all but two of them at a time).
 
 It prints a markdown table: rows, seconds (simulation and report, as ``simulate`` runs them)
-and peak RSS. ``--shapes`` and ``--gangs`` give the row counts (several, comma-separated).
+and peak RSS. ``--shapes``, ``--gangs`` and ``--tenanted`` give the row counts (several,
+comma-separated).
 """
 
 from __future__ import annotations
@@ -30,9 +34,11 @@ from tests.simulate.simstacks import job, workload
 from tests.simulate.test_run_costs import FROM_ZERO
 from tests.stacks import load_stack_text
 kind, n = sys.argv[1], int(sys.argv[2])
-stack = load_stack_text(FROM_ZERO)
-if kind == "shapes":
-    jobs = [job(f"j{i}", 0, 600, gpus=1, cpu=1 + i / n) for i in range(n)]
+stack = load_stack_text(FROM_ZERO + ("tenants:\\n  - {name: t, pools: [l4]}\\n"
+                                     if kind == "tenanted" else ""))
+if kind in ("shapes", "tenanted"):
+    tenant = "t" if kind == "tenanted" else None
+    jobs = [job(f"j{i}", 0, 600, gpus=1, cpu=1 + i / n, tenant=tenant) for i in range(n)]
 else:
     jobs = [job(f"g{i}", i * 10, 3600, pods=100_000) for i in range(n)]
 out, fragmentation = simulate_metered(stack, workload(*jobs))
@@ -65,11 +71,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", default="2000,5000,20000")
     parser.add_argument("--gangs", default="10,200")
+    parser.add_argument("--tenanted", default="1000,4000")
     parser.add_argument("--timeout", type=float, default=600.0)
     args = parser.parse_args()
     print("| case | rows | seconds | peak RSS (MiB) |")
     print("|---|---:|---:|---:|")
-    for kind, counts in (("shapes", args.shapes), ("gangs", args.gangs)):
+    for kind, counts in (("shapes", args.shapes), ("gangs", args.gangs),
+                         ("tenanted", args.tenanted)):
         for rows in (int(c) for c in counts.split(",") if c):
             seconds, peak = _run(kind, rows, args.timeout)
             print(f"| {kind} | {rows:,} | {seconds} | {peak} |", flush=True)

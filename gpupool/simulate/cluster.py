@@ -22,6 +22,7 @@ off every node-pool resource, so a pool costs here what the plan says it costs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from gpupool import facts
 from gpupool.facts.groups import capacity_groups
@@ -118,9 +119,9 @@ class PoolModel:
     currency: str | None = None  # the currency of the groups' prices (None: unpriced)
     gpu_name: str | None = None  # the GPU model's name, None when unknown
 
-    @property
+    @cached_property
     def name(self) -> str:
-        """The pool's name."""
+        """The pool's name (kept: every placement reads it)."""
         return self.pool.name
 
     @property

@@ -106,32 +106,41 @@ class NodeIndex:
         old = node.indexed
         if old is not None:
             del index[bisect.bisect_left(index, old)]
-        if node.allocs and not node.removed:
-            node.indexed = (node.non_allocated_gpus(), node.id)
-            bisect.insort(index, node.indexed)
+        held = bool(node.allocs) and not node.removed
+        if held:
+            node.indexed = entry = (node.pm.gpu_equivalents_per_node - node.gpus_used, node.id)
+            bisect.insort(index, entry)
         else:
             node.indexed = None
-        by_cpu = self.cpu_index.get(name) if self.cpu_index is not None else None
+        if self.cpu_index is None:
+            return
+        by_cpu = self.cpu_index.get(name)
         if by_cpu is not None:
             if node.cpu_indexed is not None:
                 del by_cpu[bisect.bisect_left(by_cpu, node.cpu_indexed)]
-            if node.allocs and not node.removed:
-                node.cpu_indexed = (node.cpu_free, node.id)
-                bisect.insort(by_cpu, node.cpu_indexed)
+            if held:
+                node.cpu_indexed = entry = (node.cpu_free, node.id)
+                bisect.insort(by_cpu, entry)
             else:
                 node.cpu_indexed = None
 
     def _choose(self, d: Demand, beat: tuple[float, float, int] | None = None,
                 ) -> tuple[Node | None, tuple[float, float, int]]:
-        """Return the node the scheduler puts one pod of ``d`` on, and its score (``choose``)."""
+        """Return the node the scheduler puts one pod of ``d`` on, and its score (``choose``).
+
+        With ``beat``, a node scoring no higher than it is not returned (the caller keeps the
+        node it found on another pool).
+        """
         name = d.pool.name
         if self.packed:
-            index = self.free_index[name] if d.gpus > 0 else (
-                self.cpu_index.get(name) if self.cpu_index is not None else None)
+            if d.gpus > 0:
+                index = self.free_index[name]
+            else:
+                index = self.cpu_index.get(name) if self.cpu_index is not None else None
             if index is not None:
                 empty = self.empty[name]
-                first = self.by_id[empty[0]] if empty else None
-                return choose_packed(index, self.by_id, first, d, beat)
+                return choose_packed(index, self.by_id, self.by_id[empty[0]] if empty else None,
+                                     d, beat)
         return choose(self.scheduler, self._candidates(name), d)
 
     def _free_gpus(self, pool: str) -> float:

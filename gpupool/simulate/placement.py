@@ -291,6 +291,25 @@ def _kai_key(node: Node, d: Demand) -> tuple[float, float]:
     return (bonus, free / max(node.pm.gpu_equivalents_per_node, _EPS))
 
 
+def packed_plan(d: Demand) -> tuple[bool, tuple[float, int] | None]:
+    """Return what ``choose_packed`` works out from the request alone.
+
+    Whether a fraction could earn the GPU-sharing bonus, and the index entry the walk starts
+    at (None: the first).
+    """
+    pm = d.pool
+    bonus_possible = bool(d.devices) and d.share < 1.0 - _EPS
+    if d.gpus <= 0:
+        # the cpu strategy: the least non-allocated CPU that fits, so ``index`` holds the
+        # nodes by free CPU instead, and a node with less free CPU than asked cannot fit
+        return bonus_possible, (d.cpu - _EPS - 1e-6, -1)
+    if pm.device_kind == DEVICE_KAI and d.devices and (
+            pm.gpu_equivalents_per_node == pm.gpus_per_node):
+        need = d.devices * (1.0 - _EPS) if d.share >= 1.0 - _EPS else min(d.share, 1.0) - _EPS
+        return bonus_possible, (need - 1e-6, -1)
+    return bonus_possible, None
+
+
 def choose_packed(
     index: list[tuple[float, int]], nodes: Mapping[int, Node], empty: Node | None, d: Demand,
     beat: tuple[float, float, int] | None = None,
@@ -305,21 +324,14 @@ def choose_packed(
     fitting node that earns it. Whole GPUs cannot fit a node with fewer non-allocated GPUs than
     asked, so the walk starts there (the per-GPU shares and the node's count agree to within
     float rounding, far below the margin). With ``beat`` (the best score so far on other
-    pools) the walk stops where no node left could score above it.
+    pools) the walk stops where no node left could score above it, and a node scoring no
+    higher than ``beat`` is not returned.
     """
-    pm = d.pool
-    bonus_possible = bool(d.devices) and d.share < 1.0 - _EPS
-    start = 0
-    if d.gpus <= 0:
-        # the cpu strategy: the least non-allocated CPU that fits, so ``index`` holds the
-        # nodes by free CPU instead, and a node with less free CPU than asked cannot fit
-        start = bisect_left(index, (d.cpu - _EPS - 1e-6, -1))
-    elif pm.device_kind == DEVICE_KAI and d.devices and (
-            pm.gpu_equivalents_per_node == pm.gpus_per_node):
-        need = d.devices * (1.0 - _EPS) if d.share >= 1.0 - _EPS else min(d.share, 1.0) - _EPS
-        start = bisect_left(index, (need - 1e-6, -1))
+    bonus_possible, start_key = packed_plan(d)
+    start = bisect_left(index, start_key) if start_key is not None else 0
     found: Node | None = None
     fallback: Node | None = None
+    found_key: tuple[float, float] | None = None
     top = 1000.0 if bonus_possible else 0.0
     for i in range(start, len(index)):
         free, node_id = index[i]
@@ -331,20 +343,33 @@ def choose_packed(
         if not bonus_possible:
             found = node
             break
-        if _kai_key(node, d)[0] > 0:
-            found = node
+        k = _kai_key(node, d)
+        if k[0] > 0:
+            found, found_key = node, k
             break
         if fallback is None:
-            fallback = node
-    best: Node | None = None
+            fallback, found_key = node, k
+    best = found or fallback
     best_key: tuple[float, float, int] | None = None
-    for node in (found or fallback, empty):
-        if node is None or not node.schedulable or not node.fits(d):
-            continue
-        k0, k1 = _kai_key(node, d)
-        key = (k0, k1, -node.id)
-        if best_key is None or key > best_key:
-            best, best_key = node, key
+    if best is not None:
+        k0, k1 = found_key if found_key is not None else _kai_key(best, d)
+        best_key = (k0, k1, -best.id)
+    if empty is not None and empty.schedulable:
+        # the empty node's score is at most (top, -its free, -id): where that cannot beat the
+        # walk's node or ``beat``, the caller would not take it, so it is not scored
+        if d.gpus > 0:
+            bound = (top, -empty.non_allocated_gpus(), -empty.id)
+        else:
+            cpu = empty.cpu_free
+            bound = (0.0, -(cpu if cpu != float("inf") else 0.0), -empty.id)
+        if not ((best_key is not None and bound <= best_key)
+                or (beat is not None and bound <= beat)) and empty.fits(d):
+            k0, k1 = _kai_key(empty, d)
+            key = (k0, k1, -empty.id)
+            if best_key is None or key > best_key:
+                best, best_key = empty, key
+    if best is not None and beat is not None and best_key is not None and best_key <= beat:
+        best = None  # the caller keeps the node found on another pool
     return best, best_key if best_key is not None else (float("-inf"), 0.0, 0)
 
 

@@ -278,6 +278,7 @@ class Queues:
         fits its first job now; the others are ``skipped`` (still parked), and the walk stops
         once no touched node has room for the smallest request parked on its pool.
         """
+        filtered = False
         while True:
             top = self.parked.peek() if nodes else None
             if top is None or (heap and heap[0][0] < top[0]):
@@ -285,7 +286,10 @@ class Queues:
             self.parked.pop()
             key = top[1]
             by_pool = self._by_pool(self.queues[key][0])
-            nodes[:] = [n for n in nodes if self.parked.may_fit(n)]
+            if not filtered:
+                # once a call: nothing a node or the parked minima hold changes in this walk
+                nodes[:] = [n for n in nodes if self.parked.may_fit(n)]
+                filtered = True
             for node in nodes:
                 d = by_pool.get(node.pm.name)
                 if d is not None and node.fits(d):
