@@ -191,8 +191,37 @@ def _loaded(path: Path) -> tuple[dict[str, Any], str] | None:
     return yaml.safe_load(text), rendered(result.stack)
 
 
+#: Fields whose change is valid only in a setting the corpus does not have: the setting is
+#: made first (the base program is the stack with it), then the field changed.
+UNDER: dict[str, list[tuple[Path, Callable[[dict[str, Any]], None],
+                            Callable[[dict[str, Any]], None]]]] = {
+    # a service's own priority is refused under admission deny unless it is its tenant's
+    # (service.priority-not-tenants); where the tenants' policy only warns it renders
+    "services[].priority": [(FIXTURES / "valid" / "services-clean.yaml",
+                             _set(["cluster", "admission", "action"], "warn"),
+                             _set(["services[]", "priority"], "high"))],
+}
+
+
+def _changes_under(field: str) -> str | None:
+    for path, prepare, mutate in UNDER.get(field, []):
+        loaded = _loaded(path)
+        assert loaded is not None, path
+        data = copy.deepcopy(loaded[0])
+        prepare(data)
+        result = validate_text(yaml.safe_dump(data, sort_keys=False), str(path))
+        assert result.stack is not None, [d.summary for d in result.diagnostics]
+        changed = copy.deepcopy(data)
+        mutate(changed)
+        if _try(path, changed, rendered(result.stack)):
+            return path.name
+    return None
+
+
 def changes_the_program(field: str, node: dict[str, Any]) -> str | None:
     """Return the stack file in which changing ``field`` changed the program, or None."""
+    if (found := _changes_under(field)) is not None:
+        return found
     for path, mutate in EXPLICIT.get(field, []):
         loaded = _loaded(path)
         assert loaded is not None, path

@@ -9,8 +9,8 @@ same pool, under the same scheduler. What the loop adds, each with its source:
 * a replica waits for a slot like any pod and preempts lower priorities (the default
   scheduler's preemption, ``gpupool/simulate/preempt.py``);
 * on a node a scale-up added, it serves after the node's provisioning (cluster-autoscaler FAQ,
-  5 minutes) plus the device plugin's 90 s (NVIDIA/k8s-device-plugin#291;
-  ``../shared/reference/autoscaling-anchors.md`` item 8), then ``startupSeconds``;
+  5 minutes) plus the device plugin's 90 s (NVIDIA/k8s-device-plugin#291), then
+  ``startupSeconds``;
 * a scale-down deletes in the ReplicaSet's order (kubernetes ``pkg/controller/controller_utils.go``
   ``ActivePodsWithRanks.Less``: unassigned, then not ready, then ready the shortest time).
 """

@@ -16,10 +16,10 @@ node a scale-up added, not before the node's GPUs are advertised: the node's pro
 (``autoscaler.SCALE_UP_SECONDS``, the cluster-autoscaler FAQ's "about 5 minutes") plus
 ``DEVICE_PLUGIN_SECONDS`` for the NVIDIA device plugin to register its GPUs (about 90 s after
 the node starts, NVIDIA/k8s-device-plugin#291 as reported with Karpenter; kubernetes/autoscaler
-#1949/#3464 on the node being Ready before ``nvidia.com/gpu`` is allocatable:
-``../shared/reference/autoscaling-anchors.md`` item 8). The pod holds its slot from its start,
-since no other pod could use the unadvertised GPU either. The replicas that stay at the start
-(``replicas.min``) run from instant 0 on the stack's first nodes, ready at once.
+#1949/#3464 on the node being Ready before ``nvidia.com/gpu`` is allocatable). The pod holds
+its slot from its start, since no other pod could use the unadvertised GPU either. The
+replicas that stay at the start (``replicas.min``) run from instant 0 on the stack's first
+nodes, ready at once.
 
 A scale-down deletes pods in the ReplicaSet controller's order (kubernetes/kubernetes
 ``pkg/controller/replicaset/replica_set.go`` ``getPodsToDelete`` sorting by
