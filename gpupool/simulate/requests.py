@@ -22,7 +22,6 @@ every number is finite and bounded (``MAX_RPS``, 366 days, ``MAX_ROWS``).
 from __future__ import annotations
 
 import bisect
-import csv
 import math
 import re
 from collections.abc import Iterator
@@ -40,7 +39,7 @@ from gpupool.simulate.columns import (
     read_text,
 )
 from gpupool.simulate.fit import did_you_mean
-from gpupool.simulate.source import Problems, lines
+from gpupool.simulate.source import Problems, csv_records
 from gpupool.spec.diagnostics import Diagnostic, Pos, Range, error
 
 #: The most requests per second one row may say (a typo's 1e12 is refused, not simulated).
@@ -181,21 +180,9 @@ def check_requests(services: list[str], traces: dict[str, Trace]) -> list[Diagno
 def _rows(path: Path, problems: Problems, columns: tuple[str, ...],
           required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str], dict[str, int]]]:
     """Yield ``(line, cells by column, where each cell starts)`` for each row below the header."""
-    texts = (text + "\n" for _, text in lines(path, problems, keep_bad=True))
-    reader = csv.reader(texts, strict=True)
     header: list[str] | None = None
     count = 0
-    while True:
-        first = reader.line_num + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            problems.add(error("workload.bad-csv", f"not CSV: {exc}"), reader.line_num)
-            continue
-        if not row or (len(row) == 1 and not row[0].strip()):
-            continue
+    for first, row in csv_records(path, problems):
         if header is None:
             header = [cell.strip() for cell in row]
             if not _header_ok(header, first, problems, columns, required):

@@ -15,6 +15,7 @@ how many were left out.
 
 from __future__ import annotations
 
+import csv
 import os
 import stat
 from array import array
@@ -233,3 +234,24 @@ def lines(path: Path, problems: Problems, *, keep_bad: bool = False) -> Iterator
                     yield number, ""
                 continue
             yield number, text
+
+
+def csv_records(path: Path, problems: Problems) -> Iterator[tuple[int, list[str]]]:
+    """Yield ``(first line, cells)`` for each CSV record of the file, blank lines left out.
+
+    A record that is not CSV is recorded in ``problems`` (``workload.bad-csv``) and skipped;
+    a quoted cell may span lines, so a record's number is the line it starts on.
+    """
+    reader = csv.reader((text + "\n" for _, text in lines(path, problems, keep_bad=True)),
+                        strict=True)
+    while True:
+        first = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            problems.add(error("workload.bad-csv", f"not CSV: {exc}"), reader.line_num)
+            continue
+        if row and (len(row) != 1 or row[0].strip()):
+            yield first, row

@@ -18,7 +18,6 @@ stack: the tenants, priorities, pools and MIG profiles the rows name must be the
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
@@ -31,7 +30,7 @@ from gpupool.simulate.columns import BY_NAME, COLUMNS, MAX_SECONDS, BadValue, Su
 from gpupool.simulate.fit import check_workload as check_workload
 from gpupool.simulate.fit import did_you_mean
 from gpupool.simulate.jobs import Job, Workload
-from gpupool.simulate.source import Problems, lines
+from gpupool.simulate.source import Problems, csv_records, lines
 from gpupool.spec.diagnostics import Diagnostic, error
 
 FORMATS = ("csv", "jsonl", "openb")
@@ -94,21 +93,9 @@ Row = tuple[int, list[object], Callable[[int], int]]
 
 
 def _csv_rows(path: Path, problems: Problems) -> Iterator[Row]:
-    texts = (text + "\n" for _, text in lines(path, problems, keep_bad=True))
-    reader = csv.reader(texts, strict=True)
     header: list[str] | None = None
     order: list[int | None] = []  # COLUMNS index -> header index
-    while True:
-        first = reader.line_num + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            problems.add(error("workload.bad-csv", f"not CSV: {exc}"), reader.line_num)
-            continue
-        if not row or (len(row) == 1 and not row[0].strip()):
-            continue  # a blank line
+    for first, row in csv_records(path, problems):
         if header is None:
             header = [cell.strip() for cell in row]
             if not _header_ok(header, first, problems):
