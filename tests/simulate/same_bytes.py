@@ -122,11 +122,16 @@ def _openb() -> Iterator[tuple[str, Callable[[], str]]]:
     tmp.mkdir(exist_ok=True)
     stack = tmp / "openb.yaml"
     stack.write_text(text, encoding="utf-8")
-    default = FGD / "openb_pod_list_default.csv"
+    def copied(name: str) -> Path:  # the outputs name the trace: a fixed path, not the clone's
+        kept = tmp / name
+        kept.write_bytes((FGD / name).read_bytes())
+        return kept
+
+    default = copied("openb_pod_list_default.csv")
     yield "openb/default", lambda: _cli(
         [str(stack), "--workload", str(default), "--workload-format", "openb", "--format", "json"])
     for trace in ("multigpu50", "gpushare40"):
-        pods = FGD / f"openb_pod_list_{trace}.csv"
+        pods = copied(f"openb_pod_list_{trace}.csv")
         yield f"openb/{trace}-sat", lambda p=pods: _cli(
             [str(stack), "--workload", str(p), "--workload-format", "openb", "--saturate", "90",
              "--format", "json"])
