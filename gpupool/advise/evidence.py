@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from gpupool.advise import hami
+from gpupool.advise import interruptions as interruption_series
 from gpupool.advise import peaks as peak_series
 from gpupool.advise import pods as pod_series
 from gpupool.advise import services as service_series
@@ -121,6 +122,9 @@ class Evidence:
     showback: Mapping[str, float] = field(default_factory=dict)
     # each inference service's demand, HPA replicas and GPU activity (advise.services)
     services: Mapping[str, service_series.ServiceUse] = field(default_factory=dict)
+    # each pool's busy node-hours and nodes that vanished (read where a checkpoint is stated)
+    interruptions: Mapping[str, interruption_series.PoolInterruptions] = field(
+        default_factory=dict)
 
 
 def _duration(seconds: float) -> str:
@@ -426,6 +430,8 @@ def read(
     for p in stack.pools:
         if gpus and not pools[p.name].gpus:
             reader.gaps.append(f"pool {p.name}: no GPU series from its nodes in the window")
+    outages = interruption_series.read(server, stack, end, window_seconds, node_pools,
+                                       FB_USED, IDLE_MIB, progress) if gpus else {}
     services, service_gaps = service_series.read(server, stack, end, window_seconds, progress)
     reader.gaps.extend(service_gaps)
     return Evidence(
@@ -441,6 +447,7 @@ def read(
         peaks=pool_peaks,
         showback=showback,
         services=services,
+        interruptions=outages,
     )
 
 

@@ -10,6 +10,7 @@ and one line here.
 from __future__ import annotations
 
 from gpupool.advise.capacity import InstanceType, Spot
+from gpupool.advise.checkpoint_interval import CheckpointInterval
 from gpupool.advise.floor import LowerFloor
 from gpupool.advise.overcommit import MemoryOvercommit
 from gpupool.advise.quota import TenantQuota
@@ -25,6 +26,7 @@ RULES: tuple[Rule, ...] = (
     InstanceType(),
     GrowHamiSlots(),
     MemoryOvercommit(),
+    CheckpointInterval(),
     TenantQuota(),
 )
 

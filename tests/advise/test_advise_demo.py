@@ -52,8 +52,8 @@ def test_the_demo_server_answers_advise_as_a_real_prometheus_does(tmp_path: Path
         demo = _advise_json(tmp_path, url)
     assert demo == real
     assert {r["kind"] for r in demo["recommendations"]} == {
-        "lower-floor", "spot", "memory-overcommit", "service-capacity", "service-target",
-        "service-replicas"}
+        "lower-floor", "spot", "memory-overcommit", "checkpoint-interval", "service-capacity",
+        "service-target", "service-replicas"}
 
 
 def test_advise_demo_advises_the_bundled_stack(capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,6 +72,15 @@ def test_advise_demo_advises_the_bundled_stack(capsys: pytest.CaptureFixture[str
     [over] = [r for r in doc["recommendations"] if r["kind"] == "memory-overcommit"]
     assert over["edit"]["value"] == {"slotsPerGpu": 7, "memoryGiB": 5, "memoryOvercommit": 1.85}
     assert over["evidence"]["overflow_windows"] == 2 and over["evidence"]["windows"] == 2016
+    # the spot pool (advise.demo.spot): 8 nodes x 336 h less the 4 empty hours a reclaimed node
+    # left = 2,684 busy node-hours over 4 interruptions: 671 h = 2,415,600 s between them.
+    # Young: sqrt(2 x 60 x 2,415,600) = 17,025.6 s; Daly, x = 60 / 4,831,200 = 1.2419e-5:
+    # 17,025.6 x (1 + sqrt(x) / 3 + x / 9) - 60 = 17,025.6 x 1.0011761 - 60 = 16,986 s, over
+    # nine times the declared 1,800 s
+    [ckpt] = [r for r in doc["recommendations"] if r["kind"] == "checkpoint-interval"]
+    assert ckpt["pool"] == "spot-l4" and ckpt["edit"]["value"] == 16986
+    assert ckpt["evidence"]["busy_node_hours"] == 2684 and ckpt["evidence"]["mtbi_hours"] == 671
+    assert ckpt["evidence"]["vanished"].startswith("spot-02 gone by 2026-11-20 10:00, spot-05")
     assert "serving 14 generated days of metrics of the bundled stack advise-demo" in out.err
     assert "warning" not in out.err  # the bundled stack validates cleanly
 

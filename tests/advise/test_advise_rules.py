@@ -45,7 +45,7 @@ def test_committed_rules_table_is_what_the_registry_generates() -> None:
 
 def test_every_rule_has_a_stable_unique_id_and_a_one_line_summary() -> None:
     ids = [r.id for r in rules.RULES]
-    assert len(ids) == len(set(ids)) == 8 + 4  # the pools' and tenants', the services' four
+    assert len(ids) == len(set(ids)) == 9 + 4  # the pools' and tenants', the services' four
     for r in rules.RULES:
         assert r.id and r.kind and r.edits and r.saving
         assert r.summary and "\n" not in r.summary and "|" not in r.summary

@@ -18,7 +18,9 @@ kube-state-metrics (``kube_node_labels`` with the pool label, the pod series of
 * ``train-h100``: one p5.48xlarge running one training Job's pod on all eight GPUs the whole
   window (70 GiB and 90% activity each);
 * ``serve-l4``: two g6.12xlarge nodes serving the inference service ``chat``, minute by minute
-  (``advise.demo.service``).
+  (``advise.demo.service``);
+* ``spot-l4``: eight g6.4xlarge spot nodes training, four of which the cloud reclaims in the
+  window (``advise.demo.spot``).
 
 Samples sit 30 s before each 20-minute mark, so no sample lies on the edge of an hourly range or
 of the window, where Prometheus versions differ (2.x ranges include their start, 3.x do not).
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gpupool.advise.demo import service
+from gpupool.advise.demo import service, spot
 from gpupool.advise.demo.promql import Series, labels_of
 
 END = 1796083200.0  # 2026-12-01T00:00:00Z: the demo's window ends here, whatever the clock says
@@ -77,7 +79,7 @@ pools:
     instanceType: p5.48xlarge
     workload: training
     nodes: {{min: 1, max: 2}}
-{service.STACK_POOL}acknowledge:
+{service.STACK_POOL}{spot.STACK_POOL}acknowledge:
   - code: hami.split-reaches-whole-gpus
     reason: the training Job takes all eight GPUs of its node, so their vGPUs go unused
     path: pools.train-h100
@@ -196,9 +198,13 @@ def series(end: float = END, days: int = DAYS) -> list[Series]:
                       lambda t, a=opens, b=closes: a <= t < b)
                 w.add("hami_vgpu_memory_limit_bytes", ids, lambda t: 5 * 1024**3,
                       lambda t, a=opens, b=closes: a <= t < b)
+    for node, (first, last) in spot.lifetimes(start, end).items():
+        w.pod("batch", f"train-{node}", node, "Job", first, last,
+              {"nvidia_com_gpu": ("integer", 1), "cpu": ("core", 12),
+               "memory": ("byte", 48 * 1024**3)})
     slot = 0.9776 / 4  # a g6.2xlarge's price a slot
     costs = {"search": lambda t: 6 * slot if serving(t) else 0.0,
              "ads": lambda t: 2 * slot if serving(t) else 0.0, "llm": lambda t: 8 * 6.88}
     for tenant, cost in costs.items():
         w.add("gpupool:tenant_cost_usd_per_hour", {"stack": NAME, "tenant": tenant}, cost)
-    return w.out + service.series(start, end)
+    return w.out + service.series(start, end) + spot.series(w.times, start, end)
