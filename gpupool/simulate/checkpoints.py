@@ -18,7 +18,12 @@ This module owns the part of ``engine.Simulation`` that follows each job's check
 * **the interruptions a job meets**, per pool: evictions and give-ups over the seconds jobs
   ran there (the simulated mean time between interruptions, for Young's and Daly's interval),
   and, on pools where a ``maxDowntimeSeconds`` applies, each interruption's downtime: from the
-  eviction to the job placed again, plus its ``startupSeconds`` and the restore it paid.
+  eviction to the job placed again, plus its ``startupSeconds`` and the restore it paid;
+* **how often an evicted job found no free slot**, per pool of its first pod: of the evicted
+  jobs placed again, those placed on a node that was not ready when they were evicted (asked
+  for since, or still provisioning then: ids from ``node_id`` on, or in ``provisioning``), so
+  that they waited for a scale-up (``returns``, ``scaled_up``; ``plan`` counts the downtime's
+  scale-up at that share, ``facts.checkpoint.downtime``).
 
 A run with no checkpoint, budget or start-up anywhere (``checkpoints_on`` false) calls none of
 this, so its figures are the bytes they were. ``Checkpointing`` is the part; its hooks are
@@ -75,11 +80,15 @@ class Checkpointing:
     stack: Stack
     workload: Workload
     now: float
+    node_id: int  # the id the next node added takes
+    provisioning: set[int]  # nodes asked for, not yet ready
 
     def _init_checkpoints(self) -> None:
         self.checkpoints_on = stated(self.stack, self.workload)
         self.resumes: dict[int, Progress] = {}
         self.evicted: dict[int, tuple[float, str, float, float]] = {}
+        # gang -> (its first pod's pool, the next node id, the nodes provisioning) at eviction
+        self.evicted_nodes: dict[int, tuple[str, int, frozenset[int]]] = {}
         self.recovery_pools: dict[str, PoolRecovery] = {}
         self.recovery_tenants: dict[str, Lost] = {}
         self.recoveries: dict[tuple[str | None, str], Recovery] = {}
@@ -111,12 +120,24 @@ class Checkpointing:
             prog.plan = plan
             prog.restore = plan.restore if prog.saved > 0 else 0.0
             prog.run = run = run_seconds(gang.job.duration - prog.saved, plan, prog.restore)
+        self._count_return(gang)
         back = self.evicted.pop(gang.id, None)
         if back is not None:
             at, pool, budget, startup = back
             restore = prog.restore if prog is not None else 0.0
             self._pool_recovery(pool).downtimes.append((self.now - at + startup + restore, budget))
         return run
+
+    def _count_return(self, gang: Gang) -> None:
+        """Count an evicted gang placed again, and whether it waited for a node to be ready."""
+        back = self.evicted_nodes.pop(gang.id, None)
+        if back is None:
+            return
+        pool, mark, provisioning = back
+        pr = self._pool_recovery(pool)
+        pr.returns += 1
+        if any(node.id >= mark or node.id in provisioning for node, _ in gang.placed):
+            pr.scaled_up += 1
 
     def _pool_recovery(self, name: str) -> PoolRecovery:
         found = self.recovery_pools.get(name)
@@ -176,6 +197,9 @@ class Checkpointing:
             if not finished:
                 pr.interruptions += 1
                 self._interrupted(gang, first, requeue)
+                if requeue:
+                    self.evicted_nodes[gang.id] = (first.pm.name, self.node_id,
+                                                   frozenset(self.provisioning))
         if plan is None:
             return None  # it loses what it lost before: all of an evicted run
         if finished:

@@ -12,7 +12,10 @@ Checkpoints in a run), from the ``resume.CheckpointRun`` the run's ``checkpoints
   beside Young's and Daly's optimum for that MTBI (``facts.checkpoint``);
 * per pool where a ``maxDowntimeSeconds`` applies, the **share of interruptions over it**: each
   one's time from the eviction to the job placed again, plus its ``startupSeconds`` and the
-  restore it paid; a job never placed again is over.
+  restore it paid; a job never placed again is over;
+* per pool, of the evicted jobs placed again, those that waited for a node not ready at their
+  eviction (``no_slot_share``: what ``plan`` counts the downtime's scale-up at; not in the
+  document).
 
 ``figures`` is None for a run where nothing of checkpoints or downtime is stated, so that such
 a run's report and document are what they were.
@@ -85,6 +88,13 @@ class PoolCheckpoints:
     mtbi_seconds: float | None  # None: no interruption
     intervals: tuple[IntervalFigures, ...]
     downtime: DowntimeFigures | None  # None: no budget applies on the pool
+    returns: int = 0  # evicted jobs placed again (the pool of their first pod)
+    scaled_up: int = 0  # of them, placed on a node not ready when they were evicted
+
+    @property
+    def no_slot_share(self) -> float | None:
+        """The share of evicted jobs placed again that waited for a node (None: none back)."""
+        return self.scaled_up / self.returns if self.returns else None
 
 
 @dataclass(frozen=True)
@@ -146,6 +156,8 @@ def figures(outcome: Outcome, tenant_order: list[str]) -> CheckpointFigures | No
             pool=pm.name, lost=_hours(measured.lost if measured else None),
             interruptions=interruptions, job_hours=seconds / 3600, mtbi_seconds=mtbi,
             intervals=intervals, downtime=downtime,
+            returns=measured.returns if measured else 0,
+            scaled_up=measured.scaled_up if measured else 0,
         ))
     tenants = tuple((name, _hours(run.tenants.get(name))) for name in tenant_order)
     return CheckpointFigures(tenants=tenants, pools=tuple(pools))

@@ -94,6 +94,8 @@ class PoolRecovery:
     interruptions: int = 0  # evictions and give-ups of jobs running on it
     downtimes: list[tuple[float, float]] = field(default_factory=list)  # (seconds, budget)
     never_back: list[float] = field(default_factory=list)  # budgets of jobs never placed again
+    returns: int = 0  # evicted jobs placed again
+    scaled_up: int = 0  # of them, placed on a node not yet ready when they were evicted
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ from pathlib import Path
 from gpupool.assemble import build
 from gpupool.model import Stack
 from gpupool.plan import PlanResult, make_plan
+from gpupool.plan.checkpoint import simulated
+from gpupool.simulate.report import Report
 from gpupool.spec.acknowledge import Acknowledged
 from gpupool.spec.diagnostics import Diagnostic
 from gpupool.usecases.base import load_base
@@ -38,3 +40,17 @@ def plan(stack_file: Path, stack: Stack, base: str | None, *, force_base: bool =
     planned = make_plan(resolved, build(stack), stack, diagnostics=diagnostics,
                         stack_file=str(stack_file) if shown_as is None else shown_as)
     return replace(planned, acknowledged=tuple(acknowledged))
+
+
+def with_simulated_downtime(stack: Stack, result: PlanResult, head: Report) -> PlanResult:
+    """Return the plan with each downtime's scale-up at the share the head's simulation measured.
+
+    The share is per pool: of the evicted jobs the run placed again, those that waited for a
+    node not ready when they were evicted. A pool none came back on, and a plan without a
+    simulation, keep the worst case (``validate``'s).
+    """
+    figures = head.checkpoints
+    if figures is None or not result.checkpoints:
+        return result
+    returns = {p.pool: (p.scaled_up, p.returns) for p in figures.pools}
+    return replace(result, checkpoints=simulated(stack, result.checkpoints, returns))

@@ -3,8 +3,9 @@
 This module owns the checkpoint section the plan views add after the services: per pool (or
 tenant on a pool) the declared interval, Daly's optimum for the pool's interruption rate (and
 Young's), the share of each GPU-hour both lose and the GPU-hours a day between them; then the
-expected downtime, part by part, against ``maxDowntimeSeconds``. It computes nothing:
-``gpupool.plan.checkpoint`` does.
+expected downtime, part by part, against ``maxDowntimeSeconds``, and under it the share of
+interruptions its scale-up counts at (in full, or as the plan's simulation measured it). It
+computes nothing: ``gpupool.plan.checkpoint`` does.
 """
 
 from __future__ import annotations
@@ -19,9 +20,24 @@ INTERVAL_HEAD = ("pool", "tenant", "every", "write", "optimum (Daly)", "Young", 
                  "at optimum", "GPU-hours/day more")
 DOWNTIME_HEAD = ("pool", "tenant", "drain", "rescheduling", "scale-up", "startup", "restore",
                  "total", "budget")
-#: What the text and markdown sections say under the downtime table.
+#: What the text and markdown sections say under the downtime table, where nothing simulated.
 DOWNTIME_NOTE = ("the scale-up counts in full, the worst case of no free slot when the job is "
-                 "placed again; how often one is free is not measured yet")
+                 "placed again; a plan that runs a simulation counts it at the share it measured")
+
+
+def downtime_note(result: PlanResult) -> str:
+    """Return the note under the downtime table: the share each scale-up counts at, and why."""
+    measured: dict[str, tuple[int, int]] = {}
+    for p in result.checkpoints:
+        if p.no_slot is not None:
+            measured.setdefault(p.pool, p.no_slot)
+    if not measured:
+        return DOWNTIME_NOTE
+    shares = "; ".join(f"{pool} {waited} of {back}" for pool, (waited, back) in measured.items())
+    rest = ("" if all(p.pool in measured for p in result.checkpoints)
+            else "; elsewhere in full, the worst case (no evicted job came back)")
+    return ("the scale-up counts at the share of evicted jobs the simulation placed again on a "
+            f"node not ready when they were evicted ({shares}){rest}")
 
 
 def _s(seconds: float | None) -> str:
@@ -65,7 +81,7 @@ def text_section(result: PlanResult) -> list[str]:
         lines += table(INTERVAL_HEAD, intervals)
     lines += ["", "Downtime from an interruption to running again:"]
     lines += table(DOWNTIME_HEAD, downtime_rows(result))
-    lines.append(f"  ({DOWNTIME_NOTE})")
+    lines.append(f"  ({downtime_note(result)})")
     return lines
 
 

@@ -218,7 +218,7 @@ def _checkpoint_blocks(result: PlanResult) -> list[_Block]:
                     table[2:], [""], "checkpoint rows"))
     table = _md_table(plan_checkpoint.DOWNTIME_HEAD, plan_checkpoint.downtime_rows(result))
     out.append((["#### Downtime from an interruption to running again", "", *table[:2]],
-                table[2:], ["", f"<sub>{text(plan_checkpoint.DOWNTIME_NOTE)}</sub>", ""],
+                table[2:], ["", f"<sub>{text(plan_checkpoint.downtime_note(result))}</sub>", ""],
                 "downtime rows"))
     return out
 

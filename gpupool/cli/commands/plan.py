@@ -84,12 +84,14 @@ def _show_with_simulation(args: argparse.Namespace, console: Console, stack: Sta
     the applied record. The base replays the head's workload (its own ``simulation`` block is
     not read), so the two columns differ only by the stacks.
     """
+    from gpupool.usecases import plan as plan_usecase
     from gpupool.usecases import simulate as usecase
     from gpupool.views import plan as plan_view
     from gpupool.views import simulate as view
 
     sim = usecase.simulate(Path(args.file), stack, prepared.workload, base=args.base,
                            settings=prepared.settings)
+    result = plan_usecase.with_simulated_downtime(stack, result, sim.head)
     planned = plan_view.render(result, args.format)
     out = view.with_plan(planned.result, args.format, sim.head, sim.base)
     console.err(planned.notes)

@@ -13,7 +13,8 @@ give (``gpupool.facts.checkpoint`` holds the arithmetic):
 - ``checkpoint.interval-off-optimum``: an interval more than twice, or under half, Daly's optimum
   for the pool's ``interruption.perHour``, with the GPU-hours a day it costs;
 - ``checkpoint.downtime-over-budget``: the expected parts of the downtime, at the worst case of
-  no free slot, exceed ``maxDowntimeSeconds``;
+  no free slot (a static check: ``plan`` with a simulation counts the scale-up at the simulated
+  share instead, ``plan.checkpoint.simulated``), exceed ``maxDowntimeSeconds``;
 - ``checkpoint.min-runtime-below-write``: a KAI tenant's declared ``minRuntime`` shorter than the
   write time, so a job placed again can be taken before it has written a checkpoint.
 """
@@ -128,9 +129,9 @@ def _downtime(stack: Stack) -> list[Diagnostic]:
             f"An interruption of {who} is expected to take {d.total_seconds:.0f} s, over "
             f"maxDowntimeSeconds ({d.budget_seconds:.0f} s)",
             f"From an interruption to the job running again: {parts}. The scale-up counts in "
-            "full (the worst case: no free slot when the job is placed again; how often one "
-            "is free is not measured yet). Keep a warm node (nodes.min), shorten "
-            "startupSeconds or restoreSeconds, or raise the budget.",
+            "full (the worst case: no free slot when the job is placed again; a plan that "
+            "runs a simulation counts it at the share the run measured). Keep a warm node "
+            "(nodes.min), shorten startupSeconds or restoreSeconds, or raise the budget.",
             scope.recovery.downtime_path,
         ))
     return list(out.values())
