@@ -431,7 +431,7 @@ def read(
         if gpus and not pools[p.name].gpus:
             reader.gaps.append(f"pool {p.name}: no GPU series from its nodes in the window")
     outages = interruption_series.read(server, stack, end, window_seconds, node_pools,
-                                       FB_USED, IDLE_MIB, progress) if gpus else {}
+                                       FB_USED, IDLE_MIB, progress)
     services, service_gaps = service_series.read(server, stack, end, window_seconds, progress)
     reader.gaps.extend(service_gaps)
     return Evidence(

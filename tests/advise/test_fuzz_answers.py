@@ -183,6 +183,26 @@ def test_generated_answers_on_a_hami_pool_give_one_error_or_a_finite_report(
     _answers_give_one_error_or_a_finite_report(server, script, overcommit_scenario.STACK)
 
 
+# the scenario's H100 pool with a checkpoint: advise then reads the nodes that vanished
+CHECKPOINTED = STACK.replace(
+    "    nodes: {min: 2, max: 4}  # two warm nodes\n",
+    "    nodes: {min: 2, max: 4}  # two warm nodes\n"
+    "    checkpoint: {everySeconds: 600, writeSeconds: 60, restoreSeconds: 60}\n", 1)
+
+
+@pytest.mark.slow
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(script=scripts)
+def test_generated_answers_on_a_checkpointed_pool_give_one_error_or_a_finite_report(
+    server: StandIn,
+    script: tuple[list[tuple[str, Any, bool]], dict[int, tuple[str, Any, bool]]],
+) -> None:
+    """A checkpointed pool reads the nodes that vanished (checkpoint-interval, issue 40)."""
+    assert CHECKPOINTED != STACK
+    _answers_give_one_error_or_a_finite_report(server, script, CHECKPOINTED)
+
+
 def _answers_give_one_error_or_a_finite_report(
     server: StandIn,
     script: tuple[list[tuple[str, Any, bool]], dict[int, tuple[str, Any, bool]]],
