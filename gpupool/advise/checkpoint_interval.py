@@ -37,6 +37,7 @@ from gpupool.model import Pool, Stack
 
 MIN_NODE_HOURS = 168  # busy node-hours (a node-week) before a rate is told
 SHOWN = 5  # vanished nodes named in the evidence
+MAX_EVERY = 31_622_400  # checkpoint.everySeconds' bound in the stack schema (366 days)
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ def _judge(kind: str, case: Case, target: Target, seen: PoolInterruptions) -> Re
     ratio = every / optimum
     if 1.0 / formulas.OFF_BY <= ratio <= formulas.OFF_BY:
         return None
-    value = max(round(optimum), int(ckpt.write_seconds) + 1)
+    value = min(MAX_EVERY, max(round(optimum), int(ckpt.write_seconds) + 1))
     losses = (min(1.0, formulas.loss_share(every, ckpt.write_seconds, mtbi)),
               min(1.0, formulas.loss_share(value, ckpt.write_seconds, mtbi)))
     gpus = seen.busy_node_hours / (case.window / HOUR) * case.pool.gpus_per_node

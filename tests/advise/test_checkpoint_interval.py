@@ -25,6 +25,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpupool.advise import checkpoint_interval as rule
 from gpupool.advise import interruptions
@@ -136,6 +138,26 @@ def test_a_node_that_went_idle_before_it_vanished_is_not_counted() -> None:
     again = interruptions.count(
         {"a": {0: True, 1: True, 3: True}, "b": dict.fromkeys(range(4), True)}, "p", 4 * HOUR, 0.0)
     assert [(v.node, v.last_seen) for v in again.vanished] == [("a", HOUR)]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.dictionaries(st.sampled_from([f"n{i}" for i in range(6)]),
+                       st.dictionaries(st.integers(0, 47), st.booleans(), max_size=48),
+                       min_size=1))
+def test_a_vanishing_is_a_stop_before_the_pools_last_hour(
+        hours: dict[str, dict[int, bool]]) -> None:
+    found = interruptions.count(hours, "p", 48 * HOUR, 0.0)
+    last = max((max(h) for h in hours.values() if h), default=-1)
+    stops = sum(1 for h in hours.values() for i in h if i + 1 not in h and i < last)
+    assert len(found.vanished) == stops
+    assert found.busy_node_hours == sum(sum(h.values()) for h in hours.values())
+    assert found.node_hours == sum(len(h) for h in hours.values())
+    assert found.interruptions + len(found.idle_gone) == stops
+    for v in found.vanished:  # each ended before the pool's last hour, where a node went on
+        assert v.last_seen < last * HOUR and hours[v.node][round(v.last_seen / HOUR)] == v.busy
+    if found.interruptions:
+        assert found.mtbi_seconds == pytest.approx(
+            found.busy_node_hours * HOUR / found.interruptions)
 
 
 SERVERS = ["demo", pytest.param("prometheus", marks=pytest.mark.skipif(
