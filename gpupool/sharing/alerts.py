@@ -59,7 +59,8 @@ from typing import Any
 from gpupool import facts
 from gpupool.facts.names import GPU_OPERATOR_NAMESPACE
 from gpupool.graph import CloudResult, Resource
-from gpupool.model import Alerts, Stack
+from gpupool.model import Stack
+from gpupool.monitoring_model import Alerts
 from gpupool.sharing import dcgm, promql
 from gpupool.sharing.objects import chart, k8s_object
 from gpupool.sharing.promql import Scope
