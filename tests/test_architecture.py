@@ -99,12 +99,6 @@ SCHEDULER_ON_ITS_WAY_OUT = {
     "gpupool/simulate/placement.py": "node score and device kinds by name",
     # cluster: pool_model picks DEVICE_* by name (Emulation.device_kind), DEVICE_HAMI = "hami".
     "gpupool/simulate/cluster.py": "device kind by name",
-    # tenancy: KAI queue units and HAMi's slot admission by name (.queue_quotas,
-    # .slot_admission).
-    "gpupool/simulate/tenancy.py": "queue quotas and slot admission by name",
-    # These read PoolModel.device_kind, which cluster.py sets; they follow it.
-    "gpupool/simulate/demand.py": "request shape per DEVICE_* kind",
-    "gpupool/simulate/metered.py": "fragmentation metering per DEVICE_* kind",
 }
 
 _SCHEDULER_IDENTIFIERS = ("SCHEDULER_DEFAULT", "SCHEDULER_HAMI", "SCHEDULER_KAI",
