@@ -3,9 +3,9 @@
 This module owns the frozen values of ``cluster.monitoring`` (the DCGM exporter, the GPU alert
 set's thresholds and durations, the Grafana dashboard, the Prometheus Operator the cluster runs)
 and of ``cluster.faultIsolation.nvsentinel``, with every default applied, and the builders that
-read them from schema-valid data (``monitoring``, ``nvsentinel``).
-``gpupool.model`` keeps them in ``Stack.cluster`` and re-exports the types. It imports nothing of
-gpupool: the model sits above it.
+read them from schema-valid data (``monitoring``, which reads ``alerts``, ``dashboard`` and
+``prometheus``, and ``nvsentinel``). ``gpupool.model`` keeps them in ``Stack.cluster``. It imports
+nothing of gpupool: the model sits above it.
 """
 
 from __future__ import annotations
