@@ -4,13 +4,14 @@ Owns: the only import of the official ``kubernetes`` client (imported lazily ins
 so ``import gpupool.cluster`` works without it), listing every node with its labels,
 annotations, allocatable and capacity, readiness and cordon state, taints and status conditions
 (``NodeCondition``: type, status, reason, message, lastTransitionTime), turning client failures
-(no kubeconfig, unknown context, unreachable server, rejected credentials, an answer that is
-not a node list, such as a proxy's empty body or login page) into one
+(no kubeconfig, unknown context, unreachable server, rejected credentials, an answer that is not
+a node list, such as a proxy's empty body or login page) into one
 :class:`ClusterUnavailableError` sentence, refusing a kubeconfig whose aliases expand past the
-stack-file loader's limits before the client (which would never finish) reads it, and parsing
-Kubernetes resource quantities. It also reads named Deployments (the GPU scheduler's), for
-their declared and ready replicas, and named namespaced objects of an API group as the server
-serves them (the services' ScaledObjects and HPAs), which ``gpupool.drift.services`` reads.
+stack-file loader's limits before the client (which would never finish) reads it (Kubernetes
+resource quantities are ``gpupool.quantities``', re-exported here). It also reads named
+Deployments (the GPU scheduler's), for their declared and ready replicas, and named namespaced
+objects of an API group as the server serves them (the services' ScaledObjects and HPAs), which
+``gpupool.drift.services`` reads.
 
 Does not own: deciding which nodes belong to a pool (the caller filters on the
 ``gpupool.io/pool`` label), what the GPU Feature Discovery labels mean for a pool, or drift
@@ -21,18 +22,22 @@ Nothing here writes to the cluster.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from gpupool.errors import GpupoolError
 from gpupool.files import read_regular
+from gpupool.quantities import parse_quantity
 from gpupool.spec import load
+
+__all__ = [
+    "POOL_LABEL", "ClusterUnavailableError", "NodeCondition", "NodeTaint", "ObservedDeployment",
+    "ObservedNode", "parse_quantity", "read_deployments", "read_gpu_nodes", "read_objects",
+]
 
 POOL_LABEL = "gpupool.io/pool"
 """The node label that names the gpupool pool a node belongs to."""
@@ -469,54 +474,3 @@ def _rfc3339(value: Any) -> str | None:
 
 def _frozen(values: Mapping[str, str] | None) -> Mapping[str, str]:
     return MappingProxyType({str(k): str(v) for k, v in (values or {}).items()})
-
-
-# --------------------------------------------------------------------------- quantities
-
-_QUANTITY = re.compile(
-    r"^(?P<number>[+-]?(?:\d+(?:\.\d*)?|\.\d+))"
-    r"(?:(?P<exponent>[eE][+-]?\d+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$"
-)
-_SUFFIX = {
-    "": Decimal(1),
-    "n": Decimal("1e-9"),
-    "u": Decimal("1e-6"),
-    "m": Decimal("1e-3"),
-    "k": Decimal("1e3"),
-    "M": Decimal("1e6"),
-    "G": Decimal("1e9"),
-    "T": Decimal("1e12"),
-    "P": Decimal("1e15"),
-    "E": Decimal("1e18"),
-    "Ki": Decimal(2**10),
-    "Mi": Decimal(2**20),
-    "Gi": Decimal(2**30),
-    "Ti": Decimal(2**40),
-    "Pi": Decimal(2**50),
-    "Ei": Decimal(2**60),
-}
-
-
-def parse_quantity(text: str) -> float:
-    """Parse a Kubernetes resource quantity such as ``"8"``, ``"500m"``, ``"16Gi"``, ``"1e3"``.
-
-    Args:
-        text: The quantity string, as found in ``allocatable`` or ``capacity``.
-
-    Returns:
-        The value in base units (cores, bytes, devices).
-
-    Raises:
-        ValueError: ``text`` is not a Kubernetes quantity.
-
-    """
-    match = _QUANTITY.match(text.strip()) if isinstance(text, str) else None
-    if match is None:
-        raise ValueError(f"not a Kubernetes quantity: {text!r}")
-    try:
-        number = Decimal(match["number"])
-        if match["exponent"]:
-            number = number.scaleb(int(match["exponent"][1:]))
-        return float(number * _SUFFIX[match["suffix"] or ""])
-    except InvalidOperation as exc:  # pragma: no cover - the pattern admits only valid numbers
-        raise ValueError(f"not a Kubernetes quantity: {text!r}") from exc

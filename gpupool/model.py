@@ -5,8 +5,10 @@ data into a ``Stack``; nothing downstream reads raw dicts. Each object keeps the
 from so later checks can point at the right line. GPU facts are looked up in the catalog on demand
 (``Pool.instance``, ``Pool.gpu``); the model itself does no I/O. How a GPU is split (``Sharing``)
 and what a cloud is (``Stack.cloud``) come from the plug-ins in ``gpupool.modes`` and
-``gpupool.clouds``. ``Stack.memo`` keeps what other layers derive from a stack (its GPU facts)
-with the stack itself.
+``gpupool.clouds``; the monitoring and fault-isolation values (``cluster.monitoring``,
+``cluster.faultIsolation``) from ``gpupool.monitoring_model``, the services' from
+``gpupool.service_model``, checkpoints from ``gpupool.checkpoint_model``. ``Stack.memo`` keeps
+what other layers derive from a stack (its GPU facts) with the stack itself.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from gpupool import catalog, checkpoint_model, clouds, modes, schedulers, service_model
 from gpupool.modes import Fractional, Sharing
+from gpupool.monitoring_model import Monitoring, NVSentinel, monitoring, nvsentinel
 
 if TYPE_CHECKING:
     from gpupool.catalog import GpuModel, InstanceType
@@ -70,70 +73,10 @@ class GpuOperator:
 
 
 @dataclass(frozen=True)
-class Prometheus:
-    """The Prometheus Operator the stack says the cluster runs (``cluster.monitoring.prometheus``).
-
-    gpupool installs none of it; these are statements about the cluster that shape what is
-    rendered (labels, the DCGM ServiceMonitor) and which warnings validate gives.
-    """
-
-    labels: Mapping[str, str] | None  # None: not given (validate warns); {}: selects everything
-    service_monitor: bool
-    kube_state_metrics_pool_label: bool
-    url: str | None = None  # the Prometheus HTTP API KEDA's triggers query (services)
-
-
-@dataclass(frozen=True)
-class Alerts:
-    """Thresholds and durations of the GPU alert set (``cluster.monitoring.alerts``)."""
-
-    gpu_memory_percent: int = 90
-    gpu_memory_minutes: int = 5
-    memory_full_within_minutes: int = 15
-    throttle_percent: int = 10
-    throttle_minutes: int = 10
-    exporter_down_minutes: int = 10
-    idle_hours: int = 4
-    pod_pending_minutes: int = 15
-
-
-@dataclass(frozen=True)
-class Dashboard:
-    """The Grafana dashboard rendered with the alert set (``cluster.monitoring.dashboard``)."""
-
-    enabled: bool = True
-    # kube-prometheus-stack's Grafana sidecar loads ConfigMaps labelled grafana_dashboard: "1"
-    labels: Mapping[str, str] = field(default_factory=lambda: {"grafana_dashboard": "1"})
-
-
-@dataclass(frozen=True)
-class Monitoring:
-    """DCGM exporter, alerts, and the Prometheus Operator the cluster runs, if the stack says so."""
-
-    dcgm_exporter: bool
-    alerts: Alerts | None  # None: no alert set rendered
-    prometheus: Prometheus | None  # None: the stack does not say the Prometheus Operator runs
-    dashboard: Dashboard = field(default_factory=Dashboard)
-
-    @property
-    def gpu_memory_alert_percent(self) -> int | None:
-        """The GPU memory threshold, or None without alerts."""
-        return None if self.alerts is None else self.alerts.gpu_memory_percent
-
-
-@dataclass(frozen=True)
 class Admission:
     """Admission policies for the tenants (``cluster.admission``)."""
 
     action: str = "deny"  # deny | warn | audit | off
-
-
-@dataclass(frozen=True)
-class NVSentinel:
-    """NVIDIA NVSentinel, GPU node fault detection (``cluster.faultIsolation.nvsentinel``)."""
-
-    action: str = "monitor"  # monitor | cordon | drain
-    dry_run: bool = False
 
 
 @dataclass(frozen=True)
@@ -469,54 +412,6 @@ def _tenant(raw: Mapping[str, Any], index: int) -> Tenant:
     )
 
 
-_ALERT_KEYS = {
-    "gpuMemoryPercent": "gpu_memory_percent",
-    "gpuMemoryMinutes": "gpu_memory_minutes",
-    "gpuMemoryFullWithinMinutes": "memory_full_within_minutes",
-    "throttlePercent": "throttle_percent",
-    "throttleMinutes": "throttle_minutes",
-    "exporterDownMinutes": "exporter_down_minutes",
-    "idleHours": "idle_hours",
-    "podPendingMinutes": "pod_pending_minutes",
-}
-
-
-def _alerts(raw: Mapping[str, Any] | None) -> Alerts | None:
-    """Build ``cluster.monitoring.alerts``; None when the block is absent."""
-    if raw is None:
-        return None
-    return Alerts(**{field: raw[key] for key, field in _ALERT_KEYS.items() if key in raw})
-
-
-def _dashboard(raw: Mapping[str, Any]) -> Dashboard:
-    """Build ``cluster.monitoring.dashboard`` (defaults when absent)."""
-    default = Dashboard()
-    return Dashboard(
-        enabled=bool(raw.get("enabled", True)),
-        labels=dict(raw.get("labels", default.labels)),
-    )
-
-
-def _prometheus(raw: Mapping[str, Any] | None) -> Prometheus | None:
-    """Build ``cluster.monitoring.prometheus``; None when the block is absent."""
-    if raw is None:
-        return None
-    labels = raw.get("labels")
-    return Prometheus(
-        labels=None if labels is None else dict(labels),
-        service_monitor=bool(raw.get("serviceMonitor", True)),
-        kube_state_metrics_pool_label=bool(raw.get("kubeStateMetricsPoolLabel", False)),
-        url=raw.get("url"),
-    )
-
-
-def _nvsentinel(raw: Mapping[str, Any] | None) -> NVSentinel | None:
-    """Build ``cluster.faultIsolation.nvsentinel``; None when the block is absent."""
-    if raw is None:
-        return None
-    return NVSentinel(action=raw.get("action", "monitor"), dry_run=bool(raw.get("dryRun", False)))
-
-
 def build(data: Mapping[str, Any], source: str = "") -> Stack:
     """Build a ``Stack`` from data that passed the JSON Schema, applying every default."""
     meta = data["metadata"]
@@ -525,7 +420,6 @@ def build(data: Mapping[str, Any], source: str = "") -> Stack:
     s = prov.get("settings", {})
     clus = data.get("cluster", {})
     op = clus.get("gpuOperator", {})
-    mon = clus.get("monitoring", {})
     # Managed GPU node images (EKS NVIDIA AMIs, GKE, AKS, VKE) carry the driver already; on
     # existing clusters the operator installs it unless the file says otherwise.
     default_driver = clouds.get(cloud).default_driver
@@ -563,15 +457,10 @@ def build(data: Mapping[str, Any], source: str = "") -> Stack:
                 )
             ),
             scheduler_ha_stated="schedulerHighAvailability" in clus,
-            monitoring=Monitoring(
-                dcgm_exporter=bool(mon.get("dcgmExporter", True)),
-                alerts=_alerts(mon.get("alerts")),
-                prometheus=_prometheus(mon.get("prometheus")),
-                dashboard=_dashboard(mon.get("dashboard", {})),
-            ),
+            monitoring=monitoring(clus.get("monitoring", {})),
             admission=Admission(action=clus.get("admission", {}).get("action", "deny")),
             kubernetes_version=clus.get("kubernetesVersion"),
-            nvsentinel=_nvsentinel(clus.get("faultIsolation", {}).get("nvsentinel")),
+            nvsentinel=nvsentinel(clus.get("faultIsolation", {}).get("nvsentinel")),
             autoscaling=service_model.autoscaling(clus.get("autoscaling", {})),
         ),
         pools=tuple(_pool(p, i, cloud) for i, p in enumerate(data["pools"])),

@@ -247,22 +247,7 @@ class Reader:
             f"max by ({_DEVICE}) (last_over_time({FB_USED}{{sel}}[{r}]) "
             f"+ last_over_time({FB_FREE}{{sel}}[{r}]))", indices
         )
-        self.progress("reading GPU activity")
-        # the profiling metrics (Volta or newer, MIG-aware) first; GPU_UTIL only for the GPUs
-        # that lack both, and never for a MIG instance (the exporter's GPU_UTIL is the whole
-        # GPU's, or absent, there)
-        activity: dict[tuple[str, str, str, str], tuple[float, str]] = {}
-        for metric, scale in ((ENGINE_ACTIVE, ""), (SM_ACTIVE, ""), (GPU_UTIL, " / 100")):
-            if all(key in activity for key in p99):
-                break
-            found = self._per_device(
-                f"max by ({_DEVICE}) (quantile_over_time(0.95, {metric}{{sel}}[{r}])){scale}",
-                indices,
-            )
-            for key, value in found.items():
-                if key in activity or (metric == GPU_UTIL and key[2]):
-                    continue
-                activity[key] = (value, metric)
+        activity = self._activity(indices, p99)
         mig_util_only = sorted({key[0] for key in p99 if key[2] and key not in activity
                                 and key[0] in node_pools})
         if mig_util_only:
@@ -303,6 +288,29 @@ class Reader:
                 f"(e.g. {sample}); their GPUs are left out"
             )
         return pools
+
+    def _activity(
+        self, indices: list[str], p99: Mapping[tuple[str, str, str, str], float]
+    ) -> dict[tuple[str, str, str, str], tuple[float, str]]:
+        """Return each GPU's p95 activity over the window and the metric it was read from."""
+        self.progress("reading GPU activity")
+        r = self.range
+        # the profiling metrics (Volta or newer, MIG-aware) first; GPU_UTIL only for the GPUs
+        # that lack both, and never for a MIG instance (the exporter's GPU_UTIL is the whole
+        # GPU's, or absent, there)
+        activity: dict[tuple[str, str, str, str], tuple[float, str]] = {}
+        for metric, scale in ((ENGINE_ACTIVE, ""), (SM_ACTIVE, ""), (GPU_UTIL, " / 100")):
+            if all(key in activity for key in p99):
+                break
+            found = self._per_device(
+                f"max by ({_DEVICE}) (quantile_over_time(0.95, {metric}{{sel}}[{r}])){scale}",
+                indices,
+            )
+            for key, value in found.items():
+                if key in activity or (metric == GPU_UTIL and key[2]):
+                    continue
+                activity[key] = (value, metric)
+        return activity
 
     def hourly_nodes(self, node_pools: Mapping[str, str]) -> dict[str, list[tuple[int, int]]]:
         """Return per pool and hour: (nodes that reported, nodes whose every GPU was idle)."""

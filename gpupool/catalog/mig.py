@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gpupool.catalog.models import GpuModel, MigProfile
+from gpupool.catalog.models import GpuModel, MigGeometry, MigProfile
 
 __all__ = ["MigFit", "PlacedInstance", "fit_layout", "mig_resource_name"]
 
@@ -177,28 +177,9 @@ def fit_layout(gpu: GpuModel, layout: Mapping[str, int]) -> MigFit:
             f"The catalog has no MIG profile table for {gpu.name}, so the layout "
             "cannot be checked before it reaches the node.",
         )
-    wanted: dict[str, tuple[MigProfile, int]] = {}
-    for name, count in layout.items():
-        profile = geometry.profile(name)
-        if profile is None:
-            valid = ", ".join(p.name for p in geometry.profiles)
-            return _fail(
-                name, f"{name} is not a MIG profile of {gpu.name}; valid profiles: {valid}."
-            )
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            return _fail(
-                profile.name, f"{name}: count must be a non-negative integer, got {count!r}."
-            )
-        total = wanted.get(profile.name, (profile, 0))[1] + count
-        if total > profile.max_count:
-            return _fail(
-                profile.name,
-                f"{profile.name} x{total} exceeds the limit of "
-                f"{profile.max_count} per GPU on {gpu.name}.",
-            )
-        if total:
-            wanted[profile.name] = (profile, total)
-    requested = list(wanted.values())
+    requested = _requested(gpu, geometry, layout)
+    if isinstance(requested, MigFit):
+        return requested
     if not requested:
         return MigFit(ok=True, placements=(), unplaced=None, detail="No MIG instances requested.")
     summary = _summary([(p.name, c) for p, c in requested])
@@ -234,6 +215,47 @@ def fit_layout(gpu: GpuModel, layout: Mapping[str, int]) -> MigFit:
             detail=f"{summary} fits on {gpu.name}: {compute} of "
             f"{geometry.compute_slices} compute slices, {used} of {slots} memory slots.",
         )
+    return _blocked(gpu, geometry.memory_slots, order, placed)
+
+
+def _requested(
+    gpu: GpuModel, geometry: MigGeometry, layout: Mapping[str, int]
+) -> list[tuple[MigProfile, int]] | MigFit:
+    """Return each profile asked for with its total count, or the failed fit of a bad entry.
+
+    A name the model has no profile of, a count that is not a non-negative integer, or a total
+    over the profile's per-GPU maximum fails; zero totals are left out.
+    """
+    wanted: dict[str, tuple[MigProfile, int]] = {}
+    for name, count in layout.items():
+        profile = geometry.profile(name)
+        if profile is None:
+            valid = ", ".join(p.name for p in geometry.profiles)
+            return _fail(
+                name, f"{name} is not a MIG profile of {gpu.name}; valid profiles: {valid}."
+            )
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            return _fail(
+                profile.name, f"{name}: count must be a non-negative integer, got {count!r}."
+            )
+        total = wanted.get(profile.name, (profile, 0))[1] + count
+        if total > profile.max_count:
+            return _fail(
+                profile.name,
+                f"{profile.name} x{total} exceeds the limit of "
+                f"{profile.max_count} per GPU on {gpu.name}.",
+            )
+        if total:
+            wanted[profile.name] = (profile, total)
+    return list(wanted.values())
+
+
+def _blocked(
+    gpu: GpuModel, slots: int, order: Sequence[MigProfile], placed: list[PlacedInstance]
+) -> MigFit:
+    """Return the failed fit of a search that placed only ``placed`` of ``order``, saying why."""
+    placed_count = len(placed)
+    used = sum(p.size for p in placed)
     blocked = order[placed_count]
     left = sum(1 for p in order[placed_count:] if p is blocked)
     if not placed:

@@ -7,8 +7,9 @@ and drift ask these traits instead of comparing ``cluster.scheduler`` with a nam
 
 ``Emulation`` is the simulate-facing half: the rules ``gpupool simulate`` follows for the
 scheduler, each a named choice among the rules the simulator implements (filter, score, queue
-order, victim selection; see ``Emulation``). It is the seam the simulator adopts; until then
-``gpupool/simulate/`` still compares names, and ``tests/schedulers`` holds both to agree.
+order, victim selection; see ``Emulation``). It is the seam the simulator adopts (the engine,
+``tenancy``, ``demand`` and ``metered`` read it); until ``placement`` and ``cluster`` do too they
+still compare names, and ``tests/schedulers`` holds both to agree.
 """
 
 from __future__ import annotations

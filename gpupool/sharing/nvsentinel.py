@@ -46,7 +46,8 @@ from gpupool.clouds import DRIVER_PREINSTALLED
 from gpupool.errors import RenderError
 from gpupool.facts.names import GPU_OPERATOR_NAMESPACE, NVSENTINEL_NAMESPACE
 from gpupool.graph import CloudResult, Resource
-from gpupool.model import NVSentinel, Stack
+from gpupool.model import Stack
+from gpupool.monitoring_model import NVSentinel
 from gpupool.sharing.objects import chart, helm_release, k8s_object
 
 CHART = "nvsentinel"

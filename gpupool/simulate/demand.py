@@ -25,7 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpupool.facts.names import GPU_RESOURCE, mig_resource
-from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI, PoolModel
+from gpupool.schedulers.base import DEVICES_FRACTION, DEVICES_VGPU
+from gpupool.simulate.cluster import PoolModel
 from gpupool.simulate.jobs import Job
 
 NO_POOL = "no pool matches"
@@ -90,14 +91,15 @@ def demand(job: Job, pm: PoolModel) -> Demand | str:
     wants_fraction = job.fraction is not None or (job.gpus == 0 and job.gpu_memory_gib is not None)
     if job.gpus == 0 and not wants_fraction and job.mig is None:
         return Demand(pm, cpu, mem)
-    if pm.device_kind == DEVICE_KAI:
-        return _kai(job, pm, cpu, mem)
-    if pm.device_kind == DEVICE_HAMI:
-        return _hami(job, pm, cpu, mem)
+    if pm.device_kind == DEVICES_FRACTION:
+        return _shares(job, pm, cpu, mem)
+    if pm.device_kind == DEVICES_VGPU:
+        return _vgpus(job, pm, cpu, mem)
     return _counted(job, pm, cpu, mem, wants_fraction)
 
 
-def _kai(job: Job, pm: PoolModel, cpu: float, mem: float) -> Demand | str:
+def _shares(job: Job, pm: PoolModel, cpu: float, mem: float) -> Demand | str:
+    """Return the request on a pool of GPU shares (``DEVICES_FRACTION``: KAI's fractions)."""
     if job.mig is not None:
         return NO_POOL
     if job.gpus > 0:
@@ -113,7 +115,8 @@ def _kai(job: Job, pm: PoolModel, cpu: float, mem: float) -> Demand | str:
     return Demand(pm, cpu, mem, devices=1, share=f, gpus=f, kai_gpus=f)
 
 
-def _hami(job: Job, pm: PoolModel, cpu: float, mem: float) -> Demand | str:
+def _vgpus(job: Job, pm: PoolModel, cpu: float, mem: float) -> Demand | str:
+    """Return the request on a pool of vGPU slots (``DEVICES_VGPU``: HAMi's)."""
     if job.mig is not None or pm.hami_memory_gib is None:
         return NO_POOL
     fractional = pm.pool.sharing.kind.scheduler_slots

@@ -24,7 +24,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI, PoolModel
+from gpupool.schedulers.base import DEVICES_FRACTION, DEVICES_VGPU
+from gpupool.simulate.cluster import PoolModel
 from gpupool.simulate.fragmentation import MILLI, Meter, NodeFree, typical_shapes
 from gpupool.simulate.jobs import Workload
 from gpupool.simulate.observers import Observer, RunView
@@ -43,9 +44,9 @@ def node_free(node: Node) -> NodeFree:
     """Return the node's free capacity as the FGD measure reads it."""
     pm = node.pm
     n = pm.gpus_per_node
-    if pm.device_kind == DEVICE_KAI:
+    if pm.device_kind == DEVICES_FRACTION:
         gpus = tuple(max(0, round(f * MILLI)) for f in node.dev_free)
-    elif pm.device_kind == DEVICE_HAMI:
+    elif pm.device_kind == DEVICES_VGPU:
         slots = pm.slots_per_gpu or 1
         gpus = tuple(max(0, round(f / slots * MILLI)) for f in node.dev_free)
     else:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpupool import facts
+from gpupool import schedulers
 from gpupool.facts.tenancy import PRIORITY_VALUES, kai_preemptible, quota_lines
 from gpupool.model import Stack, Tenant
 from gpupool.schedulers import kai as kai_rules
@@ -91,7 +91,7 @@ class Tenancy:
 
     def __init__(self, stack: Stack) -> None:
         self.stack = stack
-        self.kai = facts.uses_scheduler(stack, facts.SCHEDULER_KAI)
+        self.kai = schedulers.of(stack).emulation.queue_quotas
         self.deny = stack.cluster.admission.action == "deny"
         self.states: dict[str | None, TenantState] = {None: TenantState(None)}
         self._messages: dict[str, list[dict[str, str]]] = {}
@@ -151,7 +151,7 @@ class Tenancy:
             return rules[1]["message"]
         if demand is not None and demand.devices and demand.pool.pool.sharing.kind.scheduler_slots:
             pm = demand.pool
-            if facts.uses_scheduler(self.stack, facts.SCHEDULER_HAMI) and (
+            if schedulers.of(self.stack).emulation.slot_admission and (
                 (pm.slot_memory_gib is not None and demand.device_memory_gib > pm.slot_memory_gib
                  + 1e-9) or (pm.slot_cores is not None and demand.device_cores > pm.slot_cores
                              + 1e-9)

@@ -123,16 +123,11 @@ def advise(
     ev = evidence.read(server, stack, until, since_seconds, progress)
     gpu_hourly, currency = _prices(stack)
     found, rule_gaps = _propose(stack, ev, gpu_hourly, overflow_share)
-    pods: list[workload.ObservedPod] = []
-    csv_text = ""
     start = until - since_seconds
-    if export_workload is not None:
-        if progress:
-            progress("reading the pods of the window for the workload")
-        pods = workload.read(server, stack, until, since_seconds, ev.node_pools)
-        csv_text = workload.to_csv(pods, start, until)
-        if replay is None and any(p.started is not None for p in pods):
-            replay = _read_csv(csv_text, str(export_workload))
+    pods, csv_text = _window_pods(server, stack, until, since_seconds, ev, export_workload,
+                                  progress)
+    if export_workload is not None and replay is None and any(p.started is not None for p in pods):
+        replay = _read_csv(csv_text, str(export_workload))
     if simulate is None and replay is not None:
         simulate = replayer(replay, str(stack_file))
     baseline = simulate(text) if simulate is not None and found else None
@@ -141,54 +136,12 @@ def advise(
         fidelity: workload.Fidelity | None = workload.fidelity(pods, start, until, today)
     else:
         fidelity = None
-    kept: list[Recommendation] = []
-    dropped: list[Dropped] = []
-    for rec in found:
-        why = _check(text, str(stack_file), [(rec.path, rec.value)])
-        if why is None and simulate is not None and baseline is not None:
-            after = simulate(edit.apply(text, [(rec.path, rec.value)]))
-            worse = workload.regressions(baseline.waits_counting_unstarted,
-                                         after.waits_counting_unstarted)
-            if worse:
-                why = f"simulate shows longer queue waits for {', '.join(worse)}"
-        if why is None:
-            kept.append(rec)
-        else:
-            dropped.append(Dropped(rec, why))
+    kept, dropped = _checked(text, str(stack_file), found, simulate, baseline)
     kept, unserved = advise_services.check(text, str(stack_file), stack, ev.services, kept)
     dropped.extend(unserved)
-    check_gaps: list[str] = []
-    if simulate is None and found:
-        check_gaps.append(
-            "queue waits were not checked: no workload to replay (give --workload FILE, or "
-            "--export-workload FILE to replay the window's pods), so each recommendation was "
-            "checked by validating the edited stack only"
-        )
-    written: str | None = None
-    if write is not None and kept:
-        edits = [(r.path, r.value) for r in kept]
-        why = _check(text, str(stack_file), edits)
-        if why is not None:
-            raise InputError(
-                f"the recommendations together do not validate, nothing written: {why}"
-            )
-        try:
-            edit.write_back(source, write, edit.apply(text, edits).encode("utf-8"), STACK_LIMIT)
-        except OSError as err:
-            raise InputError(f"cannot write {write}: {err.strerror or err}") from err
-        written = str(write)
-    exported: str | None = None
-    if export_workload is not None:
-        try:
-            write_atomic(export_workload, csv_text.encode("utf-8"))
-        except OSError as err:
-            raise InputError(f"cannot write {export_workload}: {err.strerror or err}") from err
-        exported = str(export_workload)
-    if export_requests is not None:
-        try:
-            write_atomic(export_requests, services.requests_csv(ev.services).encode("utf-8"))
-        except OSError as err:
-            raise InputError(f"cannot write {export_requests}: {err.strerror or err}") from err
+    check_gaps = _unchecked(simulate, found)
+    written = _write(source, str(stack_file), write, kept)
+    exported = _export(export_workload, csv_text, export_requests, ev)
     return AdviseResult(
         stack=stack.name,
         file=str(stack_file),
@@ -206,6 +159,95 @@ def advise(
         replayed=None if simulate is None else (replay.source if replay else "the caller's"),
         requests_file=None if export_requests is None else str(export_requests),
     )
+
+
+def _window_pods(
+    server: Prometheus, stack: Stack, until: float, since_seconds: float, ev: evidence.Evidence,
+    export_workload: Path | None, progress: Callable[[str], None] | None,
+) -> tuple[list[workload.ObservedPod], str]:
+    """Return the window's pods and their workload CSV, read only for ``--export-workload``."""
+    pods: list[workload.ObservedPod] = []
+    csv_text = ""
+    if export_workload is not None:
+        if progress:
+            progress("reading the pods of the window for the workload")
+        pods = workload.read(server, stack, until, since_seconds, ev.node_pools)
+        csv_text = workload.to_csv(pods, until - since_seconds, until)
+    return pods, csv_text
+
+
+def _unchecked(simulate: workload.Simulate | None, found: list[Recommendation]) -> list[str]:
+    """Return the gap of recommendations that no replay checked (no workload to replay)."""
+    check_gaps: list[str] = []
+    if simulate is None and found:
+        check_gaps.append(
+            "queue waits were not checked: no workload to replay (give --workload FILE, or "
+            "--export-workload FILE to replay the window's pods), so each recommendation was "
+            "checked by validating the edited stack only"
+        )
+    return check_gaps
+
+
+def _checked(
+    text: str, file: str, found: list[Recommendation], simulate: workload.Simulate | None,
+    baseline: workload.Replayed | None,
+) -> tuple[list[Recommendation], list[Dropped]]:
+    """Keep each recommendation whose edit validates and, replayed, lengthens no tenant's wait."""
+    kept: list[Recommendation] = []
+    dropped: list[Dropped] = []
+    for rec in found:
+        why = _check(text, file, [(rec.path, rec.value)])
+        if why is None and simulate is not None and baseline is not None:
+            after = simulate(edit.apply(text, [(rec.path, rec.value)]))
+            worse = workload.regressions(baseline.waits_counting_unstarted,
+                                         after.waits_counting_unstarted)
+            if worse:
+                why = f"simulate shows longer queue waits for {', '.join(worse)}"
+        if why is None:
+            kept.append(rec)
+        else:
+            dropped.append(Dropped(rec, why))
+    return kept, dropped
+
+
+def _write(
+    source: edit.Source, file: str, write: Path | None, kept: list[Recommendation]
+) -> str | None:
+    """Write the stack file with every kept edit (checked together again); where it went."""
+    if write is None or not kept:
+        return None
+    text = source.text
+    edits = [(r.path, r.value) for r in kept]
+    why = _check(text, file, edits)
+    if why is not None:
+        raise InputError(
+            f"the recommendations together do not validate, nothing written: {why}"
+        )
+    try:
+        edit.write_back(source, write, edit.apply(text, edits).encode("utf-8"), STACK_LIMIT)
+    except OSError as err:
+        raise InputError(f"cannot write {write}: {err.strerror or err}") from err
+    return str(write)
+
+
+def _export(
+    export_workload: Path | None, csv_text: str, export_requests: Path | None,
+    ev: evidence.Evidence,
+) -> str | None:
+    """Write the window's pods and the services' requests where asked; the workload's file."""
+    exported: str | None = None
+    if export_workload is not None:
+        try:
+            write_atomic(export_workload, csv_text.encode("utf-8"))
+        except OSError as err:
+            raise InputError(f"cannot write {export_workload}: {err.strerror or err}") from err
+        exported = str(export_workload)
+    if export_requests is not None:
+        try:
+            write_atomic(export_requests, services.requests_csv(ev.services).encode("utf-8"))
+        except OSError as err:
+            raise InputError(f"cannot write {export_requests}: {err.strerror or err}") from err
+    return exported
 
 
 def _read_csv(csv_text: str, source: str) -> Workload:

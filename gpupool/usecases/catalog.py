@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from gpupool import catalog, didyoumean
 from gpupool.catalog import CloudFacts, GpuModel, InstanceType
 from gpupool.errors import GpupoolError, InputError
 from gpupool.files import UnsafePathError, write_atomic
-from gpupool.refresh import VENDORS, RefreshedType, vendor
+from gpupool.refresh import VENDORS, RefreshedPrice, RefreshedType, Vendor, vendor
 
 REFRESHABLE = VENDORS
 """Clouds ``gpupool catalog refresh`` reads prices for (from the vendor's own API)."""
@@ -206,6 +207,129 @@ def _write(path: Path, data: bytes) -> None:
         ) from exc
 
 
+def _ask(
+    api: Vendor, where: str, bundled: Mapping[str, InstanceType], clients: Any
+) -> tuple[dict[str, RefreshedType], list[RefreshedPrice]]:
+    """Ask the vendor for the types it describes (where it does) and the prices of all of them.
+
+    Raises:
+        InputError: the vendor's SDK is missing, or the vendor refused the calls.
+
+    """
+    describe = getattr(api, "instance_types", None)  # vendors without a static catalog
+    try:
+        ready = clients if clients is not None else api.clients(where)
+        described = {t.instance_type: t for t in (describe(where, ready) if describe else ())}
+        new = [n for n, t in described.items() if t.gpu and n not in bundled]
+        found = api.fetch([*bundled, *new], where, ready)
+    except ModuleNotFoundError as exc:
+        hint = f"pip install 'gpupool[{api.EXTRA}]'"
+        raise InputError(f"{exc.name} is not installed: {hint}") from exc
+    except (GpupoolError, catalog.OverlayError, catalog.CatalogDataError):
+        raise  # gpupool's own: never the vendor refusing
+    except Exception as exc:  # the SDKs' own errors: no credentials, access denied, throttling
+        raise InputError(f"{api.VENDOR} refused the price lookup: {exc}") from exc
+    return described, found
+
+
+@dataclass
+class _Rows:
+    """The API's answer sorted into the overlay's rows, what had no price and what was refused."""
+
+    prices: list[dict[str, Any]] = field(default_factory=list)
+    instances: list[dict[str, Any]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+
+def _rows(
+    cloud: str, api: Vendor, where: str, base: dict[str, Any],
+    bundled: Mapping[str, InstanceType], described: Mapping[str, RefreshedType],
+    found: list[RefreshedPrice],
+) -> _Rows:
+    """Turn each price the API gave into a price row, or an instance row of a described type."""
+    as_of, source = base["as_of"], base["source"][0]
+    out = _Rows()
+
+    def usable(key: str, row: dict[str, Any]) -> bool:
+        problem = _row_problem(cloud, {**base, key: [row]})
+        if problem:
+            out.refused.append(f"{_printable(str(row.get('name')), 80)}: {_printable(problem)}")
+        return not problem
+
+    for price in found:
+        base_row = bundled.get(price.instance_type)
+        if base_row is None and price.instance_type in described:
+            has = price.on_demand_hourly is not None or price.spot_hourly is not None
+            call = getattr(api, "TYPES_CALL", api.VENDOR)
+            row_source = f"gpupool catalog refresh {as_of}: {call} {where}"
+            figures = _price(where, price.currency, price.on_demand_hourly, price.spot_hourly,
+                             source if has else f"{source}; no price from the API", as_of)
+            row = _row(cloud, described[price.instance_type], figures, row_source)
+            if usable("instances", row):
+                out.instances.append(row)
+            continue
+        if base_row is None or (price.on_demand_hourly is None and price.spot_hourly is None):
+            out.missing.append(price.instance_type)
+            continue
+        # in the bundled price's own region (and currency) a figure the API lacks keeps the
+        # bundled one; prices of two currencies never share a row
+        same = base_row.price.region == where and base_row.price.currency == price.currency
+        kept = base_row.price if same else None
+        on_demand = price.on_demand_hourly
+        spot = price.spot_hourly
+        note = []
+        if on_demand is None and kept is not None:
+            on_demand, note = kept.on_demand_hourly, [*note, "on-demand"]
+        if spot is None and kept is not None:
+            spot, note = kept.spot_hourly, [*note, "spot"]
+        suffix = f"; {' and '.join(note)} from the bundled catalog" if note else ""
+        row = {
+            "name": price.instance_type,
+            "price": _price(where, price.currency, on_demand, spot, source + suffix, as_of),
+        }
+        if usable("prices", row):
+            out.prices.append(row)
+    return out
+
+
+def _unlike(
+    bundled: Mapping[str, InstanceType], described: Mapping[str, RefreshedType]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return the described types that cannot be rows, and the bundled ones the API contradicts."""
+    skipped = tuple(
+        _printable(f"{n}: {t.skip}") for n, t in described.items() if not t.gpu and n not in bundled
+    )
+    disputed = tuple(
+        _printable(f"{n}: {what}")
+        for n, t in described.items()
+        if (base_row := bundled.get(n)) is not None
+        if (what := _disputes(base_row, t))
+    )
+    return skipped, disputed
+
+
+def _notes(
+    describes: bool, skipped: tuple[str, ...], disputed: tuple[str, ...], refused: list[str]
+) -> list[str]:
+    """Return the overlay's notes: what it is, and what the API said that is not a row."""
+    notes = [
+        "Written by gpupool catalog refresh; validate and plan take these prices in place of "
+        "the bundled catalog's for the instance types listed. Run it again to refresh, or "
+        "delete this file to go back to the bundled prices.",
+    ]
+    if describes:
+        notes.append(
+            "instances: the GPU types the API describes that the bundled catalog lacks; validate "
+            "and plan use them like bundled rows (GPU bound to the type). The API lists no "
+            "regions or NVLink for them."
+        )
+    notes += [f"Not a row: {s}" for s in skipped]
+    notes += [f"The API contradicts the bundled row (kept): {d}" for d in disputed]
+    notes += [f"Refused (not a catalog figure): {r}" for r in refused]
+    return notes
+
+
 def refresh(
     cloud: str | None,
     region: str | None = None,
@@ -246,100 +370,26 @@ def refresh(
     where = region or catalog.cloud(cloud).reference_region or ""
     where = _checked_region(cloud, where, api.VENDOR)
     bundled = {e.name: e for e in catalog.bundled_instances(cloud)}
-    describe = getattr(api, "instance_types", None)  # vendors without a static catalog
-    try:
-        ready = clients if clients is not None else api.clients(where)
-        described = {t.instance_type: t for t in (describe(where, ready) if describe else ())}
-        new = [n for n, t in described.items() if t.gpu and n not in bundled]
-        found = api.fetch([*bundled, *new], where, ready)
-    except ModuleNotFoundError as exc:
-        hint = f"pip install 'gpupool[{api.EXTRA}]'"
-        raise InputError(f"{exc.name} is not installed: {hint}") from exc
-    except (GpupoolError, catalog.OverlayError, catalog.CatalogDataError):
-        raise  # gpupool's own: never the vendor refusing
-    except Exception as exc:  # the SDKs' own errors: no credentials, access denied, throttling
-        raise InputError(f"{api.VENDOR} refused the price lookup: {exc}") from exc
+    describes = getattr(api, "instance_types", None) is not None
+    described, found = _ask(api, where, bundled, clients)
     as_of = (today or datetime.now(timezone.utc).date()).isoformat()
     source = f"gpupool catalog refresh {as_of}: {api.source(where)}"
     base: dict[str, Any] = {"format_version": catalog.OVERLAY_FORMAT_VERSION, "source": [source],
                             "as_of": as_of, "cloud": cloud, "prices": []}  # fmt: skip
-    if describe is not None:
+    if describes:
         base["instances"] = []
-    rows: list[dict[str, Any]] = []
-    instances: list[dict[str, Any]] = []
-    missing: list[str] = []
-    refused: list[str] = []
-
-    def usable(key: str, row: dict[str, Any]) -> bool:
-        problem = _row_problem(cloud, {**base, key: [row]})
-        if problem:
-            refused.append(f"{_printable(str(row.get('name')), 80)}: {_printable(problem)}")
-        return not problem
-
-    for price in found:
-        base_row = bundled.get(price.instance_type)
-        if base_row is None and price.instance_type in described:
-            has = price.on_demand_hourly is not None or price.spot_hourly is not None
-            call = getattr(api, "TYPES_CALL", api.VENDOR)
-            row_source = f"gpupool catalog refresh {as_of}: {call} {where}"
-            figures = _price(where, price.currency, price.on_demand_hourly, price.spot_hourly,
-                             source if has else f"{source}; no price from the API", as_of)
-            row = _row(cloud, described[price.instance_type], figures, row_source)
-            if usable("instances", row):
-                instances.append(row)
-            continue
-        if base_row is None or (price.on_demand_hourly is None and price.spot_hourly is None):
-            missing.append(price.instance_type)
-            continue
-        # in the bundled price's own region (and currency) a figure the API lacks keeps the
-        # bundled one; prices of two currencies never share a row
-        same = base_row.price.region == where and base_row.price.currency == price.currency
-        kept = base_row.price if same else None
-        on_demand = price.on_demand_hourly
-        spot = price.spot_hourly
-        note = []
-        if on_demand is None and kept is not None:
-            on_demand, note = kept.on_demand_hourly, [*note, "on-demand"]
-        if spot is None and kept is not None:
-            spot, note = kept.spot_hourly, [*note, "spot"]
-        suffix = f"; {' and '.join(note)} from the bundled catalog" if note else ""
-        row = {
-            "name": price.instance_type,
-            "price": _price(where, price.currency, on_demand, spot, source + suffix, as_of),
-        }
-        if usable("prices", row):
-            rows.append(row)
-    skipped = tuple(
-        _printable(f"{n}: {t.skip}") for n, t in described.items() if not t.gpu and n not in bundled
-    )
-    disputed = tuple(
-        _printable(f"{n}: {what}")
-        for n, t in described.items()
-        if (base_row := bundled.get(n)) is not None
-        if (what := _disputes(base_row, t))
-    )
+    got = _rows(cloud, api, where, base, bundled, described, found)
+    rows, instances = got.prices, got.instances
+    skipped, disputed = _unlike(bundled, described)
     if not rows and not instances:
         raise InputError(
             f"{api.VENDOR} gave no usable price for any {cloud} catalog type in {where} "
-            f"({len(missing)} without a price, {len(refused)} refused); nothing was written, "
-            "the overlay (if any) is left as it was"
+            f"({len(got.missing)} without a price, {len(got.refused)} refused); nothing was "
+            "written, the overlay (if any) is left as it was"
         )
-    notes = [
-        "Written by gpupool catalog refresh; validate and plan take these prices in place of "
-        "the bundled catalog's for the instance types listed. Run it again to refresh, or "
-        "delete this file to go back to the bundled prices.",
-    ]
-    if describe is not None:
-        notes.append(
-            "instances: the GPU types the API describes that the bundled catalog lacks; validate "
-            "and plan use them like bundled rows (GPU bound to the type). The API lists no "
-            "regions or NVLink for them."
-        )
-    notes += [f"Not a row: {s}" for s in skipped]
-    notes += [f"The API contradicts the bundled row (kept): {d}" for d in disputed]
-    notes += [f"Refused (not a catalog figure): {r}" for r in refused]
+    notes = _notes(describes, skipped, disputed, got.refused)
     document: dict[str, Any] = {**base, "notes": notes, "prices": rows}
-    if describe is not None:
+    if describes:
         document["instances"] = instances
     data = (json.dumps(document, indent=2, allow_nan=False) + "\n").encode("utf-8")
     problem = catalog.overlay_problem(cloud, data)
@@ -354,14 +404,5 @@ def refresh(
         r["name"] for r in instances
         if r["price"]["on_demand_hourly"] is not None or r["price"]["spot_hourly"] is not None
     ]  # fmt: skip
-    return Refreshed(
-        path,
-        where,
-        as_of,
-        tuple(priced),
-        tuple(missing),
-        tuple(r["name"] for r in instances),
-        skipped,
-        disputed,
-        tuple(refused),
-    )
+    return Refreshed(path, where, as_of, tuple(priced), tuple(got.missing),
+                     tuple(r["name"] for r in instances), skipped, disputed, tuple(got.refused))

@@ -44,114 +44,17 @@ def _count(mm: MinMax) -> dict[str, float | int | None]:
 
 def to_json(result: PlanResult) -> dict[str, Any]:
     """Return the plan as its JSON document (docs/commands.md, plan --format json)."""
-    cost, s = result.cost, result.summary
+    s = result.summary
     return {
         "format_version": FORMAT_VERSION,
         "stack": result.stack,
         "base": {"kind": result.base.kind, "ref": result.base.ref, "note": result.base.note},
-        "resource_changes": [
-            {
-                "address": c.address,
-                "type": c.type,
-                "actions": list(c.actions),
-                "replace_paths": [list(p) for p in c.replace_paths],
-                "reasons": list(c.reasons),
-                "owner": c.owner,
-                "changed_paths": [list(ic.path) for ic in c.changes],
-            }
-            for c in result.changes
-        ],
+        "resource_changes": _changes(result),
         "summary": {"add": s.add, "change": s.change, "destroy": s.destroy, "replace": s.replace},
-        "capacity": [
-            {
-                "pool": p.pool,
-                "gpu": p.gpu,
-                "gpus": _count(p.gpus),
-                "nodes": _count(p.nodes),
-                "nodesMax": p.nodes_max,
-                "slotsPerGpu": p.slots_per_gpu,
-                "slotMemoryGiB": None if p.slot_memory_gib is None else round(p.slot_memory_gib, 2),
-                "qos": p.qos,
-                "mode": p.mode,
-                "gpuMemoryGiB": p.gpu_memory_gib,
-                "slots": [
-                    {"profile": sp.name, "perGpu": sp.per_gpu, "memoryGiB": sp.memory_gib}
-                    for sp in p.slot_profiles
-                ],
-                "policy": p.policy,
-                "bf16TflopsMax": None if p.bf16_tflops_max is None else round(p.bf16_tflops_max, 1),
-                "unitPrices": [
-                    {"profile": name, "hourly": _mm(price)}
-                    for name, price in (
-                        slot_prices(p, result.tenant_cost.gpu_hourly[p.pool])
-                        if result.tenant_cost and p.pool in result.tenant_cost.gpu_hourly else ()
-                    )
-                ],
-            }
-            for p in result.capacity
-        ],
-        "tenants": [
-            {
-                "tenant": t.tenant,
-                "pools": list(t.pools),
-                "priority": t.priority,
-                "quotaGpus": t.quota_gpus,
-                "limitGpus": t.limit_gpus,
-                "poolGpus": _count(t.pool_gpus),
-                "resourceQuota": [
-                    {"resource": q.resource, "units": q.units, "gpusPerPool": q.gpus}
-                    for q in t.quota_lines
-                ],
-                "ceiling": {
-                    "enforcedBy": t.ceiling.by,
-                    "queue": t.ceiling.queue,
-                    "queueGpuLimit": t.ceiling.queue_limit,
-                    "queueGpuQuota": t.ceiling.queue_quota if t.ceiling.queue else None,
-                    "resourceQuota": t.ceiling.resource_quota,
-                },
-            }
-            for t in result.tenants
-        ],
-        "cost": {
-            "currency": cost.currency,
-            "hourly": _mm(cost.hourly),
-            "monthly": _mm(cost.monthly, 2),
-            "onDemandEquivalentHourly": _mm(cost.on_demand_hourly),
-            "deltaMonthly": _mm(cost.delta_monthly, 2),
-            "baseMonthly": _mm(cost.base_hourly.scaled(HOURS_PER_MONTH), 2),
-            "hoursPerMonth": HOURS_PER_MONTH,
-            "pricesAsOf": list(cost.prices_as_of),
-            "priceRegion": cost.price_region,
-            "unpriced": list(cost.unpriced),
-            "pools": [
-                {
-                    "pool": p.pool,
-                    "hourly": _mm(p.hourly),
-                    "monthly": _mm(p.monthly, 2),
-                    "onDemandEquivalentHourly": _mm(p.on_demand_hourly),
-                    "deltaMonthly": _mm(p.delta_monthly, 2),
-                    "fallsBackToOnDemand": p.falls_back,
-                    "existingNodes": p.existing_nodes,
-                    "declaredPrice": None if p.declared is None else {
-                        "source": p.declared, "currency": p.price_currency,
-                    },
-                    "priceRegion": p.price_region,
-                }
-                for p in cost.pools
-            ],
-            **_tenant_cost(result.tenant_cost),
-        },
-        "advice": [
-            {
-                "code": a.code,
-                "pool": a.pool,
-                "summary": a.summary,
-                "detail": a.detail,
-                "path": list(a.path),
-                "monthly": _mm(MinMax(*a.monthly), 2),
-            }
-            for a in result.advice
-        ],
+        "capacity": _capacity(result),
+        "tenants": _tenants(result),
+        "cost": _cost(result),
+        "advice": _advice(result),
         "diagnostics": plan_summary.diagnostics_json(result),
         "pins": None if result.pins is None else plan_pins.to_json(result.pins),
         "scheduler": _scheduler(result),
@@ -159,6 +62,129 @@ def to_json(result: PlanResult) -> dict[str, Any]:
         **plan_services.to_json(result),
         **plan_checkpoint.to_json(result),
     }
+
+
+def _changes(result: PlanResult) -> list[dict[str, Any]]:
+    """Return ``resource_changes``: each change with its actions, reasons and paths."""
+    return [
+        {
+            "address": c.address,
+            "type": c.type,
+            "actions": list(c.actions),
+            "replace_paths": [list(p) for p in c.replace_paths],
+            "reasons": list(c.reasons),
+            "owner": c.owner,
+            "changed_paths": [list(ic.path) for ic in c.changes],
+        }
+        for c in result.changes
+    ]
+
+
+def _capacity(result: PlanResult) -> list[dict[str, Any]]:
+    """Return ``capacity``: each pool's GPUs, nodes, slots and unit prices."""
+    return [
+        {
+            "pool": p.pool,
+            "gpu": p.gpu,
+            "gpus": _count(p.gpus),
+            "nodes": _count(p.nodes),
+            "nodesMax": p.nodes_max,
+            "slotsPerGpu": p.slots_per_gpu,
+            "slotMemoryGiB": None if p.slot_memory_gib is None else round(p.slot_memory_gib, 2),
+            "qos": p.qos,
+            "mode": p.mode,
+            "gpuMemoryGiB": p.gpu_memory_gib,
+            "slots": [
+                {"profile": sp.name, "perGpu": sp.per_gpu, "memoryGiB": sp.memory_gib}
+                for sp in p.slot_profiles
+            ],
+            "policy": p.policy,
+            "bf16TflopsMax": None if p.bf16_tflops_max is None else round(p.bf16_tflops_max, 1),
+            "unitPrices": [
+                {"profile": name, "hourly": _mm(price)}
+                for name, price in (
+                    slot_prices(p, result.tenant_cost.gpu_hourly[p.pool])
+                    if result.tenant_cost and p.pool in result.tenant_cost.gpu_hourly else ()
+                )
+            ],
+        }
+        for p in result.capacity
+    ]
+
+
+def _tenants(result: PlanResult) -> list[dict[str, Any]]:
+    """Return ``tenants``: each tenant's pools, quotas and the ceiling that holds it."""
+    return [
+        {
+            "tenant": t.tenant,
+            "pools": list(t.pools),
+            "priority": t.priority,
+            "quotaGpus": t.quota_gpus,
+            "limitGpus": t.limit_gpus,
+            "poolGpus": _count(t.pool_gpus),
+            "resourceQuota": [
+                {"resource": q.resource, "units": q.units, "gpusPerPool": q.gpus}
+                for q in t.quota_lines
+            ],
+            "ceiling": {
+                "enforcedBy": t.ceiling.by,
+                "queue": t.ceiling.queue,
+                "queueGpuLimit": t.ceiling.queue_limit,
+                "queueGpuQuota": t.ceiling.queue_quota if t.ceiling.queue else None,
+                "resourceQuota": t.ceiling.resource_quota,
+            },
+        }
+        for t in result.tenants
+    ]
+
+
+def _cost(result: PlanResult) -> dict[str, Any]:
+    """Return ``cost``: the stack's and each pool's, and the tenants' shares."""
+    cost = result.cost
+    return {
+        "currency": cost.currency,
+        "hourly": _mm(cost.hourly),
+        "monthly": _mm(cost.monthly, 2),
+        "onDemandEquivalentHourly": _mm(cost.on_demand_hourly),
+        "deltaMonthly": _mm(cost.delta_monthly, 2),
+        "baseMonthly": _mm(cost.base_hourly.scaled(HOURS_PER_MONTH), 2),
+        "hoursPerMonth": HOURS_PER_MONTH,
+        "pricesAsOf": list(cost.prices_as_of),
+        "priceRegion": cost.price_region,
+        "unpriced": list(cost.unpriced),
+        "pools": [
+            {
+                "pool": p.pool,
+                "hourly": _mm(p.hourly),
+                "monthly": _mm(p.monthly, 2),
+                "onDemandEquivalentHourly": _mm(p.on_demand_hourly),
+                "deltaMonthly": _mm(p.delta_monthly, 2),
+                "fallsBackToOnDemand": p.falls_back,
+                "existingNodes": p.existing_nodes,
+                "declaredPrice": None if p.declared is None else {
+                    "source": p.declared, "currency": p.price_currency,
+                },
+                "priceRegion": p.price_region,
+            }
+            for p in cost.pools
+        ],
+        **_tenant_cost(result.tenant_cost),
+    }
+
+
+def _advice(result: PlanResult) -> list[dict[str, Any]]:
+    """Return ``advice``: each piece of the plan's advice, with its monthly amount."""
+    return [
+        {
+            "code": a.code,
+            "pool": a.pool,
+            "summary": a.summary,
+            "detail": a.detail,
+            "path": list(a.path),
+            "monthly": _mm(MinMax(*a.monthly), 2),
+        }
+        for a in result.advice
+    ]
 
 
 def _scheduler(result: PlanResult) -> dict[str, Any] | None:

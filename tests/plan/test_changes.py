@@ -12,9 +12,10 @@ import dataclasses
 
 import pytest
 
-from gpupool import assemble, clouds, plan, render
+from gpupool import assemble, clouds, plan
 from gpupool.engine.results import EngineResult, ResourceStep
 from gpupool.model import Stack
+from gpupool.render import program
 from gpupool.usecases.engine import engine_changes
 from gpupool.views import plan_text
 from tests.stacks import load_stack
@@ -29,10 +30,10 @@ NODE_POOL_TYPES = {
 
 @pytest.mark.parametrize("cloud", clouds.all_clouds(), ids=lambda c: c.name)
 def test_replace_order_is_the_one_the_program_asks_for(cloud: clouds.Cloud) -> None:
-    # The rendered program sets delete_before_replace on exactly these types (render.py), so
-    # the plan deletes first for them and creates first for every other type.
+    # The rendered program sets delete_before_replace on exactly these types (render/program.py),
+    # so the plan deletes first for them and creates first for every other type.
     for token in cloud.delete_before_replace:
-        assert token in render._DELETE_BEFORE_REPLACE
+        assert token in program.DELETE_BEFORE_REPLACE
         assert plan.replace_actions(token) == plan.REPLACE_DELETE_FIRST == ("delete", "create")
     token = NODE_POOL_TYPES.get(cloud.name)
     if token is not None and token not in cloud.delete_before_replace:

@@ -17,6 +17,7 @@ import yaml
 
 from gpupool import assemble, cli, outdir, render
 from gpupool.errors import GpupoolError
+from gpupool.render import program
 from gpupool.spec.validate import validate_file
 from tests.paths import EXAMPLES, FIXTURES, ROOT
 from tests.pulumi_mocks import FAKE_KUBECONFIG, Run, run_programs
@@ -365,13 +366,13 @@ def test_paths_never_escape_and_stale_files_go(rendered, tmp_path: Path) -> None
 
 
 def test_literal_rejects_what_has_no_literal_form() -> None:
-    program = render._Program()
+    text = program.Program()
     with pytest.raises(render.RenderError):
-        program.literal(float("nan"))
+        text.literal(float("nan"))
     with pytest.raises(render.RenderError):
-        program.literal({1: "x"})
+        text.literal({1: "x"})
     with pytest.raises(render.RenderError):
-        program.literal(object())
+        text.literal(object())
     with pytest.raises(render.RenderError):
         render.constructor_of("random:index/randomId:RandomId")
     assert render.constructor_of("kubernetes:scheduling.run.ai/v2:Queue")[1] == (

@@ -17,7 +17,8 @@ import pytest
 
 from gpupool import assemble, sharing
 from gpupool.graph import CloudResult, Resource
-from gpupool.model import NVSentinel, Prometheus, Stack
+from gpupool.model import Stack
+from gpupool.monitoring_model import NVSentinel, Prometheus
 from gpupool.sharing import nvsentinel, operator
 from gpupool.sharing.objects import chart
 from tests import upstream_facts

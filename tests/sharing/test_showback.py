@@ -20,7 +20,8 @@ import yaml
 
 from gpupool import assemble, catalog
 from gpupool.facts import names
-from gpupool.model import DeclaredPrice, Prometheus, Stack
+from gpupool.model import DeclaredPrice, Stack
+from gpupool.monitoring_model import Prometheus
 from gpupool.sharing import promql, showback
 from gpupool.sharing.objects import chart
 from tests.manifests import validate_manifest
