@@ -113,8 +113,9 @@ def check(text: str, file: str, stack: Stack, services: Mapping[str, ServiceUse]
             base = edit.apply(text, [(cap_path, model[0])])
             baselines[service.name] = (base, _figures(base, file, service.name, use, seen))
         base, before = baselines[service.name]
-        after = _figures(edit.apply(base, [(rec.path, rec.value)]), file, service.name, use,
-                         seen)
+        after = (before if _same_run(rec, service.replicas_max, before) else
+                 _figures(edit.apply(base, [(rec.path, rec.value)]), file, service.name, use,
+                          seen))
         hours = len(use.times) * use.step / 3600
         figures: dict[str, Any] = {
             "replay_step_seconds": replay_step(hours * 3600),
@@ -140,6 +141,21 @@ def check(text: str, file: str, stack: Stack, services: Mapping[str, ServiceUse]
         else:
             kept.append(checked)
     return kept, dropped
+
+
+def _same_run(rec: Recommendation, old_max: int, before: Mapping[str, Any]) -> bool:
+    """Say whether a ``replicas.max`` edit leaves the replay as it is, unreplayed.
+
+    The replay's replicas never reached the old max and never pass the new one: the HPA's
+    desired count was then never cut by the max (a count cut by it is the max, which the
+    replicas would have reached; one the policies cut is the same under either max), KEDA sets
+    0 or ``max(minReplicaCount, 1)`` whatever the max, and the controllers' state (their
+    recommendations and events) follows the same counts, so every step is the same.
+    """
+    if rec.path[-2:] != ("replicas", "max") or not isinstance(rec.value, int):
+        return False
+    most = before["replicas"]["max"]
+    return bool(most < old_max and most <= rec.value)
 
 
 def _short_share(figures: Mapping[str, Any], seconds: float) -> float:

@@ -286,6 +286,27 @@ def test_a_capacity_that_explains_the_window_worse_is_dropped() -> None:
     assert none == [] and ok.evidence["saturated_pct_observed"] == 0.0
 
 
+def test_a_max_edit_the_replay_never_meets_is_not_replayed_and_reads_the_same() -> None:
+    # 48 rps at target 40: the replay runs 2 replicas, under 6 and under 3 or 8; the check
+    # takes the baseline's figures for both edits, which a replay of each edited stack matches
+    use = _use([48.0] * 120, activity=[0.8] * 120)
+    (top,) = _judge(sa.ServiceReplicasMax(), _use([48.0] * 40, activity=[0.8] * 40)
+                    ).recommendations
+    raised = dataclass_replace(top, value=8)
+    kept, _ = advise_services.check(scenario.STACK, "s.yaml", STACK, {"chat": use},
+                                    [top, raised])
+    model = sa.model_capacity(CHAT, use)
+    assert model is not None and len(kept) == 2
+    base = edit.apply(scenario.STACK, [((*CHAT.path, "capacityPerReplica"), model[0])])
+    for rec in kept:
+        stack = validate_text(edit.apply(base, [(rec.path, rec.value)]), "s.yaml").stack
+        assert stack is not None
+        [run] = replay(stack, {"chat": advise_services.trace(use)})
+        assert run["replicas"]["max"] == 2
+        assert rec.evidence["gpu_hours_after"] == run["gpu_hours"]
+        assert rec.evidence["not_served_pct_after"] == round(100 * run["not_served_share"], 2)
+
+
 # --- --export-requests --------------------------------------------------------------------------
 
 
