@@ -97,5 +97,14 @@ def test_the_base_runs_on_the_same_traces(capsys: Capture) -> None:
     assert re.search(r"^  not served in time +\d+\.\d% +\d+\.\d% +\+\d+\.\d pts$", out, re.M)
 
 
+def test_a_workload_flag_keeps_the_stacks_traces(capsys: Capture) -> None:
+    # --workload names the jobs; the services still run on simulation.requests
+    jobs = str(Path(STACK).parent / "jobs.csv")
+    section = _json(["plan", STACK, "--workload", jobs], capsys)["simulation"]
+    assert isinstance(section, dict)
+    assert [s["service"] for s in section["services"]] == ["recommend"]
+    assert section["pods"]["submitted"] == 12  # type: ignore[index]
+
+
 def test_no_simulation_leaves_the_services_out(capsys: Capture) -> None:
     assert "simulation" not in _json(["plan", STACK, "--no-simulation"], capsys)
