@@ -15,9 +15,19 @@ this arithmetic (every figure in the evidence it states):
   but leaves them alone while the demand a replica is within its 0.1 tolerance of T (kubernetes
   ``pkg/controller/podautoscaler/replica_calculator.go``), so a replica may carry 1.1 x T, and
   the demand may reach r times itself before new replicas are ready;
-* **replicas.max**: raised to ceil(peak demand / T) where the peak needs more than it;
-* **replicas.min**: lowered to ceil(p5 demand / T), at least 1, where that is below it (scale
-  to zero is never proposed: what its cold starts cost is the service owner's call).
+* **replicas.max**: raised to ceil(peak demand / T) where the peak needs more than it; lowered
+  where the HPA's replicas never came near it (at most ``NEAR`` of it, half, at every point) to
+  ``HEADROOM`` (1.5) times the larger of ceil(peak / T) and the most replicas the HPA ran,
+  rounded up, at least ``replicas.min`` and 1;
+* **replicas.min**: lowered to ceil(p5 demand / T), at least 1, where that is below it; to 0
+  where demand was zero for long stretches: the longest run of points without a request lasts
+  at least ``ZERO_STRETCH_SECONDS`` (an hour) and more than ``cooldownSeconds`` plus a KEDA
+  poll (so KEDA would reach zero in it). The service scales on requests per second (its
+  evidence is read from that trigger), which reads above 0 while any request came in the last
+  minute, so at zero it wakes (kedacore/keda ``pkg/scalers/prometheus_scaler.go``: active above
+  0) and it never goes to zero under traffic (``service.zero-under-load``); not proposed for a
+  production stack, where validate asks for two replicas at least (``service.single-replica``).
+  Its cold starts are what the replay weighs.
 
 The rules use the observed C where it is read, else the stack's ``capacityPerReplica``; with
 neither, the service is not judged. A proposal is made only where it differs from the stack's
@@ -36,8 +46,14 @@ from gpupool.advise.recommendation import Recommendation
 from gpupool.advise.rule import NOTHING, Case, Findings, Rule, Scope
 from gpupool.advise.services import ServiceUse
 from gpupool.quantile import percentile
-from gpupool.service_model import Service
+from gpupool.service_model import POLLING_SECONDS, Service
 
+#: A ``replicas.max`` the HPA never came within this share of may come down.
+NEAR = 0.5
+#: The lowered ``replicas.max`` leaves this much room over the window's peak.
+HEADROOM = 1.5
+#: The stretch without a request that makes ``replicas.min: 0`` worth proposing.
+ZERO_STRETCH_SECONDS = 3600.0
 MIN_ACTIVITY = 0.2
 SATURATED = 0.95
 MIN_POINTS = 30
@@ -209,54 +225,91 @@ class ServiceTarget(_ServiceRule):
 
 
 class ServiceReplicasMax(_ServiceRule):
-    """A higher ``replicas.max`` where the peak needs more replicas at the target."""
+    """``replicas.max`` raised where the peak needs more, lowered where it was never near."""
 
     id: ClassVar[str] = "service-replicas-max"
     kind: ClassVar[str] = "service-replicas"
     summary: ClassVar[str] = (
         "a service whose peak demand needs more replicas than replicas.max at that target: "
-        "ceil(peak / target)")
+        "ceil(peak / target); or whose HPA never ran over half of replicas.max: 1.5 x the "
+        "larger of ceil(peak / target) and the most it ran")
     edits: ClassVar[str] = "services[i].replicas.max"
 
     def judge_service(self, case: Case, use: ServiceUse, cap: float, source: str) -> Findings:
-        """Propose ceil(peak / target) where it is above ``replicas.max``."""
+        """Propose ceil(peak / target) above ``replicas.max``, or a max with room below it."""
         s = case.service
         demand = use.demand_or_zero
         t = target(cap, rise(demand, lag_steps(s, use.step)))
         peak = max(demand, default=0.0)
         need = math.ceil(peak / t - 1e-9)
-        if need <= s.replicas_max:
+        figures = {"capacity": cap, "capacity_from": source, "peak_rps": round(peak, 2),
+                   "target_at": t}
+        if need > s.replicas_max:
+            at_max = sum(1 for c in use.current if c >= s.replicas_max)
+            return Findings.of(_rec(
+                self.kind, case, ("replicas", "max"), need,
+                f"its peak of {peak:.1f} requests a second needs {need} replicas at {t:g} a "
+                f"replica; the HPA sat at its max in {at_max} of {len(use.times)} points; "
+                f"replicas.max {s.replicas_max} -> {need}",
+                _service_evidence(use, **figures, points_at_max=at_max, hpa_max=use.spec_max)))
+        most = max((c for c in use.current if c == c), default=None)  # c == c: not NaN
+        if most is None or most > NEAR * s.replicas_max:
             return NOTHING
-        at_max = sum(1 for c in use.current if c >= s.replicas_max)
+        lower = max(s.replicas_min, 1, math.ceil(HEADROOM * max(need, most) - 1e-9))
+        if lower >= s.replicas_max:
+            return NOTHING
         return Findings.of(_rec(
-            self.kind, case, ("replicas", "max"), need,
-            f"its peak of {peak:.1f} requests a second needs {need} replicas at {t:g} a replica; "
-            f"the HPA sat at its max in {at_max} of {len(use.times)} points; replicas.max "
-            f"{s.replicas_max} -> {need}",
-            _service_evidence(use, capacity=cap, capacity_from=source, peak_rps=round(peak, 2),
-                              target_at=t, points_at_max=at_max, hpa_max=use.spec_max)))
+            self.kind, case, ("replicas", "max"), lower,
+            f"the HPA ran at most {most:g} replicas and its peak of {peak:.1f} requests a "
+            f"second needs {need} at {t:g} a replica, never near replicas.max "
+            f"{s.replicas_max}; with {HEADROOM:g}x room, replicas.max {s.replicas_max} -> "
+            f"{lower}",
+            _service_evidence(use, **figures, most_replicas=most, needed_at_peak=need,
+                              hpa_max=use.spec_max)))
+
+
+def zero_stretch(demand: Sequence[float], step: float) -> float:
+    """Return the seconds of the longest run of points without a request."""
+    longest = run = 0
+    for d in demand:
+        run = run + 1 if d <= 0 else 0
+        longest = max(longest, run)
+    return longest * step
 
 
 class ServiceReplicasMin(_ServiceRule):
-    """A lower ``replicas.min`` where the quiet hours' demand needs fewer replicas."""
+    """A lower ``replicas.min``: to zero over long idle stretches, else to the quiet hours' need."""
 
     id: ClassVar[str] = "service-replicas-min"
     kind: ClassVar[str] = "service-replicas"
     summary: ClassVar[str] = (
-        "a service whose p5 demand needs fewer replicas than replicas.min at that target: "
-        "ceil(p5 / target), at least 1")
+        "a service with no request for an hour or more at a stretch (longer than "
+        "cooldownSeconds and a poll): 0, outside production; else one whose p5 demand needs "
+        "fewer replicas than replicas.min at that target: ceil(p5 / target), at least 1")
     edits: ClassVar[str] = "services[i].replicas.min"
 
     def judge_service(self, case: Case, use: ServiceUse, cap: float, source: str) -> Findings:
-        """Propose ceil(p5 / target), at least 1, where it is below ``replicas.min``."""
+        """Propose 0 over long idle stretches, else ceil(p5 / target), at least 1, if lower."""
         s = case.service
         demand = use.demand_or_zero
         t = target(cap, rise(demand, lag_steps(s, use.step)))
+        at_min = sum(1 for c in use.current if c <= s.replicas_min)
+        idle = zero_stretch(demand, use.step)
+        if (s.replicas_min > 0 and case.stack.environment != "production"
+                and idle >= max(ZERO_STRETCH_SECONDS, s.cooldown_seconds + POLLING_SECONDS)):
+            return Findings.of(_rec(
+                self.kind, case, ("replicas", "min"), 0,
+                f"no request came for {idle / 3600:.1f} h at a stretch, longer than "
+                f"cooldownSeconds {s.cooldown_seconds} s: its requests-per-second trigger "
+                f"would let KEDA scale it to zero and wake it on the next request; "
+                f"replicas.min {s.replicas_min} -> 0",
+                _service_evidence(use, capacity=cap, capacity_from=source,
+                                  zero_stretch_hours=round(idle / 3600, 2),
+                                  cooldown_seconds=s.cooldown_seconds, points_at_min=at_min)))
         quiet = percentile(demand, 5) or 0.0
         need = max(1, math.ceil(quiet / t - 1e-9))
         if s.replicas_min <= need:
             return NOTHING
-        at_min = sum(1 for c in use.current if c <= s.replicas_min)
         return Findings.of(_rec(
             self.kind, case, ("replicas", "min"), need,
             f"its quietest 5% of the window ({quiet:.1f} requests a second or less) needs {need} "

@@ -107,6 +107,14 @@ def workload(p: argparse.ArgumentParser, text: str) -> None:
                    help="the workload file's format (default: from its extension)")
 
 
+def requests(p: argparse.ArgumentParser, text: str) -> None:
+    """Add ``--requests [SERVICE=]FILE``, repeatable (``text``: what is done with the traces)."""
+    p.add_argument("--requests", action="append", default=None, metavar="[SERVICE=]FILE",
+                   help=f"{text}: a rate series FILE, or SERVICE=FILE for a request log "
+                   "(docs/workload.md, Request traces); repeatable; default: the stack's "
+                   "simulation.requests")
+
+
 @dataclass(frozen=True)
 class Knob:
     """One simulation setting's flag: its name, value type, metavar and help."""

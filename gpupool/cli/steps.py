@@ -1,4 +1,4 @@
-"""Steps several commands take: read the stack, show a plan, read the workload to replay.
+"""Steps several commands take: read the stack, show a plan, read the workload and traces to replay.
 
 ``visible`` is where ``--quiet`` leaves a stack file's warnings and advice out; ``noted`` gives
 the engine's plan the stack file's warnings and advice, as ``plan`` has them.
@@ -22,8 +22,11 @@ from gpupool.cli.exits import InvalidStackError, InvalidWorkloadError
 from gpupool.cli.options import simulation_flags
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from gpupool.model import Stack
     from gpupool.plan import PlanResult
+    from gpupool.simulate.requests import Trace
     from gpupool.spec.diagnostics import Diagnostic
     from gpupool.spec.validate import ValidateResult
     from gpupool.usecases.simulate import PreparedWorkload
@@ -138,3 +141,26 @@ def reported(prepared: PreparedWorkload, console: Console) -> PreparedWorkload:
             [d.to_json() for d in prepared.problems],
         )
     return prepared
+
+
+def traces(args: argparse.Namespace, console: Console, stack: Stack
+           ) -> Mapping[str, Trace] | None:
+    """Return the services' traces (``--requests``, else the stack's); None: no trace.
+
+    Raises:
+        InvalidWorkloadError: a trace names a service the stack does not declare.
+
+    """
+    from gpupool.spec import diagnostics
+    from gpupool.usecases.simulate_services import traces as read
+
+    found = read(Path(args.file), stack, args.requests)
+    if found is None:
+        return None
+    if found.problems:
+        console.err("".join(diagnostics.format_text(d) + "\n" for d in found.problems))
+        raise InvalidWorkloadError(
+            f"the request traces name services the stack does not declare "
+            f"({len(found.problems)}); nothing was simulated",
+            [d.to_json() for d in found.problems])
+    return found.traces

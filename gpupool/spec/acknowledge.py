@@ -41,7 +41,7 @@ WARNING_CODES = frozenset({
     "nvsentinel.own-operator-dcgm", "placement.compact-without-interconnect",
     "scheduler.on-spot", "scheduler.single-replica", "service.cooldown-too-short",
     "service.gpu-memory-never-falls", "service.min-over-quota", "service.on-spot",
-    "service.single-replica", "sharing.slot-memory-small",
+    "service.single-replica", "service.zero-under-load", "sharing.slot-memory-small",
     "spot.all-spot-production", "spot.training-without-checkpoint", "state.backend-outside",
     "tenant.pools-not-fenced", "tenant.quota-not-enforced", "tenant.quota-units-mixed",
 })  # fmt: skip

@@ -462,15 +462,20 @@ def render_capacity(stack: str, workload: str, seed: int, head: Saturation, fmt:
     return Output("\n".join([intro, *extra, "", *_table(header, rows)]) + "\n", "")
 
 
-def with_plan(plan_output: str, fmt: str, head: Report, base: Report | None = None) -> str:
+def with_plan(plan_output: str, fmt: str, head: Report, base: Report | None = None, *,
+              services: Sequence[Mapping[str, Any]] | None = None,
+              base_services: Sequence[Mapping[str, Any]] | None = None,
+              capacities: Mapping[str, float | None] | None = None) -> str:
     """Return a plan's output with the simulated section after it (``plan --workload``).
 
-    Text and markdown append the section; JSON adds the simulation's document to the plan's
-    under ``simulation``.
+    Text and markdown append the section, its services after the batch report as ``render``
+    writes them; JSON adds the simulation's document to the plan's under ``simulation``, with
+    ``services`` in it where a trace ran.
     """
     if fmt == "json":
         doc = json.loads(plan_output)
-        doc["simulation"] = document(head, base)
+        section_doc = json.loads(render(head, fmt, base, services, base_services).result)
+        doc["simulation"] = section_doc
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    section = format_markdown(head, base) if fmt == "markdown" else format_text(head, base)
+    section = render(head, fmt, base, services, base_services, capacities).result
     return plan_output.rstrip("\n") + "\n\n" + section

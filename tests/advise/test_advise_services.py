@@ -12,6 +12,7 @@ HPA name ``keda-hpa-<ScaledObject>`` (kedacore/keda ``controllers/keda/hpa.go``,
 from __future__ import annotations
 
 import math
+from dataclasses import replace as dataclass_replace
 from pathlib import Path
 
 import pytest
@@ -184,6 +185,126 @@ def test_no_kept_recommendation_raises_the_unserved_share_by_over_a_point(
     before = share(base)
     for rec in kept:
         assert share(edit.apply(base, [(rec.path, rec.value)])) <= before + 0.01 + 1e-9
+
+
+def test_a_max_never_approached_comes_down_with_room() -> None:
+    # 48 rps at capacity 30 (60 rps on 2 replicas at 80%... 48 / (2 x 0.8) = 30): target
+    # 30 / 1.1 = 27.2, the peak needs ceil(48 / 27.2) = 2; the HPA ran 2 of its 6 (under half):
+    # 1.5 x max(2, 2) = 3
+    flat = _use([48.0] * 40, activity=[0.8] * 40)
+    (top,) = _judge(sa.ServiceReplicasMax(), flat).recommendations
+    assert (top.path_text, top.value) == ("services[0].replicas.max", 3)
+    assert top.evidence["most_replicas"] == 2.0 and top.evidence["needed_at_peak"] == 2
+    # replayed on a day of it, the two replicas the HPA asks for still fit under 3
+    use = _use([48.0] * 120, activity=[0.8] * 120)
+    (kept,), dropped = advise_services.check(scenario.STACK, "s.yaml", STACK, {"chat": use},
+                                             [top])
+    assert dropped == []
+    assert kept.evidence["not_served_pct_before"] == kept.evidence["not_served_pct_after"] == 0.0
+    # an HPA that ran 4 of 6 came near its max: nothing
+    near = _use([48.0] * 40, current=[4.0] * 40, activity=[0.4] * 40)
+    assert _judge(sa.ServiceReplicasMax(), near).recommendations == ()
+
+
+def _idle_night(busy_points: int) -> services.ServiceUse:
+    # 48 rps, then two hours without a request (120 points of 60 s), then 48 rps again
+    demand = [48.0] * busy_points + [0.0] * 120 + [48.0] * busy_points
+    current = [2.0] * busy_points + [2.0] * 120 + [2.0] * busy_points
+    return _use(demand, current=current, activity=[0.8] * busy_points + [NAN] * 120
+                + [0.8] * busy_points)
+
+
+def test_long_idle_stretches_propose_scaling_to_zero() -> None:
+    # two hours without a request: over an hour and over cooldownSeconds (300) + a 30 s poll
+    assert sa.zero_stretch(list(_idle_night(60).demand), 60.0) == 7200.0
+    (low,) = _judge(sa.ServiceReplicasMin(), _idle_night(60)).recommendations
+    assert (low.path_text, low.value) == ("services[0].replicas.min", 0)
+    assert low.evidence["zero_stretch_hours"] == 2.0
+    # a production stack keeps two replicas (service.single-replica): the p5 rule instead,
+    # whose p5 (0) needs 1
+    prod = dataclass_replace(STACK, environment="production")
+    ev = Evidence(window_seconds=0.0, end=0.0, pools={}, tenants={},
+                  services={"chat": _idle_night(60)})
+    (one,) = sa.ServiceReplicasMin().judge(Case(prod, ev, {}, {}, 0)).recommendations
+    assert one.value == 1
+
+
+def test_scaling_to_zero_is_kept_where_its_cold_starts_cost_under_a_point() -> None:
+    # twenty busy hours either side of the idle two: KEDA goes to zero in the stretch and
+    # wakes on the first request (requests-per-second reads above 0, kedacore/keda
+    # pkg/scalers/prometheus_scaler.go); the requests late behind the cold start (a poll and
+    # startupSeconds 120 with none ready, then 120 s more on the one replica KEDA starts
+    # before the HPA's second serves) are about half a point of the two days': kept, saving
+    # the idle replicas' hours
+    long = _idle_night(1200)
+    (low,) = _judge(sa.ServiceReplicasMin(), long).recommendations
+    (kept,), dropped = advise_services.check(scenario.STACK, "s.yaml", STACK, {"chat": long},
+                                             [low])
+    assert dropped == []
+    ev = kept.evidence
+    assert ev["not_served_pct_after"] - ev["not_served_pct_before"] <= 1.0
+    assert ev["gpu_hours_after"] < ev["gpu_hours_before"]
+    assert kept.saving_per_month is not None and kept.saving_per_month > 0
+    # an hour of demand either side: the same cold start is over a point of the requests (and
+    # ten hours, 1.1%, are still too few)
+    short = _idle_night(60)
+    (low,) = _judge(sa.ServiceReplicasMin(), short).recommendations
+    kept_short, (gone,) = advise_services.check(scenario.STACK, "s.yaml", STACK,
+                                                {"chat": short}, [low])
+    assert kept_short == []
+    assert "more than 1 point worse" in gone.reason
+
+
+def test_a_capacity_that_explains_the_window_worse_is_dropped() -> None:
+    # The stack says 30 a replica (target 40). The window: 40 points of 60 rps on 2 replicas
+    # at 50% activity (60 / (2 x 0.5) = 60 a replica: the median proposes 60), then 20 points
+    # of 100 rps on 3 replicas saturated (99%, left out of the median): a third of the
+    # window's points saturated. Replayed at 30, 100 rps on the 3 replicas the HPA asks for
+    # (ceil(100 / 40)) is short of capacity (90): a third of the time, as the window showed;
+    # at 60 it never is. The proposal misses the window's saturation by 33 points, the stack's
+    # figure by about none: dropped, with both shares.
+    text = scenario.STACK.replace("    capacityPerReplica: 40\n", "    capacityPerReplica: 30\n")
+    stack = validate_text(text, "s.yaml").stack
+    assert stack is not None
+    use = _use([60.0] * 40 + [100.0] * 20, current=[2.0] * 40 + [3.0] * 20,
+               activity=[0.5] * 40 + [0.99] * 20)
+    ev = Evidence(window_seconds=3600.0, end=0.0, pools={}, tenants={}, services={"chat": use})
+    (cap,) = sa.ServiceCapacity().judge(Case(stack, ev, {}, {}, 0)).recommendations
+    assert cap.value == 60.0
+    kept, (gone,) = advise_services.check(text, "s.yaml", stack, {"chat": use}, [cap])
+    assert kept == []
+    figures = gone.recommendation.evidence
+    assert figures["saturated_pct_observed"] == pytest.approx(33.33, abs=0.01)
+    assert figures["short_pct_at_proposed"] == 0.0
+    assert abs(figures["short_pct_at_stated"] - 33.33) < 5
+    assert "explains the window more than 1 point worse" in gone.reason
+    # the demo's own case: the stack says 40 where a replica serves 30; 30 explains the
+    # saturated points (the rule's test above), so it is kept
+    demo = _use([48.0] * 60, activity=[0.8] * 60)
+    (right,) = _judge(sa.ServiceCapacity(), demo).recommendations
+    (ok,), none = advise_services.check(scenario.STACK, "s.yaml", STACK, {"chat": demo}, [right])
+    assert none == [] and ok.evidence["saturated_pct_observed"] == 0.0
+
+
+def test_a_max_edit_the_replay_never_meets_is_not_replayed_and_reads_the_same() -> None:
+    # 48 rps at target 40: the replay runs 2 replicas, under 6 and under 3 or 8; the check
+    # takes the baseline's figures for both edits, which a replay of each edited stack matches
+    use = _use([48.0] * 120, activity=[0.8] * 120)
+    (top,) = _judge(sa.ServiceReplicasMax(), _use([48.0] * 40, activity=[0.8] * 40)
+                    ).recommendations
+    raised = dataclass_replace(top, value=8)
+    kept, _ = advise_services.check(scenario.STACK, "s.yaml", STACK, {"chat": use},
+                                    [top, raised])
+    model = sa.model_capacity(CHAT, use)
+    assert model is not None and len(kept) == 2
+    base = edit.apply(scenario.STACK, [((*CHAT.path, "capacityPerReplica"), model[0])])
+    for rec in kept:
+        stack = validate_text(edit.apply(base, [(rec.path, rec.value)]), "s.yaml").stack
+        assert stack is not None
+        [run] = replay(stack, {"chat": advise_services.trace(use)})
+        assert run["replicas"]["max"] == 2
+        assert rec.evidence["gpu_hours_after"] == run["gpu_hours"]
+        assert rec.evidence["not_served_pct_after"] == round(100 * run["not_served_share"], 2)
 
 
 # --- --export-requests --------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gpupool.service_model import (
@@ -33,6 +33,7 @@ from gpupool.simulate.requests import RateSeries, read_log
 from gpupool.simulate.services.queue import RequestQueue
 from gpupool.simulate.services.replay import gpu_hourly, gpus_per_replica, replay
 from gpupool.simulate.services.run import ServiceRun
+from gpupool.spec.checks.services import cannot_wake, zero_under_load
 from tests.paths import shared_upstream
 from tests.stacks import load_stack
 
@@ -196,15 +197,36 @@ def _rps_service(lo: int, hi: int, slo: float) -> Service:
                     capacity_per_replica=40, startup_seconds=60, slo=Slo(slo, None))
 
 
-@settings(max_examples=40, deadline=None)
+#: Triggers a property draws from, with the targets one replica of capacity 40 holds: requests
+#: per second, Triton's queue time over compute time, requests waiting, GPU utilisation.
+_TRIGGERS = {
+    REQUESTS_PER_SECOND: Trigger(REQUESTS_PER_SECOND, 40.0, "sum(rate(r[1m]))", ()),
+    QUEUE_TIME_RATIO: Trigger(QUEUE_TIME_RATIO, 1.0, None, ()),
+    PENDING_REQUESTS: Trigger(PENDING_REQUESTS, 20.0, "sum(queue_depth)", ()),
+    GPU_UTILIZATION: Trigger(GPU_UTILIZATION, 80.0, None, ()),
+}
+_trigger_sets = st.lists(st.sampled_from(sorted(_TRIGGERS)), min_size=1, max_size=3,
+                         unique=True).map(lambda names: tuple(_TRIGGERS[n] for n in names))
+
+
+@settings(max_examples=60, deadline=None)
 @given(steps=_steps, lo=st.integers(0, 2), hi=st.integers(1, 6), more=st.integers(1, 6),
-       slo=st.sampled_from([1.0, 5.0, 30.0]))
+       slo=st.sampled_from([1.0, 5.0, 30.0]), triggers=_trigger_sets)
 def test_more_replicas_max_never_lowers_the_share_served_in_time(
-        steps: list[tuple[float, float]], lo: int, hi: int, more: int, slo: float) -> None:
+        steps: list[tuple[float, float]], lo: int, hi: int, more: int, slo: float,
+        triggers: tuple[Trigger, ...]) -> None:
+    # Holds for every service validate neither refuses nor warns of going to zero under load;
+    # it leaves out the service.cannot-wake error (replicas.min 0 on GPU or queue-time
+    # triggers only, which no pod reports at zero replicas: it never wakes, whatever max) and
+    # the service.zero-under-load warning (replicas.min 0 on pending-requests only: KEDA
+    # scales to zero once the queue empties, kedacore/keda
+    # pkg/scaling/executor/scale_scaledobjects.go, the case kept below).
     trace, end = _trace(steps)
     hi = max(hi, lo, 1)
-    small = _run(_rps_service(lo, hi, slo), trace, end)
-    large = _run(_rps_service(lo, hi + more, slo), trace, end)
+    base = replace(_rps_service(lo, hi, slo), triggers=triggers)
+    assume(not zero_under_load(base) and not cannot_wake(base))
+    small = _run(base, trace, end)
+    large = _run(replace(base, replicas_max=hi + more), trace, end)
     assert large["served_in_slo"] >= small["served_in_slo"] - 1e-6
 
 
@@ -239,7 +261,8 @@ def test_the_same_inputs_give_the_same_bytes(steps: list[tuple[float, float]]) -
 
 def test_pending_requests_alone_scale_to_zero_under_load_served_in_time() -> None:
     # Found by the property above when the trigger is pending-requests (hypothesis, kept here as
-    # a limit of the autoscaler, not of the model): with replicas.max 4 the queue empties, so
+    # a limit of the autoscaler, not of the model; validate warns of it, service.zero-under-load,
+    # and the property leaves such services out): with replicas.max 4 the queue empties, so
     # KEDA's only trigger reads 0, not above its activation threshold, and after cooldownPeriod
     # the service goes to zero under 61 rps (scale_scaledobjects.go: inactive, minReplicaCount
     # 0, last active + cooldown before now). With replicas.max 3 the queue empties a poll later,
@@ -266,3 +289,12 @@ def test_pending_requests_alone_scale_to_zero_under_load_served_in_time() -> Non
     assert three.keda.last_active == 150  # 150 + 300 is not before 450 or 480
     assert never is None
     assert three.in_slo > four.in_slo
+    assert zero_under_load(four.service)
+    # a requests-per-second trigger beside it reads the 61 rps and keeps KEDA active: with
+    # more replicas.max the service serves no fewer in time
+    both = (*pending, _TRIGGERS[REQUESTS_PER_SECOND])
+    served = {hi: _run(replace(_rps_service(0, hi, 1.0), triggers=both), trace, end)
+              for hi in (3, 4)}
+    assert not zero_under_load(replace(four.service, triggers=both))
+    assert served[4]["served_in_slo"] >= served[3]["served_in_slo"] >= three.in_slo
+    assert served[4]["served_in_slo"] > four.in_slo

@@ -1,15 +1,17 @@
 """Properties of services in the full simulation (hypothesis), beside batch jobs on one pool.
 
-With requests-per-second triggers (the HPA's ``AverageValue`` over the pods, kubernetes
-``pkg/controller/podautoscaler/replica_calculator.go``; KEDA activating above 0,
-kedacore/keda ``pkg/scaling/executor/scale_scaledobjects.go``): more ``replicas.max`` or more
-``nodes.max`` never lowers the requests served in time; the same inputs and seed give the same
-bytes; the replicas holding a slot never pass ``replicas.max``, and the tenant's pods never pass
-its GPU limit (``gpupool/simulate/tenancy.py``); every offered request is counted once (in
-time, late, given up, or waiting at the end). The exception the standalone replay found, a
-pending-requests trigger with ``replicas.min`` 0 going to zero under load once its queue empties
-(KEDA's activation), is kept in tests/simulate/test_service_replay.py and
-docs/services-simulation.md; it is why these properties scale on requests per second.
+The HPA's ``AverageValue`` over the pods (kubernetes
+``pkg/controller/podautoscaler/replica_calculator.go``), KEDA activating above 0
+(kedacore/keda ``pkg/scaling/executor/scale_scaledobjects.go``): more ``replicas.max`` never
+lowers the requests served in time, for every set of triggers validate neither refuses nor
+warns of (``service.cannot-wake``, ``service.zero-under-load``: the exception the standalone
+replay found, a pending-requests trigger with ``replicas.min`` 0 going to zero under load once
+its queue empties, kept in tests/simulate/test_service_replay.py and
+docs/services-simulation.md); more ``nodes.max`` never lowers it either (on requests per
+second); the same inputs and seed give the same bytes; the replicas holding a slot never pass
+``replicas.max``, and the tenant's pods never pass its GPU limit
+(``gpupool/simulate/tenancy.py``); every offered request is counted once (in time, late, given
+up, or waiting at the end).
 """
 
 from __future__ import annotations
@@ -17,16 +19,24 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gpupool.model import Stack
+from gpupool.service_model import (
+    GPU_UTILIZATION,
+    PENDING_REQUESTS,
+    QUEUE_TIME_RATIO,
+    REQUESTS_PER_SECOND,
+    Trigger,
+)
 from gpupool.simulate.engine import Settings, Simulation
 from gpupool.simulate.gang import Gang
 from gpupool.simulate.jobs import Job, Workload
 from gpupool.simulate.report import document, report
 from gpupool.simulate.requests import RateSeries
 from gpupool.simulate.services.actor import ServiceActor
+from gpupool.spec.checks.services import cannot_wake, zero_under_load
 from tests.paths import FIXTURES
 from tests.stacks import load_stack
 
@@ -46,11 +56,23 @@ def _trace(steps: list[tuple[float, float]]) -> RateSeries:
     return RateSeries("recommend", "test", 1, (*times, t), (*rates, 0.0))
 
 
-def _stack(lo: int, hi: int, nodes_max: int = 10) -> Stack:
+#: The triggers the first property draws from (targets one replica of capacity 40 holds).
+_TRIGGERS = {
+    REQUESTS_PER_SECOND: Trigger(REQUESTS_PER_SECOND, 40.0, "sum(rate(r[1m]))", ()),
+    QUEUE_TIME_RATIO: Trigger(QUEUE_TIME_RATIO, 1.0, None, ()),
+    PENDING_REQUESTS: Trigger(PENDING_REQUESTS, 20.0, "sum(queue_depth)", ()),
+    GPU_UTILIZATION: Trigger(GPU_UTILIZATION, 80.0, None, ()),
+}
+_trigger_sets = st.lists(st.sampled_from(sorted(_TRIGGERS)), min_size=1, max_size=3,
+                         unique=True).map(lambda names: tuple(_TRIGGERS[n] for n in names))
+
+
+def _stack(lo: int, hi: int, nodes_max: int = 10,
+           triggers: tuple[Trigger, ...] | None = None) -> Stack:
     stack = load_stack(STACK)
     service = stack.services[0]
     service = replace(service, replicas_min=lo, replicas_max=hi,
-                      triggers=(service.triggers[1],), startup_seconds=60)
+                      triggers=triggers or (service.triggers[1],), startup_seconds=60)
     pool = stack.pools[0]
     pool = replace(pool, nodes=replace(pool.nodes, max=nodes_max))
     return replace(stack, services=(service,), pools=(pool,))
@@ -98,14 +120,19 @@ def _run(stack: Stack, trace: RateSeries, workload: Workload, seed: int = 0,
 
 @settings(max_examples=20, deadline=None)
 @given(steps=_steps, jobs=_jobs, lo=st.integers(0, 2), hi=st.integers(1, 5),
-       more=st.integers(1, 4))
+       more=st.integers(1, 4), triggers=_trigger_sets)
 def test_more_replicas_max_never_lowers_the_requests_served_in_time(
         steps: list[tuple[float, float]], jobs: list[tuple[int, int, str]], lo: int, hi: int,
-        more: int) -> None:
+        more: int, triggers: tuple[Trigger, ...]) -> None:
+    # every service validate neither refuses (service.cannot-wake) nor warns of going to zero
+    # under load (service.zero-under-load)
     hi = max(hi, lo, 1)
+    small_stack = _stack(lo, hi, triggers=triggers)
+    assume(not cannot_wake(small_stack.services[0]))
+    assume(not zero_under_load(small_stack.services[0]))
     trace, workload = _trace(steps), _workload(jobs)
-    small, _, _ = _run(_stack(lo, hi), trace, workload)
-    large, _, _ = _run(_stack(lo, hi + more), trace, workload)
+    small, _, _ = _run(small_stack, trace, workload)
+    large, _, _ = _run(_stack(lo, hi + more, triggers=triggers), trace, workload)
     assert large["served_in_slo"] >= small["served_in_slo"] - 1e-6
 
 

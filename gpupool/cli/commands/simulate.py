@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from gpupool.cli import options, steps, types
 from gpupool.cli.console import Console
-from gpupool.cli.exits import EXIT_OK, InvalidWorkloadError, UsageError
+from gpupool.cli.exits import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -56,11 +56,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "reach PERCENT of the pools' GPUs, none leaving, and show the allocated "
                    "share as they arrive (the FGD paper's method)")
     options.knob(p, "scale_up_seconds")
-    p.add_argument("--requests", action="append", default=None, metavar="[SERVICE=]FILE",
-                   help="run the services on their request traces beside the workload (or "
-                   "alone), on the same pools: a rate series FILE, or SERVICE=FILE for a "
-                   "request log (docs/workload.md, Request traces); repeatable; default: the "
-                   "stack's simulation.requests")
+    options.requests(p, "run the services on their request traces beside the workload (or "
+                     "alone), on the same pools")
     records = p.add_argument_group("per-job records")
     records.add_argument("--jobs", metavar="FILE", default=None,
                          help="write a record per job (per pod where a gang's pods ran on "
@@ -83,7 +80,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from gpupool.views import validate as validate_view
 
     stack = steps.stack(args, console)
-    traces = _traces(args, console, stack)
+    traces = steps.traces(args, console, stack)
     if traces is not None and args.saturate is not None:
         raise UsageError("gpupool simulate: --saturate fills the pools with pods that never "
                          "leave; it runs no services (drop --requests)")
@@ -173,29 +170,6 @@ def _explain(args: argparse.Namespace, console: Console, stack: Stack,
                     Path(args.jobs) if args.jobs is not None else None)
     console.out(job_story.render(story, args.format).result)
     return EXIT_OK
-
-
-def _traces(args: argparse.Namespace, console: Console, stack: Stack
-            ) -> Mapping[str, Trace] | None:
-    """Return the services' traces (``--requests``, else the stack's); None: no trace.
-
-    Raises:
-        InvalidWorkloadError: a trace names a service the stack does not declare.
-
-    """
-    from gpupool.spec import diagnostics
-    from gpupool.usecases.simulate_services import traces
-
-    found = traces(Path(args.file), stack, args.requests)
-    if found is None:
-        return None
-    if found.problems:
-        console.err("".join(diagnostics.format_text(d) + "\n" for d in found.problems))
-        raise InvalidWorkloadError(
-            f"the request traces name services the stack does not declare "
-            f"({len(found.problems)}); nothing was simulated",
-            [d.to_json() for d in found.problems])
-    return found.traces
 
 
 def _workload(args: argparse.Namespace, console: Console, stack: Stack) -> PreparedWorkload:

@@ -32,6 +32,7 @@ values, truncated as KEDA writes a float metric).
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass, field
 
 from gpupool.service_model import Behavior
@@ -126,7 +127,7 @@ class Hpa:
     up: Rules
     down: Rules
     tolerance: float = TOLERANCE
-    recommendations: list[tuple[float, int]] = field(default_factory=list)
+    recommendations: deque[tuple[float, int]] = field(default_factory=deque)
     up_events: list[tuple[float, int]] = field(default_factory=list)
     down_events: list[tuple[float, int]] = field(default_factory=list)
 
@@ -154,16 +155,19 @@ class Hpa:
     def _stabilize(self, now: float, current: int, wanted: int) -> int:
         up_cut = now - self.up.stabilization_seconds
         down_cut = now - self.down.stabilization_seconds
+        recs = self.recommendations
+        # an entry older than both windows is replaced, as the controller reuses its slot; the
+        # entries are in time order, so those are the oldest (and count in neither window)
+        oldest = min(up_cut, down_cut)
+        while recs and recs[0][0] < oldest:
+            recs.popleft()
         up_rec = down_rec = wanted
-        for t, rec in self.recommendations:
-            if t > up_cut:
-                up_rec = min(rec, up_rec)
-            if t > down_cut:
-                down_rec = max(rec, down_rec)
-        # an entry older than both windows is replaced, as the controller reuses its slot
-        self.recommendations = [(t, r) for t, r in self.recommendations
-                                if not (t < up_cut and t < down_cut)]
-        self.recommendations.append((now, wanted))
+        for t, rec in recs:
+            if rec < up_rec and t > up_cut:
+                up_rec = rec
+            if rec > down_rec and t > down_cut:
+                down_rec = rec
+        recs.append((now, wanted))
         return min(max(current, up_rec), down_rec)
 
     def _rate_limited(self, now: float, current: int, desired: int) -> tuple[int, str]:

@@ -12,6 +12,14 @@ From the last minute of steps it gives what the service's triggers read
 (``trigger_value``): the offered requests per second, the requests waiting, Triton's queue
 time over compute time, the GPU utilisation (load served over ready capacity, percent) and the
 GPU memory of pre-allocating servers (always full: 100 per ready replica).
+
+A request served in its arrival step waits 0 s in the fluid queue, but Triton's
+``nv_inference_queue_duration_us`` adds each request's time from enqueue to dequeue in
+microseconds (triton-inference-server/server ``docs/user_guide/metrics.md``, r24.04, the
+per-request latencies), never exactly 0 once a request went through. The queue-time ratio
+counts each served request as waiting at least ``MIN_QUEUE_SECONDS`` (1 µs), so while requests
+are served it reads above KEDA's activation threshold of 0, as Triton's counter does, and only
+the pending-requests gauge (``vllm:num_requests_waiting``) reads 0 under steady traffic.
 """
 
 from __future__ import annotations
@@ -32,6 +40,8 @@ DEFAULT_SLO_SECONDS = 1.0
 TIMEOUT_SECONDS = 60.0
 #: How far back the triggers look, as ``rate(...[1m])`` does.
 WINDOW_SECONDS = 60.0
+#: The least time a served request spends in Triton's queue, as its counter records it (1 µs).
+MIN_QUEUE_SECONDS = 1e-6
 
 
 @dataclass(frozen=True)
@@ -84,7 +94,7 @@ class RequestQueue:
             cohort = self.waiting[0]
             take = min(cohort[1], room)
             wait = t - cohort[0]
-            waited += take * wait
+            waited += take * max(wait, MIN_QUEUE_SECONDS)
             if wait <= self.slo:
                 in_slo += take
             else:
@@ -105,12 +115,12 @@ class RequestQueue:
             return self.pending
         served = sum(r[1] for r in self.recent)
         if metric == QUEUE_TIME_RATIO:
-            if not served or not self.capacity:
+            compute = served / self.capacity if self.capacity else 0.0
+            if compute <= 0:  # nothing served, or so little that the quotient underflows
                 return 0.0
             # per pod: time in queue over compute time (1 / capacity a request); every ready pod
             # shares the queue, so each shows the same ratio and the sum is it times the pods
-            ratio = sum(r[2] for r in self.recent) / (served / self.capacity)
-            return ratio * self.ready
+            return sum(r[2] for r in self.recent) / compute * self.ready
         if metric == GPU_UTILIZATION:
             capacity = sum(r[3] for r in self.recent)
             return 100.0 * served / capacity * self.ready if capacity else 0.0

@@ -138,6 +138,7 @@ class ServiceRun:
         self.replicas_high = max(self.replicas_high, replicas)
 
     def _control(self, now: float) -> None:
+        values: list[float] | None = None  # what the triggers read now, for KEDA and the HPA
         if now >= self.next_poll:
             values = [self.queue.trigger_value(t.metric) for t in self.service.triggers]
             poll = self.keda.poll(now, self.pods.count(), values)
@@ -145,8 +146,10 @@ class ServiceRun:
                 self.set_replicas(now, poll.replicas)
             self.next_poll = now + self.keda.polling_seconds
         if now >= self.next_sync:
-            metrics = [Metric(self.queue.trigger_value(t.metric), t.target)
-                       for t in self.service.triggers]
+            if values is None:
+                values = [self.queue.trigger_value(t.metric) for t in self.service.triggers]
+            metrics = [Metric(v, t.target) for v, t in zip(values, self.service.triggers,
+                                                            strict=True)]
             spec = self.pods.count()
             decision = self.hpa.sync(now, spec, spec, self.ready(now), metrics)
             if decision.desired != spec:

@@ -15,10 +15,12 @@ Errors, where KEDA, the HPA or the scheduler cannot do what the service says:
   ``nodes.max``, or the tenant's limit;
 - ``service.query-missing``, ``service.query-unused``, ``service.query-invalid``,
   ``service.query-many-series``, ``service.target-not-percent``: the triggers' PromQL and targets;
-- ``service.gpu-metric-shared-gpu``, ``service.cannot-wake``: GPU metrics where they mean nothing.
+- ``service.gpu-metric-shared-gpu``, ``service.cannot-wake``: GPU metrics where they mean nothing,
+  and scaling to zero on metrics only the service's own pods report.
 
 Warnings: ``service.min-over-quota``, ``service.gpu-memory-never-falls``,
-``service.cooldown-too-short``, ``service.single-replica``, ``service.on-spot``. Each rule
+``service.cooldown-too-short``, ``service.zero-under-load``, ``service.single-replica``,
+``service.on-spot``. Each rule
 names its source beside it; docs/stack-file.md (Services) lists them for users.
 """
 
@@ -29,7 +31,15 @@ from collections.abc import Iterator
 from gpupool import didyoumean, schedulers
 from gpupool.facts.services import Demand, replica_demand, tenant_of
 from gpupool.model import Pool, Stack, Tenant
-from gpupool.service_model import GPU_MEMORY, QUERY_METRICS, SHAPE_MIG, Service, Trigger
+from gpupool.service_model import (
+    GPU_MEMORY,
+    PENDING_REQUESTS,
+    QUERY_METRICS,
+    QUEUE_TIME_RATIO,
+    SHAPE_MIG,
+    Service,
+    Trigger,
+)
 from gpupool.spec.diagnostics import Diagnostic, error, warning
 from gpupool.spec.promql import MATRIX, STRING, PromQLError, parse
 
@@ -232,13 +242,15 @@ def _query(t: Trigger) -> Iterator[Diagnostic]:
 def _wake_and_cooldown(stack: Stack, s: Service, pool: Pool | None) -> Iterator[Diagnostic]:
     if not s.scales_to_zero:
         return
-    if all(t.reads_gpu for t in s.triggers):
-        # pmady/keda-gpu-scaler #142: at zero replicas nothing uses the GPU, so no GPU value
-        # ever activates the scaler
-        yield error("service.cannot-wake", f"Service {s.name} scales to zero on GPU metrics "
-                    "only, so it can never wake", "At zero replicas no pod uses a GPU and the "
-                    "trigger stays at 0. Add a requests-per-second, pending-requests or "
-                    "queue-time-ratio trigger, or keep replicas.min at 1.",
+    if cannot_wake(s):
+        gpu = all(t.reads_gpu for t in s.triggers)
+        what = "GPU metrics" if gpu else "metrics its own pods report"
+        why = ("no pod uses a GPU" if gpu else
+               "no pod reports a GPU or Triton queue-time series")
+        yield error("service.cannot-wake", f"Service {s.name} scales to zero on {what} "
+                    "only, so it can never wake", f"At zero replicas {why} and the trigger "
+                    "stays at 0. Add a requests-per-second or pending-requests trigger whose "
+                    "query reads outside the service's pods, or keep replicas.min at 1.",
                     (*s.path, "replicas", "min"))
     if pool is None or pool.nodes.min > 0 or not stack.cloud.provisions:
         return
@@ -252,6 +264,48 @@ def _wake_and_cooldown(stack: Stack, s: Service, pool: Pool | None) -> Iterator[
                       f"a service idle for only {s.cooldown_seconds} s goes back to zero "
                       f"sooner than that. Raise cooldownSeconds to at least {need}, or keep "
                       "replicas.min at 1.", (*s.path, "cooldownSeconds"))
+
+
+def cannot_wake(s: Service) -> bool:
+    """Say whether ``s`` scales to zero with every trigger on a series its own pods report.
+
+    pmady/keda-gpu-scaler #142: at zero replicas nothing uses the GPU, so no GPU value ever
+    activates the scaler. The same holds of ``queue-time-ratio``: gpupool's recording rule reads
+    Triton's ``nv_inference_queue_duration_us`` from the service's pods
+    (``gpupool.sharing.service_rules``), and with no pod there is no series, which KEDA's
+    Prometheus scaler reads as 0 (``ignoreNullValues``, true by default,
+    ``pkg/scalers/prometheus_scaler.go``): never above the activation threshold.
+    """
+    return s.scales_to_zero and bool(s.triggers) and all(
+        t.reads_gpu or t.metric == QUEUE_TIME_RATIO for t in s.triggers)
+
+
+def zero_under_load(s: Service) -> bool:
+    """Say whether KEDA may take ``s`` to zero replicas while its requests still flow.
+
+    A service scaled to zero (``replicas.min: 0``) whose every trigger is ``pending-requests``
+    reads 0 whenever its replicas keep up: nothing waits. KEDA's Prometheus scaler is active
+    only above its activation threshold (kedacore/keda ``pkg/scalers/prometheus_scaler.go``,
+    ``val > activationThreshold``, 0 as gpupool renders it), and ``RequestScale``
+    (``pkg/scaling/executor/scale_scaledobjects.go``, v2.20) scales a ScaledObject with
+    ``minReplicaCount`` 0 that no trigger keeps active to 0 once ``lastActiveTime`` plus
+    ``cooldownPeriod`` is past, whatever the traffic: the queue's next request waits for a
+    cold start. A rate, queue-time or GPU trigger reads above 0 while requests are served.
+    """
+    return s.scales_to_zero and bool(s.triggers) and all(
+        t.metric == PENDING_REQUESTS for t in s.triggers)
+
+
+def _zero_under_load(s: Service) -> Iterator[Diagnostic]:
+    if not zero_under_load(s):
+        return
+    yield warning("service.zero-under-load", f"Service {s.name} may scale to zero under "
+                  "steady traffic", "pending-requests reads 0 whenever the replicas keep up, "
+                  "which is not above KEDA's activation threshold, so after cooldownSeconds "
+                  f"({s.cooldown_seconds} s) KEDA takes the service to zero while requests "
+                  "still come, and the next ones wait for a cold start. Add a "
+                  "requests-per-second trigger, or keep replicas.min at 1.",
+                  (*s.path, "scaleOn"))
 
 
 def _production(stack: Stack, s: Service, pool: Pool | None) -> Iterator[Diagnostic]:
@@ -283,6 +337,7 @@ def _service(stack: Stack, s: Service) -> Iterator[Diagnostic]:
     for t in s.triggers:
         yield from _trigger(s, t, pool)
     yield from _wake_and_cooldown(stack, s, pool)
+    yield from _zero_under_load(s)
     yield from _production(stack, s, pool)
 
 

@@ -118,6 +118,10 @@ CASES: dict[str, Callable[[Data], None]] = {
                                                          "target": 50}]),
     # kserve/kserve #1247, #1641: scaled to zero before the node and the model came
     "service.cooldown-too-short": _set("batch-embed", cooldownSeconds=299),
+    # kedacore/keda pkg/scaling/executor/scale_scaledobjects.go: inactive (nothing waits, not
+    # above activationThreshold 0, pkg/scalers/prometheus_scaler.go) past cooldownPeriod -> 0
+    "service.zero-under-load": _set("batch-embed", scaleOn=[
+        {"metric": "pending-requests", "target": 20, "query": "max(vllm:num_requests_waiting)"}]),
     "service.single-replica": _both(_production, _set("batch-embed", replicas={"min": 2,
                                                                              "max": 2}),
                                     _set("tiny", replicas={"min": 1, "max": 16})),
@@ -162,3 +166,34 @@ def test_a_pool_that_keeps_nodes_does_not_warn_of_cold_starts() -> None:
     _set("batch-embed", cooldownSeconds=60)(data)
     _pool("whole", nodes={"min": 1, "max": 4})(data)
     assert _codes(data) == set()
+
+
+def test_only_a_scale_to_zero_service_on_pending_requests_alone_warns_of_zero_under_load() -> None:
+    """A trigger that reads above 0 while requests are served keeps KEDA active
+    (kedacore/keda ``pkg/scalers/prometheus_scaler.go``: active above ``activationThreshold``):
+    requests-per-second, or Triton's queue time, which counts every request's µs in the queue
+    (triton-inference-server/server ``docs/user_guide/metrics.md``); a floor of 1 never reaches
+    KEDA's scale to zero (``scale_scaledobjects.go``)."""
+    pending = {"metric": "pending-requests", "target": 20,
+               "query": "max(vllm:num_requests_waiting)"}
+    data = _clean()
+    _set("batch-embed", scaleOn=[pending, {"metric": "queue-time-ratio", "target": 1}])(data)
+    assert _codes(data) == set()
+    data = _clean()
+    _set("batch-embed", scaleOn=[pending], replicas={"min": 1, "max": 2})(data)
+    assert _codes(data) == set()
+    _set("batch-embed", replicas={"min": 0, "max": 2})(data)
+    assert _codes(data) == {"service.zero-under-load"}
+
+
+def test_queue_time_alone_cannot_wake_a_service_from_zero() -> None:
+    """gpupool's queue-time rule reads Triton's series from the service's own pods
+    (gpupool/sharing/service_rules.py); at zero replicas there is none, which KEDA's Prometheus
+    scaler reads as 0 (``ignoreNullValues``, kedacore/keda ``pkg/scalers/prometheus_scaler.go``),
+    so it never activates, as GPU metrics never do (pmady/keda-gpu-scaler #142)."""
+    data = _clean()
+    _set("batch-embed", scaleOn=[{"metric": "queue-time-ratio", "target": 1},
+                                 {"metric": "gpu-utilization", "target": 50}])(data)
+    assert _codes(data) == {"service.cannot-wake"}
+    _set("notebook-llm", replicas={"min": 1, "max": 4})(data)  # queue-time-ratio alone, min 1
+    assert _codes(data) == {"service.cannot-wake"}
