@@ -181,9 +181,11 @@ class Scheduling:
         gang.started_at = self.now
         if gang.first_start is None:
             gang.first_start = self.now
-        gang.last_nodes = tuple(node.name for node, _ in placed)
-        used = gang.pools_used.union(node.pm.name for node, _ in placed)
-        gang.pools_used = self.pool_sets.setdefault(used, used)
+        gang.last_nodes = tuple([node.name for node, _ in placed])
+        names = {node.pm.name for node, _ in placed}
+        if not names <= gang.pools_used:  # else the gang's set is already the one kept
+            used = gang.pools_used.union(names)
+            gang.pools_used = self.pool_sets.setdefault(used, used)
         first, first_key = placed[0]
         gang.last_devices = first.allocs[first_key][1]
         for node, key in placed:
