@@ -5,9 +5,10 @@ that every placement asks. Per pool it keeps the nodes holding pods (``busy``) a
 empty schedulable ones (``empty``, sorted): empty nodes of a pool are alike and score alike, so
 only the first of them is a candidate. Its speed-ups:
 
-- KAI binpack (``packed``): per pool, each busy node's (non-allocated GPUs, id), and (free CPU,
-  id) for pods asking no GPU where the nodes say their CPU, so that the node binpack picks is
-  found by a walk from the fullest (``placement.choose_packed``) instead of a scan;
+- KAI binpack (``packed``): every pool's busy nodes in one list by (non-allocated GPUs, id),
+  and one by (free CPU, id) for pods asking no GPU where the nodes say their CPU, so that the
+  node binpack picks, of all the pools a pod may use, is found by one walk from the fullest
+  (``placement.choose_packed``, planned once per options list) instead of a scan per pool;
 - each pool's free GPUs summed over its schedulable nodes, kept until the pool changes
   (``pool_rev``);
 - the nodes released or made ready since the last pass (``touched``), which the queues' gating
