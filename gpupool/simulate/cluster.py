@@ -95,6 +95,8 @@ class PoolModel:
         groups: the node groups, spot first.
         existing: the pool names existing nodes, which no autoscaler adds or removes.
         drain_seconds: what a spot node's pods get to stop (``interruption.drainSeconds``).
+        number: the pool's place in the stack's pools (``ClusterModel.pools``), which the
+            node index's walk over every pool's nodes reads to find a node's pool.
 
     """
 
@@ -118,6 +120,7 @@ class PoolModel:
     mig_profiles: tuple[str, ...] = field(default=())
     currency: str | None = None  # the currency of the groups' prices (None: unpriced)
     gpu_name: str | None = None  # the GPU model's name, None when unknown
+    number: int = 0
 
     @cached_property
     def name(self) -> str:
@@ -182,8 +185,11 @@ def _mig_share(layout: tuple[tuple[str, int], ...]) -> dict[str, float]:
     return {p: facts.kai_compute_slices(p) / total for p, _ in layout}
 
 
-def pool_model(stack: Stack, pool: Pool) -> PoolModel:
-    """Return what one node of ``pool`` holds, from the stack's GPU facts."""
+def pool_model(stack: Stack, pool: Pool, number: int = 0) -> PoolModel:
+    """Return what one node of ``pool`` holds, from the stack's GPU facts.
+
+    ``number``: the pool's place in the stack's pools.
+    """
     pf = facts.pool_facts(stack, pool)
     inst = pool.instance
     per_node = pf.gpus_per_node
@@ -234,13 +240,14 @@ def pool_model(stack: Stack, pool: Pool) -> PoolModel:
         mig_profiles=tuple(p for p, _ in pool.sharing.mig_layout) if kind.partitioned else (),
         currency=node_pool_facts(stack, pool, None)["price_currency"],
         gpu_name=pf.gpu.name if pf.gpu is not None else None,
+        number=number,
     )
 
 
 def cluster_of(stack: Stack) -> ClusterModel:
     """Return the simulated cluster of ``stack``, kept with the stack (``Stack.memo``)."""
     return stack.memo("gpupool.simulate.cluster", lambda: ClusterModel(
-        pools=tuple(pool_model(stack, p) for p in stack.pools),
+        pools=tuple(pool_model(stack, p, i) for i, p in enumerate(stack.pools)),
         scheduler=stack.cluster.scheduler,
         autoscales=stack.cloud.provisions,
     ))

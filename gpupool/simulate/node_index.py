@@ -5,9 +5,10 @@ that every placement asks. Per pool it keeps the nodes holding pods (``busy``) a
 empty schedulable ones (``empty``, sorted): empty nodes of a pool are alike and score alike, so
 only the first of them is a candidate. Its speed-ups:
 
-- KAI binpack (``packed``): per pool, each busy node's (non-allocated GPUs, id), and (free CPU,
-  id) for pods asking no GPU where the nodes say their CPU, so that the node binpack picks is
-  found by a walk from the fullest (``placement.choose_packed``) instead of a scan;
+- KAI binpack (``packed``): every pool's busy nodes in one list by (non-allocated GPUs, id),
+  and one by (free CPU, id) for pods asking no GPU where the nodes say their CPU, so that the
+  node binpack picks, of all the pools a pod may use, is found by one walk from the fullest
+  (``placement.choose_packed``, planned once per options list) instead of a scan per pool;
 - each pool's free GPUs summed over its schedulable nodes, kept until the pool changes
   (``pool_rev``);
 - the nodes released or made ready since the last pass (``touched``), which the queues' gating
@@ -20,12 +21,19 @@ only the first of them is a candidate. Its speed-ups:
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Iterator
+from bisect import bisect_left, insort
+from collections.abc import Iterator, Sequence
 
 from gpupool.simulate.cluster import ClusterModel
 from gpupool.simulate.demand import Demand
-from gpupool.simulate.placement import Node, choose, choose_packed, retake
+from gpupool.simulate.placement import (
+    Node,
+    PackedPlan,
+    choose,
+    choose_packed,
+    packed_plan,
+    retake,
+)
 
 
 class NodeIndex:
@@ -45,10 +53,13 @@ class NodeIndex:
         self.empty: dict[str, list[int]] = {p.name: [] for p in pools}
         self.by_id: dict[int, Node] = {}
         self.packed = packed
-        self.free_index: dict[str, list[tuple[float, int]]] = {p.name: [] for p in pools}
-        # and (non-allocated CPU, id) for pods asking no GPU, where the nodes say their CPU
-        self.cpu_index: dict[str, list[tuple[float, int]]] | None = {
-            p.name: [] for p in pools if p.cpu != float("inf")} if packed else None
+        # every pool's nodes holding pods as (non-allocated GPUs, id), merged into one list
+        self.free_index: list[tuple[float, int]] = []
+        # and (non-allocated CPU, id) for pods asking no GPU, over the pools whose nodes say
+        # their CPU
+        self.cpu_index: list[tuple[float, int]] | None = [] if packed else None
+        # the walk's plan per options list (which it holds, so that the list's id stays its own)
+        self.plans: dict[int, PackedPlan] = {}
         # a pool's free GPUs summed over its schedulable nodes, kept until the pool changes
         self.pool_rev: dict[str, int] = dict.fromkeys(self.nodes, 0)
         self.free_sums: dict[str, tuple[int, float]] = {}
@@ -68,7 +79,7 @@ class NodeIndex:
     def _unindex(self, node: Node) -> None:
         """Take a node out of the empty index (it holds a pod, drains, or is gone)."""
         empty = self.empty[node.pm.name]
-        i = bisect.bisect_left(empty, node.id)
+        i = bisect_left(empty, node.id)
         if i < len(empty) and empty[i] == node.id:
             del empty[i]
 
@@ -93,62 +104,80 @@ class NodeIndex:
         if not node.allocs:
             self.busy[node.pm.name].pop(node.id, None)
             if node.schedulable:
-                bisect.insort(self.empty[node.pm.name], node.id)
+                insort(self.empty[node.pm.name], node.id)
         self._reindex(node)
         self.touched[node.id] = node
         return d
 
     def _reindex(self, node: Node) -> None:
-        """Put the node at its place in the free index (only while it holds pods)."""
-        name = node.pm.name
-        self.pool_rev[name] += 1
-        index = self.free_index[name]
-        old = node.indexed
-        if old is not None:
-            del index[bisect.bisect_left(index, old)]
+        """Put the node at its place in the free indexes (only while it holds pods)."""
+        pm = node.pm
+        self.pool_rev[pm.name] += 1
         held = bool(node.allocs) and not node.removed
-        if held:
-            node.indexed = entry = (node.pm.gpu_equivalents_per_node - node.gpus_used, node.id)
-            bisect.insort(index, entry)
-        else:
-            node.indexed = None
-        if self.cpu_index is None:
+        entry = (pm.gpu_equivalents_per_node - node.gpus_used, node.id) if held else None
+        old = node.indexed
+        if entry != old:  # a pod asking no GPU leaves the node where it was
+            index = self.free_index
+            if old is not None:
+                del index[bisect_left(index, old)]
+            if entry is not None:
+                insort(index, entry)
+            node.indexed = entry
+        by_cpu = self.cpu_index
+        if by_cpu is None or pm.cpu == float("inf"):
             return
-        by_cpu = self.cpu_index.get(name)
-        if by_cpu is not None:
-            if node.cpu_indexed is not None:
-                del by_cpu[bisect.bisect_left(by_cpu, node.cpu_indexed)]
-            if held:
-                node.cpu_indexed = entry = (node.cpu_free, node.id)
-                bisect.insort(by_cpu, entry)
-            else:
-                node.cpu_indexed = None
+        entry = (node.cpu_free, node.id) if held else None
+        old = node.cpu_indexed
+        if entry != old:
+            if old is not None:
+                del by_cpu[bisect_left(by_cpu, old)]
+            if entry is not None:
+                insort(by_cpu, entry)
+            node.cpu_indexed = entry
 
-    def _choose(self, d: Demand, beat: tuple[float, float, int] | None = None,
-                ) -> tuple[Node | None, tuple[float, float, int]]:
-        """Return the node the scheduler puts one pod of ``d`` on, and its score (``choose``).
+    def _choose_among(self, options: list[Demand], kept: bool = True,
+                      ) -> tuple[Node | None, Demand | None]:
+        """Return the node the scheduler puts one pod on, of all its pools', and the request.
 
-        With ``beat``, a node scoring no higher than it is not returned (the caller keeps the
-        node it found on another pool).
+        ``options``: the pod's request on each pool it may use; ``kept``: the list is a job's
+        own (``gang.options``), so the walk's plan is kept with it. Scores compare across
+        pools; the best wins (``choose``, or KAI binpack's walk, ``choose_packed``).
         """
-        name = d.pool.name
+        best: Node | None = None
+        best_d: Demand | None = None
+        best_key: tuple[float, float, int] | None = None
+        scanned: Sequence[Demand] = options
         if self.packed:
-            if d.gpus > 0:
-                index = self.free_index[name]
-            else:
-                index = self.cpu_index.get(name) if self.cpu_index is not None else None
-            if index is not None:
-                empty = self.empty[name]
-                return choose_packed(index, self.by_id, self.by_id[empty[0]] if empty else None,
-                                     d, beat)
-        return choose(self.scheduler, self._candidates(name), d)
+            plan = self._plan(options, kept)
+            index = self.free_index if plan.gpu else self.cpu_index
+            if plan.walked and index is not None:
+                best, best_d, best_key = choose_packed(index, self.by_id, self.empty, plan)
+                if best is None:
+                    best_key = None
+            scanned = plan.scanned
+        for d in scanned:
+            node, key = choose(self.scheduler, self._candidates(d.pool.name), d)
+            if node is not None and (best_key is None or key > best_key):
+                best, best_d, best_key = node, d, key
+        return best, best_d
+
+    def _plan(self, options: list[Demand], kept: bool) -> PackedPlan:
+        """Return the walk's plan for ``options`` (kept per list where ``kept``)."""
+        plan = self.plans.get(id(options)) if kept else None
+        if plan is not None and plan.options is options:
+            return plan
+        plan = packed_plan(options, len(self.cluster.pools))
+        if kept:
+            self.plans[id(options)] = plan
+        return plan
 
     def _free_gpus(self, pool: str) -> float:
         """Non-allocated GPUs over the pool's schedulable nodes (kept until the pool changes)."""
         rev = self.pool_rev[pool]
         kept = self.free_sums.get(pool)
         if kept is None or kept[0] != rev:
-            free = sum(n.non_allocated_gpus() for n in self.nodes[pool] if n.schedulable)
+            # Node.non_allocated_gpus and Node.schedulable, inline: summed in the same order
+            free = sum([n.pm.gpu_equivalents_per_node - n.gpus_used for n in self.nodes[pool]
+                        if n.ready and not n.draining and not n.removed])
             kept = self.free_sums[pool] = (rev, free)
         return kept[1]
-

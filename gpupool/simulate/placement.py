@@ -35,7 +35,7 @@ the real schedulers pick at random among equal scores; the simulation stays dete
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from gpupool.facts import SCHEDULER_HAMI, SCHEDULER_KAI
 from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI, GroupModel, PoolModel
@@ -55,8 +55,8 @@ class Node:
 
     __slots__ = (
         "allocs", "cpu_free", "cpu_indexed", "dev_cores", "dev_free", "dev_mem", "draining",
-        "gpus_used", "group", "id", "idle_since", "index", "indexed", "mem_free", "name", "pm",
-        "ready", "removed", "spot", "units", "up_since",
+        "fmax", "gpus_used", "group", "id", "idle_since", "index", "indexed", "mem_free", "name",
+        "pm", "pmax", "pool_no", "ready", "removed", "spot", "units", "up_since", "whole",
     )
 
     def __init__(
@@ -64,6 +64,7 @@ class Node:
     ) -> None:
         self.id = node_id
         self.pm = pm
+        self.pool_no = pm.number  # its pool's place in the stack (the node index's walk)
         self.group = group
         self.index = index
         self.spot = group.node_is_spot(index)
@@ -78,6 +79,9 @@ class Node:
         else:
             self.dev_free = []
         self.dev_mem = [pm.hami_memory_gib or 0.0] * n if pm.device_kind == DEVICE_HAMI else []
+        self.whole = 0  # GPUs wholly free, the largest free share, and that of a shared GPU
+        self.fmax = self.pmax = float("-inf")
+        self.summarise()
         self.dev_cores = [100.0] * n if pm.device_kind == DEVICE_HAMI else []
         # entry key -> (request, the GPUs its pod is on, pods): pods of one gang taken one
         # after another on the node with no GPUs of their own are one entry
@@ -97,6 +101,19 @@ class Node:
         """Ready, not being drained, not removed."""
         return self.ready and not self.draining and not self.removed
 
+    def summarise(self) -> None:
+        """Keep what the fit and the GPU-sharing bonus read of the GPUs' free shares.
+
+        ``whole``: the GPUs wholly free; ``fmax``: the largest free share; ``pmax``: the
+        largest free share of a GPU that is shared (partly allocated); -inf where none.
+        Called wherever ``dev_free`` changes.
+        """
+        free = self.dev_free
+        self.whole = len([f for f in free if f >= 1.0 - _EPS])
+        self.fmax = max(free) if free else float("-inf")
+        shared = [f for f in free if 1.0 - f > _EPS]
+        self.pmax = max(shared) if shared else float("-inf")
+
     def non_allocated_gpus(self) -> float:
         """GPUs (whole-GPU equivalents) not allocated on the node."""
         return self.pm.gpu_equivalents_per_node - self.gpus_used
@@ -112,13 +129,12 @@ class Node:
         if d.devices:
             if self.pm.device_kind == DEVICE_KAI:
                 # what _kai_devices would find, without building it: enough whole free GPUs,
-                # or one GPU with the fraction free
-                free = self.dev_free
-                if not free:
+                # or one GPU with the fraction free (``summarise`` keeps both)
+                if not self.dev_free:
                     return False
                 if d.share >= 1.0 - _EPS and d.devices > 1:
-                    return len([f for f in free if f >= 1.0 - _EPS]) >= d.devices
-                return max(free) >= min(d.share, 1.0) - _EPS
+                    return self.whole >= d.devices
+                return self.fmax >= min(d.share, 1.0) - _EPS
             return len(self._devices(d)) == d.devices
         return True
 
@@ -152,6 +168,8 @@ class Node:
                 self.dev_free[i] -= 1
                 self.dev_mem[i] -= d.device_memory_gib
                 self.dev_cores[i] -= d.device_cores
+        if devices:
+            self.summarise()
         self.gpus_used += d.gpus
         self.allocs[key] = (d, devices, 1)
 
@@ -176,6 +194,8 @@ class Node:
                 self.dev_free[i] += 1
                 self.dev_mem[i] += d.device_memory_gib
                 self.dev_cores[i] += d.device_cores
+        if devices:
+            self.summarise()
         self.gpus_used = max(0.0, self.gpus_used - d.gpus)
         if not self.allocs:
             self.idle_since = now
@@ -281,96 +301,160 @@ def _kai_key(node: Node, d: Demand) -> tuple[float, float]:
         free = node.cpu_free if node.cpu_free != float("inf") else 0.0
         return (0.0, -free if KAI_PLACEMENT == BINPACK else free)
     bonus = 0.0
-    if KAI_PLACEMENT == BINPACK and d.devices and d.share < 1.0 - _EPS and any(
-        1.0 - f > _EPS and f + _EPS >= d.share for f in node.dev_free
-    ):
-        bonus = 1000.0  # gpusharingorder: a shared GPU the fraction fits on
+    if KAI_PLACEMENT == BINPACK and d.devices and d.share < 1.0 - _EPS and (
+            node.pmax + _EPS >= d.share):
+        bonus = 1000.0  # gpusharingorder: a shared GPU the fraction fits on (pmax: the
+        # largest free share of a shared GPU, ``Node.summarise``)
     free = node.non_allocated_gpus()
     if KAI_PLACEMENT == BINPACK:
         return (bonus, -free)
     return (bonus, free / max(node.pm.gpu_equivalents_per_node, _EPS))
 
 
-def packed_plan(d: Demand) -> tuple[bool, tuple[float, int] | None]:
-    """Return what ``choose_packed`` works out from the request alone.
+class PackedPlan:
+    """What KAI binpack's walk works out from a pod's options alone (kept per options list).
 
-    Whether a fraction could earn the GPU-sharing bonus, and the index entry the walk starts
-    at (None: the first).
+    Attributes:
+        options: the pod's requests on its pools, the list the plan is for.
+        by_pool: per pool (``PoolModel.number``), the pod's request there; None where it
+            may not go or the walk does not cover it.
+        gpu: the pod asks for GPUs: the walk is over the nodes by non-allocated GPUs (else by
+            non-allocated CPU).
+        start: the index entry the walk starts at (None: the first).
+        top: the highest GPU-sharing bonus a node may earn (1000 where a fraction could).
+        walked: the requests the walk covers, in the options' order (``options`` itself where
+            it covers them all).
+        scanned: those it does not (a pod asking no GPU, on a pool whose nodes do not say
+            their CPU), which ``choose`` scores.
+
     """
+
+    __slots__ = ("by_pool", "gpu", "options", "scanned", "start", "top", "walked")
+
+    def __init__(self, options: Sequence[Demand], by_pool: Sequence[Demand | None], gpu: bool,
+                 start: tuple[float, int] | None, top: float, walked: Sequence[Demand],
+                 scanned: Sequence[Demand]) -> None:
+        self.options = options
+        self.by_pool = by_pool
+        self.gpu = gpu
+        self.start = start
+        self.top = top
+        self.walked = walked
+        self.scanned = scanned
+
+
+def _start_key(d: Demand) -> tuple[float, int] | None:
+    """Return the index entry below which no node can fit ``d`` (None: any may)."""
     pm = d.pool
-    bonus_possible = bool(d.devices) and d.share < 1.0 - _EPS
     if d.gpus <= 0:
-        # the cpu strategy: the least non-allocated CPU that fits, so ``index`` holds the
+        # the cpu strategy: the least non-allocated CPU that fits, so the walk is over the
         # nodes by free CPU instead, and a node with less free CPU than asked cannot fit
-        return bonus_possible, (d.cpu - _EPS - 1e-6, -1)
+        return (d.cpu - _EPS - 1e-6, -1)
     if pm.device_kind == DEVICE_KAI and d.devices and (
             pm.gpu_equivalents_per_node == pm.gpus_per_node):
         need = d.devices * (1.0 - _EPS) if d.share >= 1.0 - _EPS else min(d.share, 1.0) - _EPS
-        return bonus_possible, (need - 1e-6, -1)
-    return bonus_possible, None
+        return (need - 1e-6, -1)
+    return None
+
+
+def packed_plan(options: Sequence[Demand], pools: int) -> PackedPlan:
+    """Return what ``choose_packed`` works out from a pod's requests on its pools alone.
+
+    ``pools``: the cluster's pools. A pod's requests either all ask for GPUs or none does
+    (``demand``); a mix, which ``demand`` does not make, would be scanned.
+    """
+    by_pool: list[Demand | None] = [None] * pools
+    gpu = bool(options) and options[0].gpus > 0
+    if any((d.gpus > 0) != gpu for d in options):
+        return PackedPlan(options, tuple(by_pool), gpu, None, 0.0, (), options)
+    walked: list[Demand] = []
+    scanned: list[Demand] = []
+    starts: list[tuple[float, int] | None] = []
+    top = 0.0
+    for d in options:
+        if not gpu and d.pool.cpu == float("inf"):
+            scanned.append(d)
+            continue
+        by_pool[d.pool.number] = d
+        walked.append(d)
+        starts.append(_start_key(d))
+        if d.devices and d.share < 1.0 - _EPS:
+            top = 1000.0
+    # the lowest start of the pools': a node of a pool whose own start lies higher is
+    # walked, but cannot fit there
+    start = None if not starts or None in starts else min(k for k in starts if k is not None)
+    return PackedPlan(options, tuple(by_pool), gpu, start, top,
+                      tuple(walked) if scanned else options, tuple(scanned))
 
 
 def choose_packed(
-    index: list[tuple[float, int]], nodes: Mapping[int, Node], empty: Node | None, d: Demand,
-    beat: tuple[float, float, int] | None = None,
-) -> tuple[Node | None, tuple[float, float, int]]:
-    """KAI binpack's node for a pod: the same answer as ``choose``, without a scan.
+    index: list[tuple[float, int]], nodes: Mapping[int, Node], empty: Mapping[str, list[int]],
+    plan: PackedPlan,
+) -> tuple[Node | None, Demand | None, tuple[float, float, int]]:
+    """KAI binpack's node for a pod over all its pools: ``choose``'s answer, without a scan.
 
-    ``index`` holds the pool's nodes that hold pods as (non-allocated GPUs, id), ascending (for
-    a pod asking no GPU: (non-allocated CPU, id), on a pool whose nodes say their CPU);
-    ``empty`` is the pool's first empty node (every empty node scores alike). The best score
-    is the fewest non-allocated GPUs, then the lowest id, after the GPU-sharing bonus; so the
-    first fitting node of the walk wins, or, where a fraction could earn the bonus, the first
-    fitting node that earns it. Whole GPUs cannot fit a node with fewer non-allocated GPUs than
-    asked, so the walk starts there (the per-GPU shares and the node's count agree to within
-    float rounding, far below the margin). With ``beat`` (the best score so far on other
-    pools) the walk stops where no node left could score above it, and a node scoring no
-    higher than ``beat`` is not returned.
+    Returns the node, the pod's request on its pool, and its score (the node None when none
+    fits). ``index`` holds every pool's nodes that hold pods as (non-allocated GPUs, id),
+    ascending (for a pod asking no GPU: (non-allocated CPU, id), over the pools whose nodes
+    say their CPU); ``empty``, per pool, the ids of its empty schedulable nodes (every empty
+    node of a pool scores alike, so only the first counts). The score, ``(bonus, -free,
+    -id)``, compares across pools, so one walk answers for all of them: the first node of
+    the walk that fits the pod's request on its own pool wins, or, where a fraction could
+    earn the GPU-sharing bonus, the first fitting node that earns it. Whole GPUs cannot fit a
+    node with fewer non-allocated GPUs than asked, so the walk starts there (the per-GPU
+    shares and the node's count agree to within float rounding, far below the margin).
     """
-    bonus_possible, start_key = packed_plan(d)
-    start = bisect_left(index, start_key) if start_key is not None else 0
-    found: Node | None = None
-    fallback: Node | None = None
+    by_pool = plan.by_pool
+    start = bisect_left(index, plan.start) if plan.start is not None else 0
+    bonus_possible = plan.top > 0
+    best: Node | None = None
+    best_d: Demand | None = None
     found_key: tuple[float, float] | None = None
-    top = 1000.0 if bonus_possible else 0.0
     for i in range(start, len(index)):
-        free, node_id = index[i]
-        if beat is not None and (top, -free, -node_id) <= beat:
-            break  # every node from here scores below the best found on another pool
-        node = nodes[node_id]
+        node = nodes[index[i][1]]
+        d = by_pool[node.pool_no]
+        # what ``fits`` reads first, here, since most nodes the walk passes fail it
+        if d is None or d.cpu > node.cpu_free + _EPS or d.memory_gib > node.mem_free + _EPS:
+            continue
+        if best is not None and not (d.devices and d.share < 1.0 - _EPS
+                                     and node.pmax + _EPS >= d.share):
+            continue  # past the fallback only a node earning the bonus can win (``_kai_key``)
         if not node.schedulable or not node.fits(d):
             continue
         if not bonus_possible:
-            found = node
+            best, best_d = node, d
             break
         k = _kai_key(node, d)
         if k[0] > 0:
-            found, found_key = node, k
+            best, best_d, found_key = node, d, k
             break
-        if fallback is None:
-            fallback, found_key = node, k
-    best = found or fallback
+        if best is None:  # the fallback: the first fitting node, where none earns the bonus
+            best, best_d, found_key = node, d, k
     best_key: tuple[float, float, int] | None = None
-    if best is not None:
-        k0, k1 = found_key if found_key is not None else _kai_key(best, d)
+    if best is not None and best_d is not None:
+        k0, k1 = found_key if found_key is not None else _kai_key(best, best_d)
         best_key = (k0, k1, -best.id)
-    if empty is not None and empty.schedulable:
+    for d in plan.walked:
+        ids = empty[d.pool.name]
+        if not ids:
+            continue
+        first = nodes[ids[0]]
+        if not first.schedulable:
+            continue
         # the empty node's score is at most (top, -its free, -id): where that cannot beat the
-        # walk's node or ``beat``, the caller would not take it, so it is not scored
-        if d.gpus > 0:
-            bound = (top, -empty.non_allocated_gpus(), -empty.id)
+        # best so far, it is not scored
+        if plan.gpu:
+            bound = (plan.top, -first.non_allocated_gpus(), -first.id)
         else:
-            cpu = empty.cpu_free
-            bound = (0.0, -(cpu if cpu != float("inf") else 0.0), -empty.id)
-        if not ((best_key is not None and bound <= best_key)
-                or (beat is not None and bound <= beat)) and empty.fits(d):
-            k0, k1 = _kai_key(empty, d)
-            key = (k0, k1, -empty.id)
-            if best_key is None or key > best_key:
-                best, best_key = empty, key
-    if best is not None and beat is not None and best_key is not None and best_key <= beat:
-        best = None  # the caller keeps the node found on another pool
-    return best, best_key if best_key is not None else (float("-inf"), 0.0, 0)
+            cpu = first.cpu_free
+            bound = (0.0, -(cpu if cpu != float("inf") else 0.0), -first.id)
+        if (best_key is not None and bound <= best_key) or not first.fits(d):
+            continue
+        k0, k1 = _kai_key(first, d)
+        key = (k0, k1, -first.id)
+        if best_key is None or key > best_key:
+            best, best_d, best_key = first, d, key
+    return best, best_d, best_key if best_key is not None else (float("-inf"), 0.0, 0)
 
 
 def retake(node: Node, key: int, d: Demand, devices: tuple[int, ...], pods: int) -> None:
@@ -398,5 +482,6 @@ def retake(node: Node, key: int, d: Demand, devices: tuple[int, ...], pods: int)
         else:
             for i in devices:
                 node.dev_free[i] -= d.share
+        node.summarise()
     node.gpus_used += d.gpus
     node.allocs[key] = (d, devices, pods)

@@ -6,11 +6,12 @@ blocked by its tenant's ceiling waits (``limit``/``quota``); a job that fits now
 preempt (``preempt``), then asks the autoscaler for nodes (``node_autoscaler``); its reason is
 ``fragmentation`` where its pools have the GPUs free in total, else waiting for capacity. A
 job's ``pods`` start together or not at all (a gang): ``_place`` takes every pod's node in turn
-(``node_index._choose``) and gives them all back if one fails. A started job finishes after its
-duration; an evicted one (preempted, or on an interrupted spot node) goes back to its queue
-with its whole duration, or, where it checkpoints, with what its latest checkpoint had not
-saved (``checkpoints``: the hooks ``_checkpoint_start`` and ``_checkpoint_stop``). Observers
-are told of each start, stop and failed try.
+(``node_index._choose_among``, one choice over all the pod's pools) and gives them all back if
+one fails. A started job finishes after its duration; an evicted one (preempted, or on an
+interrupted spot node) goes back to its queue with its whole duration, or, where it
+checkpoints, with what its latest checkpoint had not saved (``checkpoints``: the hooks
+``_checkpoint_start`` and ``_checkpoint_stop``). Observers are told of each start, stop and
+failed try.
 """
 
 from __future__ import annotations
@@ -130,20 +131,16 @@ class Scheduling:
         left = gang.pods
         while left > 0:
             left -= 1
-            best: tuple[Node, Demand] | None = None
-            best_key: tuple[float, float, int] | None = None
-            for d in gang.options:
-                if st is not None and st.tenant is not None and self.tenancy.blocked(
-                    st, d, 1, gang.level
-                ):
-                    continue
-                node, key = self._choose(d, best_key)
-                if node is not None and (best_key is None or key > best_key):
-                    best, best_key = (node, d), key
-            if best is None:
+            options = gang.options
+            if st is not None and st.tenant is not None:
+                allowed = [d for d in options if not self.tenancy.blocked(st, d, 1, gang.level)]
+                if len(allowed) < len(options):
+                    options = allowed
+            # one walk over all the pod's pools (the scores compare across them)
+            node, d = self._choose_among(options, options is gang.options)
+            if node is None or d is None:
                 self._untake(taken, st, gang.level)
                 return False
-            node, d = best
             last = taken[-1] if taken else None
             if last is not None and last[0] is node and last[2] is d and not d.devices:
                 self._take(node, last[1], d)  # one more pod of the entry
@@ -184,9 +181,11 @@ class Scheduling:
         gang.started_at = self.now
         if gang.first_start is None:
             gang.first_start = self.now
-        gang.last_nodes = tuple(node.name for node, _ in placed)
-        used = gang.pools_used.union(node.pm.name for node, _ in placed)
-        gang.pools_used = self.pool_sets.setdefault(used, used)
+        gang.last_nodes = tuple([node.name for node, _ in placed])
+        names = {node.pm.name for node, _ in placed}
+        if not names <= gang.pools_used:  # else the gang's set is already the one kept
+            used = gang.pools_used.union(names)
+            gang.pools_used = self.pool_sets.setdefault(used, used)
         first, first_key = placed[0]
         gang.last_devices = first.allocs[first_key][1]
         for node, key in placed:
