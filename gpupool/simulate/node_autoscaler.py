@@ -2,7 +2,8 @@
 
 This module owns the life of the run's nodes, the part of ``engine.Simulation`` that adds and
 removes them. A node is added ready (the stack's nodes at the start) or asked for by a scale-up
-and made ready by an event after ``scale_up`` seconds; an empty node is removed after
+and made ready by an event after ``scale_up`` seconds (and ``advertise_after`` more, the device
+plugin registering the GPUs, in a run whose services ask for it); an empty node is removed after
 ``Settings.scale_down_seconds`` while its group keeps its minimum; a spot node is interrupted at
 seeded random times, drained and gone after the cloud's notice. The scale-up follows
 cluster-autoscaler (the timings and growth order in ``autoscaler``): what the waiting pods need
@@ -52,6 +53,9 @@ class NodeAutoscaler:
     def _init_autoscaler(self, cloud: str) -> None:
         up = self.settings.scale_up_seconds
         self.scale_up = autoscaler.SCALE_UP_SECONDS if up is None else up
+        # seconds from a new node's start to its GPUs being advertised (``nvidia.com/gpu``
+        # allocatable): no pod binds to it before; 0 unless the services' actor sets it
+        self.advertise_after = 0.0
         self.notice = autoscaler.notice_seconds(cloud)
         self.group_nodes: dict[str, list[Node]] = {}
         self.node_id = 0
@@ -208,7 +212,7 @@ class NodeAutoscaler:
                             self.shortage_rng.random() < self.settings.spot_shortage):
                         self._ask_unfilled(pm, g)
                     else:
-                        node = self._add_node(pm, g, ready_at=self.now + self.scale_up,
+                        node = self._add_node(pm, g, ready_at=self.now + self.scale_up + self.advertise_after,
                                               asked=True)
                         if not g.spot and pm.groups[0].spot:
                             self._fell_back(node, backed_off=backed_off)

@@ -147,6 +147,20 @@ def test_more_nodes_max_never_lowers_the_requests_served_in_time(
     assert large["served_in_slo"] >= small["served_in_slo"] - 1e-6
 
 
+def test_a_replica_takes_a_freed_gpu_before_a_node_whose_gpus_are_not_advertised() -> None:
+    # hypothesis's counterexample to the property above, kept: with nodes.max 4 the third
+    # replica bound to a node a scale-up added before the device plugin advertised its GPUs
+    # and served 90 s late, while with 3 it took the GPU the training job freed at 121 s.
+    # kube-scheduler binds no pod asking nvidia.com/gpu to a node without it allocatable
+    # (kubernetes/autoscaler #1949, #3464; NVIDIA/k8s-device-plugin #291), so the larger
+    # nodes.max must serve at least as many requests in time.
+    trace = _trace([(60.0, 44.0), (60.0, 88.0), (600.0, 77.0)])
+    workload = _workload([(16, 105, "normal")])
+    small, _, _ = _run(_stack(1, 8, 3), trace, workload)
+    large, _, _ = _run(_stack(1, 8, 4), trace, workload)
+    assert large["served_in_slo"] >= small["served_in_slo"] - 1e-6
+
+
 @settings(max_examples=20, deadline=None)
 @given(steps=_steps, jobs=_jobs, lo=st.integers(0, 2), hi=st.integers(1, 6),
        seed=st.integers(0, 3))

@@ -16,8 +16,10 @@ node a scale-up added, not before the node's GPUs are advertised: the node's pro
 (``autoscaler.SCALE_UP_SECONDS``, the cluster-autoscaler FAQ's "about 5 minutes") plus
 ``DEVICE_PLUGIN_SECONDS`` for the NVIDIA device plugin to register its GPUs (about 90 s after
 the node starts, NVIDIA/k8s-device-plugin#291 as reported with Karpenter; kubernetes/autoscaler
-#1949/#3464 on the node being Ready before ``nvidia.com/gpu`` is allocatable). The pod holds
-its slot from its start, since no other pod could use the unadvertised GPU either. The
+#1949/#3464 on the node being Ready before ``nvidia.com/gpu`` is allocatable). In a run with
+services a scale-up node takes pods only from then on (the run's ``advertise_after``, for jobs
+too), so a replica waiting for it takes a GPU freed elsewhere first, as kube-scheduler would
+bind it; runs without services keep the provisioning time alone. The
 replicas that stay at the start (``replicas.min``) run from instant 0 on the stack's first
 nodes, ready at once.
 
@@ -70,6 +72,7 @@ class Host(Protocol):
 
     now: float
     scale_up: float
+    advertise_after: float  # a new node's GPUs advertised this long after it is up
     inflight: dict[str, int]  # per pool, nodes asked for and not ready yet
 
     @property
@@ -259,6 +262,9 @@ class ServiceActor:
         """Keep the run and ask it for the first instant (0)."""
         self.host = run
         if self.services:
+            # kube-scheduler binds no GPU pod to a node before the device plugin advertises
+            # its GPUs: a replica waiting then takes a GPU freed elsewhere first
+            run.advertise_after = DEVICE_PLUGIN_SECONDS
             run.call_at(0.0, self._first)
 
     def _first(self) -> None:
