@@ -87,7 +87,7 @@ class Queues:
         self.hold_ceilings = True  # off: every queue is retried after every release
         self.holds = Holds()
         self.loose: dict[tuple[object, ...], None] = {}
-        self.loose_sorted = True
+        self.loose_late: set[tuple[object, ...]] = set()  # loose again: out of its place
         self.queue_serial: dict[tuple[object, ...], int] = {}
         self.serial = 0
 
@@ -257,6 +257,7 @@ class Queues:
             self.tried_pass.pop(gang.key, None)
             self.gang_keys.pop(gang.key, None)
             del self.loose[gang.key]
+            self.loose_late.discard(gang.key)
             del self.queue_serial[gang.key]
 
     def _gated_heads(self) -> tuple[list[tuple[tuple[float, ...], tuple[object, ...]]],
@@ -395,6 +396,7 @@ class Queues:
         size = gang.options[0].kai_gpus * gang.pods if self.below_quota_first else None
         self.holds.hold(key, gang.tenant, size, self._static(gang), self.version)
         del self.loose[key]
+        self.loose_late.discard(key)
 
     def _let_go(self, key: tuple[object, ...]) -> None:
         """Let a held queue go, with the version its last try (skipped or not) left it."""
@@ -405,13 +407,13 @@ class Queues:
 
     def _loosen(self, key: tuple[object, ...]) -> None:
         self.loose[key] = None
-        self.loose_sorted = False
+        self.loose_late.add(key)
 
     def _waiting(self) -> Iterator[tuple[tuple[object, ...], list[Gang]]]:
         """Return the queues not held, in the order they were made (that of ``queues``)."""
-        if not self.loose_sorted:
+        if self.loose_late:
             serial = self.queue_serial
             self.loose = dict.fromkeys(sorted(self.loose, key=serial.__getitem__))
-            self.loose_sorted = True
+            self.loose_late.clear()
         queues = self.queues
         return ((key, queues[key]) for key in self.loose)
