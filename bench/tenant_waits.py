@@ -8,7 +8,8 @@ each queue holds one job. ``two`` splits the jobs between two tenants of the poo
 priority levels (``normal``, ``low``): the tenant that holds the GPUs meets its ceiling, the
 other waits for room, which its queues are still retried for after every release. ``kai``
 runs the one tenant's jobs under KAI, its queue with a quota of 2 GPUs and the jobs
-non-preemptible (``normal``), so that the queue's quota holds them.
+non-preemptible (``normal``), so that the queue's quota holds them. ``levels``: no tenants,
+the jobs at two priority levels (no ceiling at all; every queue waits for room).
 
 Each run is a process of its own (this tree, or ``--before``'s, on ``PYTHONPATH``); it times
 the simulation and the report in CPU seconds (``time.process_time``, imports left out). Trees
@@ -44,9 +45,12 @@ if kind == "two":
     text = text.replace("{name: t, pools: [l4]}",
                         "{name: a, pools: [l4]}\\n  - {name: b, pools: [l4], priority: low}")
     tenant = ["a", "b"]
+levels = [None]
+if kind == "levels":
+    text, tenant, levels = FROM_ZERO, [None], ["normal", "low"]
 stack = load_stack_text(text)
-jobs = [job(f"j{i}", 0, 600, gpus=1, cpu=1 + i / n, tenant=tenant[i % len(tenant)])
-        for i in range(n)]
+jobs = [job(f"j{i}", 0, 600, gpus=1, cpu=1 + i / n, tenant=tenant[i % len(tenant)],
+            priority=levels[i % len(levels)]) for i in range(n)]
 wl = workload(*jobs)
 start = time.process_time()
 out, fragmentation = simulate_metered(stack, wl)

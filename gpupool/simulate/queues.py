@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 
 from gpupool.facts.tenancy import PRIORITY_VALUES
 from gpupool.model import Stack
@@ -301,6 +301,8 @@ class Queues:
         held queues come in between the others as ``_next_held`` says.
         """
         if not self.gated:
+            if self.holds.heap is None:  # no held queue in this pass
+                return heapq.heappop(heap)[1] if heap else None
             return self._next_held(heap)
         filtered = False
         while True:
@@ -353,10 +355,10 @@ class Queues:
         version = self.version
         failed_of = self.queue_failed
         heap = []
-        for key in self.loose:
+        for key, queue in self._waiting():
             failed = failed_of.get(key)
             if failed is None or failed[0] != version:
-                heap.append((self._order(self.queues[key][0]), key))
+                heap.append((self._order(queue[0]), key))
         self.tenancy.take_changed()
         if self.holds.groups:
             self.holds.begin(heap, version, lambda key: self._order(self.queues[key][0]))
@@ -369,8 +371,6 @@ class Queues:
         (``Holds.bump``) and their tenants' usage (``Holds.wake``).
         """
         holds = self.holds
-        if holds.heap is None:
-            return heapq.heappop(heap)[1] if heap else None
         if self.version != holds.version:
             holds.bump(self.version)
         changed = self.tenancy.take_changed()
@@ -409,8 +409,10 @@ class Queues:
         self.loose[key] = None
         self.loose_late.add(key)
 
-    def _waiting(self) -> Iterator[tuple[tuple[object, ...], list[Gang]]]:
+    def _waiting(self) -> Iterable[tuple[tuple[object, ...], list[Gang]]]:
         """Return the queues not held, in the order they were made (that of ``queues``)."""
+        if not self.holds:
+            return self.queues.items()  # the same keys as ``loose``, in that order
         if self.loose_late:
             serial = self.queue_serial
             self.loose = dict.fromkeys(sorted(self.loose, key=serial.__getitem__))
