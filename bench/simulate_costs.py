@@ -8,7 +8,9 @@ its own (``os.wait4`` gives its peak RSS), on a pool of 0 to 2 one-L4 nodes (``g
 - ``gangs N``: N rows of 100,000-pod gangs asking no GPU, CPU or memory, one every 10 s;
 - ``tenanted N``: the ``shapes`` jobs of one tenant of the pool (issue 34 item 2's tenanted
   case: a stack with tenants keeps the original retry rule, and the tenant's ResourceQuota
-  ceiling, its pools' capacity, blocks all but two of them at a time).
+  ceiling, its pools' capacity, blocks all but two of them at a time; such queues wait, grouped,
+  until the tenant's usage moves, ``simulate/held.py``; ``bench/tenant_waits.py`` compares
+  trees).
 
 It prints a markdown table: rows, seconds (simulation and report, as ``simulate`` runs them)
 and peak RSS. ``--shapes``, ``--gangs`` and ``--tenanted`` give the row counts (several,

@@ -15,13 +15,15 @@ submission per shape, tenant and priority (``admitted``), and one list, key and 
 value. Where a failed try leaves no trace (``_gated``) a failed queue is parked
 (``waiting.Parked``) and tried again only after a release onto a node that fits its first job,
 with the same outcome, and its scale-up request is kept per queue (``waiting.Wanted``).
+Elsewhere a queue its tenant's ceiling stopped is held (``held.Holds``) until that tenant's
+usage moves; the others (``loose``) are retried after every release, as in the original rule.
 """
 
 from __future__ import annotations
 
 import bisect
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from gpupool.facts.tenancy import PRIORITY_VALUES
 from gpupool.model import Stack
@@ -29,6 +31,7 @@ from gpupool.simulate import autoscaler
 from gpupool.simulate.cluster import ClusterModel
 from gpupool.simulate.demand import DOES_NOT_FIT, NO_POOL, Demand, demand
 from gpupool.simulate.gang import NEVER, PENDING, REJECTED, Gang
+from gpupool.simulate.held import Holds, Static
 from gpupool.simulate.jobs import Job, Workload
 from gpupool.simulate.placement import Node
 from gpupool.simulate.tenancy import LIMIT, QUOTA, Tenancy, TenantState
@@ -79,6 +82,14 @@ class Queues:
         self.pass_no = 0
         self.pass_version = 0
         self.bump_pass = 0  # the last pass that followed a release (the last full retry)
+        # not gated: queues held by their tenant's ceiling (held.py), and the others, which
+        # are kept in the order the queues were made (the scale-up scan's, ``_waiting``)
+        self.hold_ceilings = True  # off: every queue is retried after every release
+        self.holds = Holds()
+        self.loose: dict[tuple[object, ...], None] = {}
+        self.loose_late: set[tuple[object, ...]] = set()  # loose again: out of its place
+        self.queue_serial: dict[tuple[object, ...], int] = {}
+        self.serial = 0
 
     def _gated(self) -> bool:
         """Whether a failed queue may wait for a release that could fit its first job.
@@ -207,6 +218,11 @@ class Queues:
             self.untried[gang.key] = None
             if gang.pods != 1:
                 self.gang_keys[gang.key] = None
+            self.loose[gang.key] = None
+            self.serial += 1
+            self.queue_serial[gang.key] = self.serial
+        elif gang.key in self.holds:
+            self._let_go(gang.key)  # its first job may change, its observers see one more
         kept = self.below_quota_first  # KAI: an evicted job keeps its creation's place
         bisect.insort(queue, gang, key=lambda g: (g.job.submit if kept else g.queued_at, g.id))
         self.queue_pods[gang.key] = self.queue_pods.get(gang.key, 0) + gang.pods
@@ -219,6 +235,8 @@ class Queues:
             hook(gang, self.now)
 
     def _dequeue(self, gang: Gang) -> None:
+        if gang.key in self.holds:
+            self._let_go(gang.key)
         queue = self.queues[gang.key]
         if queue[0] is gang:
             queue.pop(0)
@@ -238,6 +256,9 @@ class Queues:
             self.untried.pop(gang.key, None)
             self.tried_pass.pop(gang.key, None)
             self.gang_keys.pop(gang.key, None)
+            del self.loose[gang.key]
+            self.loose_late.discard(gang.key)
+            del self.queue_serial[gang.key]
 
     def _gated_heads(self) -> tuple[list[tuple[tuple[float, ...], tuple[object, ...]]],
                                      list[Node]]:
@@ -276,8 +297,13 @@ class Queues:
 
         Parked queues come in between the others, each only if a touched node in ``nodes``
         fits its first job now; the others are ``skipped`` (still parked), and the walk stops
-        once no touched node has room for the smallest request parked on its pool.
+        once no touched node has room for the smallest request parked on its pool. Not gated,
+        held queues come in between the others as ``_next_held`` says.
         """
+        if not self.gated:
+            if self.holds.heap is None:  # no held queue in this pass
+                return heapq.heappop(heap)[1] if heap else None
+            return self._next_held(heap)
         filtered = False
         while True:
             top = self.parked.peek() if nodes else None
@@ -314,3 +340,82 @@ class Queues:
             return None
         return QUOTA if QUOTA in reasons else LIMIT
 
+    # -- queues held by their tenant's ceiling (not gated; held.py) ----------------------------
+    def _static(self, gang: Gang) -> Static:
+        """Return the last three of ``_order`` for a tenant's job (they order a held group)."""
+        return (-gang.priority, gang.job.submit if self.below_quota_first else gang.queued_at,
+                gang.id)
+
+    def _ungated_heads(self) -> list[Head]:
+        """Return the queues a pass tries first where failed queues are not parked.
+
+        The original rule's: every queue not tried since the last release or addition
+        (``version``), the held ones through one entry per group (``Holds.begin``).
+        """
+        version = self.version
+        failed_of = self.queue_failed
+        heap = []
+        for key, queue in self._waiting():
+            failed = failed_of.get(key)
+            if failed is None or failed[0] != version:
+                heap.append((self._order(queue[0]), key))
+        self.tenancy.take_changed()
+        if self.holds.groups:
+            self.holds.begin(heap, version, lambda key: self._order(self.queues[key][0]))
+        return heap
+
+    def _next_held(self, heap: list[Head]) -> tuple[object, ...] | None:
+        """Return the next queue of a pass that is not gated, or None at its end.
+
+        The groups of held queues follow what moved since the last call: the run's version
+        (``Holds.bump``) and their tenants' usage (``Holds.wake``).
+        """
+        holds = self.holds
+        if self.version != holds.version:
+            holds.bump(self.version)
+        changed = self.tenancy.take_changed()
+        if changed:
+            holds.wake(changed)
+        while heap:
+            order, key = heapq.heappop(heap)
+            tried = holds.pop(order, key)
+            if tried is not None:
+                if tried not in self.loose:
+                    self._loosen(tried)
+                return tried
+        holds.end(self.version)
+        return None
+
+    def _held(self, key: tuple[object, ...], gang: Gang) -> None:
+        """Hold queue ``key``, whose first job its tenant's ceiling just stopped (a hook).
+
+        ``Scheduling._schedule`` calls it where the ceiling is one preemption cannot lift.
+        """
+        if not self.hold_ceilings or self.gated or gang.tenant is None:
+            return
+        size = gang.options[0].kai_gpus * gang.pods if self.below_quota_first else None
+        self.holds.hold(key, gang.tenant, size, self._static(gang), self.version)
+        del self.loose[key]
+        self.loose_late.discard(key)
+
+    def _let_go(self, key: tuple[object, ...]) -> None:
+        """Let a held queue go, with the version its last try (skipped or not) left it."""
+        version = self.holds.release(key)
+        if version is not None:
+            self.queue_failed[key] = (version, self.queue_failed[key][1])
+        self._loosen(key)
+
+    def _loosen(self, key: tuple[object, ...]) -> None:
+        self.loose[key] = None
+        self.loose_late.add(key)
+
+    def _waiting(self) -> Iterable[tuple[tuple[object, ...], list[Gang]]]:
+        """Return the queues not held, in the order they were made (that of ``queues``)."""
+        if not self.holds:
+            return self.queues.items()  # the same keys as ``loose``, in that order
+        if self.loose_late:
+            serial = self.queue_serial
+            self.loose = dict.fromkeys(sorted(self.loose, key=serial.__getitem__))
+            self.loose_late.clear()
+        queues = self.queues
+        return ((key, queues[key]) for key in self.loose)

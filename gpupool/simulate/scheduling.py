@@ -77,11 +77,7 @@ class Scheduling:
         if self.gated:
             heap, nodes = self._gated_heads()
         else:
-            heap = []
-            for key, queue in self.queues.items():
-                failed = self.queue_failed.get(key)
-                if failed is None or failed[0] != self.version:
-                    heap.append((self._order(queue[0]), key))
+            heap = self._ungated_heads()  # queues: every queue not tried since the version
         heapq.heapify(heap)
         skipped: list[tuple[tuple[float, ...], tuple[object, ...]]] = []
         while (key := self._next(heap, nodes, skipped)) is not None:
@@ -104,6 +100,8 @@ class Scheduling:
             if self.gated and gang.pods == 1:
                 self.parked.add(key, self._order(gang), gang.options)
                 self.tried_pass[key] = self.pass_no
+            elif why is not None and not lift:
+                self._held(key, gang)  # queues: waits until its tenant's usage moves
         self.parked.push_back(skipped)
         self.queued = self.queued_pods
         if not self.cluster.autoscales:
@@ -115,7 +113,7 @@ class Scheduling:
             return
         want: dict[str, float] = {}
         first_option: dict[str, Demand] = {}
-        for key, queue in self.queues.items():
+        for key, queue in self._waiting():  # queues: the held ones wait for a ceiling
             failed = self.queue_failed.get(key)
             if failed is not None and failed[1] not in (LIMIT, QUOTA):
                 self._want(queue[0], self.queue_pods[key], want, first_option)

@@ -79,11 +79,16 @@ class TenantState:
     reclaim_min: float = 0.0
     weight: float = 1.0
     priority: int = PRIORITY_VALUES[DEFAULT_PRIORITY]
+    changed: bool = False  # in ``Tenancy.changed``: its usage moved since that list was read
 
     @property
     def name(self) -> str:
         """The tenant's name (``-`` for none)."""
         return self.tenant.name if self.tenant is not None else "-"
+
+    def usage(self) -> tuple[float, ...]:
+        """Return what its ceilings judge (``Tenancy.blocked``): same usage, same verdict."""
+        return (*self.used.values(), self.kai_used, self.kai_np_used)
 
 
 class Tenancy:
@@ -96,6 +101,9 @@ class Tenancy:
         self.states: dict[str | None, TenantState] = {None: TenantState(None)}
         self._messages: dict[str, list[dict[str, str]]] = {}
         self._share: tuple[float, dict[str, float]] | None = None  # (at, shares): fair_share
+        # tenants whose usage moved (``hold``) since the list was last read and emptied
+        # (``take_changed``): the queues their ceilings hold wait for such a move
+        self.changed: list[TenantState] = []
         for rank, t in enumerate(stack.tenants):
             st = TenantState(t, priority=PRIORITY_VALUES[t.priority], created=rank)
             st.hard = {q.resource: q.units for q in quota_lines(stack, t)}
@@ -236,12 +244,24 @@ class Tenancy:
 
     def hold(self, st: TenantState, d: Demand, sign: int, level: str) -> None:
         """Count one pod of priority ``level`` in (``sign`` 1) or out (-1) of the tenant's usage."""
+        if not st.changed:
+            st.changed = True
+            self.changed.append(st)
         for res, count in d.quota_units:
             if res in st.used:
                 st.used[res] += sign * count
         st.kai_used += sign * d.kai_gpus
         if self.kai and not kai_preemptible(level):
             st.kai_np_used += sign * d.kai_gpus
+
+    def take_changed(self) -> list[TenantState]:
+        """Return the tenants whose usage moved since the last call, and forget them."""
+        out = self.changed
+        if out:
+            self.changed = []
+            for st in out:
+                st.changed = False
+        return out
 
     def wait(self, st: TenantState | None, options: list[Demand], pods: int, sign: int) -> None:
         """Count a job's ``pods`` in (``sign`` 1) or out (-1) of what the tenant's queue awaits.
