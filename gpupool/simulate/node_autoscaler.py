@@ -212,8 +212,8 @@ class NodeAutoscaler:
                             self.shortage_rng.random() < self.settings.spot_shortage):
                         self._ask_unfilled(pm, g)
                     else:
-                        node = self._add_node(pm, g, ready_at=self.now + self.scale_up + self.advertise_after,
-                                              asked=True)
+                        ready = self.now + self.scale_up + self.advertise_after
+                        node = self._add_node(pm, g, ready_at=ready, asked=True)
                         if not g.spot and pm.groups[0].spot:
                             self._fell_back(node, backed_off=backed_off)
 
