@@ -17,6 +17,7 @@ import itertools
 import json
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -28,6 +29,8 @@ from gpupool.model import Stack
 from gpupool.simulate.engine import Settings, Simulation
 from gpupool.simulate.jobs import Workload
 from gpupool.simulate.records import JobRecords, Story
+from gpupool.simulate.requests import Trace
+from gpupool.simulate.services.actor import ServiceActor
 
 _SERIAL = itertools.count()
 _ROUND = {"submitted": 3, "started": 3, "finished": 3, "wait": 3, "gpu_hours": 6}
@@ -116,10 +119,12 @@ class RecordsFile:
 
 
 def explain(stack: Stack, workload: Workload, settings: Settings, name: str,
-            jobs: Path | None = None) -> Story:
+            jobs: Path | None = None, traces: Mapping[str, Trace] | None = None) -> Story:
     """Replay ``workload`` on ``stack`` and return the story of the job ``name``.
 
-    ``jobs``: also stream every record into that file (``--jobs`` beside ``--explain``).
+    ``jobs``: also stream every record into that file (``--jobs`` beside ``--explain``);
+    ``traces``: the services' request traces, whose replicas run beside the jobs as in
+    ``gpupool simulate`` (``usecases.simulate.simulate``).
 
     Raises:
         InputError: no job is named so (with the closest names), or ``jobs`` cannot be
@@ -130,7 +135,8 @@ def explain(stack: Stack, workload: Workload, settings: Settings, name: str,
     with contextlib.ExitStack() as held:
         sink = held.enter_context(RecordsFile(jobs)) if jobs is not None else None
         records = JobRecords(sink.write if sink is not None else _drop, explain=name)
-        Simulation(stack, workload, settings, observers=[records]).run()
+        actor = [ServiceActor(stack, traces)] if traces else []
+        Simulation(stack, workload, settings, observers=[records, *actor]).run()
     assert records.story is not None  # explain was given
     return records.story
 

@@ -136,3 +136,23 @@ def test_explain_with_jobs_writes_the_file_too(workload: Path, tmp_path: Path,
     assert sum(json.loads(line)["pods"] for line in out.read_text().splitlines()) == 19
     assert run(["simulate", STACK, "--workload", str(workload), "--explain", "cv-1",
                 "--format", "markdown"]) == 64
+
+
+SERVICES = "tests/fixtures/simulate/services"
+
+
+def test_explain_beside_the_services_tells_the_run_the_report_made(tmp_path: Path,
+                                                                   capsys: Capture) -> None:
+    # the stack's simulation block names the recommend service's trace: its replicas run
+    # beside the jobs in the story's replay as in the report's, and preempt train-2 there
+    argv = ["simulate", f"{SERVICES}/stack.yaml", "--workload", f"{SERVICES}/jobs.csv"]
+    records = tmp_path / "j.jsonl"
+    assert run([*argv, "--jobs", str(records), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [s["service"] for s in report["services"]] == ["recommend"]
+    [kept] = [json.loads(line) for line in records.read_text().splitlines()
+              if json.loads(line)["job"] == "train-2"]
+    assert run([*argv, "--explain", "train-2", "--format", "json"]) == 0
+    story = json.loads(capsys.readouterr().out)
+    assert story["record"] == kept
+    assert "recommend-replica" in story["record"]["preempted_by"]

@@ -93,10 +93,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         raise UsageError("gpupool simulate: --jobs and --explain follow a replay; not with "
                          "--saturate")
     if args.explain is not None:
-        if traces is not None:
-            raise UsageError("gpupool simulate: --explain replays the workload alone; not "
-                             "beside services' request traces (--requests, simulation.requests)")
-        return _explain(args, console, stack, prepared)
+        return _explain(args, console, stack, prepared, traces)
 
     def progress(name: str, done: int, total: int) -> None:
         console.err(f"simulating {name}: {done} of {total} jobs submitted\n")
@@ -153,8 +150,10 @@ def _with_records(args: argparse.Namespace, stack: Stack, prepared: PreparedWork
 
 
 def _explain(args: argparse.Namespace, console: Console, stack: Stack,
-             prepared: PreparedWorkload) -> int:
+             prepared: PreparedWorkload, traces: Mapping[str, Trace] | None) -> int:
     """Replay the workload and tell one job's story (``--explain JOB``; with --jobs, its file).
+
+    The services run beside the jobs on their traces, as in the report's run.
 
     Raises:
         InputError: no job of the workload has that name (with a "did you mean").
@@ -167,7 +166,7 @@ def _explain(args: argparse.Namespace, console: Console, stack: Stack,
     if args.format == "markdown":
         raise UsageError("gpupool simulate: --explain writes text or json, not markdown")
     story = explain(stack, prepared.workload, prepared.settings, args.explain,
-                    Path(args.jobs) if args.jobs is not None else None)
+                    Path(args.jobs) if args.jobs is not None else None, traces)
     console.out(job_story.render(story, args.format).result)
     return EXIT_OK
 
