@@ -81,12 +81,14 @@ class _Live:
     """What is kept of one job while it is queued or running."""
 
     __slots__ = ("evicted", "gpu_seconds", "interruptions", "noted", "placed", "preempted_by",
-                 "preemptions", "queue", "run_from", "since", "started", "wait", "waits")
+                 "preemptions", "queue", "run_from", "since", "started", "submitted", "wait",
+                 "waits")
 
     def __init__(self, since: float = 0.0) -> None:
         self.queue: _Queue | None = None
         self.noted: dict[str, float] = _NONE  # the queue's seconds at joining
         self.since = since  # when this stretch of waiting began
+        self.submitted = since  # when it first joined a queue (a replica: when it was made)
         self.evicted = ""  # "preempted" / "interrupted": this stretch follows an eviction
         self.waits: dict[str, float] = {}
         self.wait = 0.0
@@ -143,7 +145,7 @@ class JobRecords(Observer):
         """Note the queue's seconds as a job joins it, or that an eviction began this wait."""
         live = self.live.get(gang.id)
         if live is None:
-            live = self.live[gang.id] = _Live()
+            live = self.live[gang.id] = _Live(now)
             if self.explain is not None and self.focus is None and gang.job.name == self.explain:
                 self.focus = gang.id
                 self._tell(gang, gang.job.submit, "submitted", {})
@@ -311,7 +313,8 @@ class JobRecords(Observer):
         base: Record = {
             "job": job.name, "line": job.line, "pods": job.pods,
             "tenant": job.tenant, "pool": None, "node": None, "state": state,
-            "submitted": job.submit, "started": gang.first_start, "finished": finished,
+            "submitted": max(job.submit, live.submitted), "started": gang.first_start,
+            "finished": finished,
             "wait": live.wait, "reasons": reasons,
         }
         if live.preempted_by:

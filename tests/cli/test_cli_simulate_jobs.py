@@ -156,3 +156,19 @@ def test_explain_beside_the_services_tells_the_run_the_report_made(tmp_path: Pat
     story = json.loads(capsys.readouterr().out)
     assert story["record"] == kept
     assert "recommend-replica" in story["record"]["preempted_by"]
+
+
+def test_a_replicas_record_is_submitted_when_the_autoscaler_made_it(tmp_path: Path,
+                                                                    capsys: Capture) -> None:
+    # a replica's pod is made when KEDA or the HPA scales up, not at the run's start: a
+    # record never evicted waited exactly from its submission to its start
+    records = tmp_path / "j.jsonl"
+    assert run(["simulate", f"{SERVICES}/stack.yaml", "--workload", f"{SERVICES}/jobs.csv",
+                "--jobs", str(records)]) == 0
+    capsys.readouterr()
+    rows = [json.loads(line) for line in records.read_text().splitlines()]
+    replicas = [r for r in rows if r["job"] == "recommend-replica"]
+    assert len({r["submitted"] for r in replicas}) > 1
+    for r in rows:
+        if r["started"] is not None and "preempted_by" not in r and "interruptions" not in r:
+            assert r["wait"] == pytest.approx(r["started"] - r["submitted"]), r
