@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -156,3 +157,30 @@ def serving_file(source: Path, workdir: Path) -> Iterator[str]:
             process.kill()
             process.wait()
         log.close()
+
+
+def demo_series(families: Iterable[Family]) -> list[Any]:
+    """The families as the demo server's series (``gpupool/advise/demo/promql.py``)."""
+    from gpupool.advise.demo import promql
+
+    out = []
+    for family in families:
+        for labels, points in family.series:
+            s = promql.Series(promql.labels_of(family.name, labels))
+            s.times.extend(t for t, _ in points)
+            s.values.extend(float(v) for _, v in points)
+            out.append(s)
+    return out
+
+
+@contextmanager
+def served(kind: str, families: list[Family], workdir: Path) -> Iterator[str]:
+    """Serve the families from the demo server (``kind`` "demo") or a real Prometheus."""
+    if kind == "demo":
+        from gpupool.advise.demo import server as demo_server
+
+        with demo_server.serving(demo_series(families)) as url:
+            yield url
+    else:
+        with serving(families, workdir / "prometheus") as url:
+            yield url

@@ -20,8 +20,6 @@ Prometheus on 127.0.0.1 (``tests/advise/promserver.py``) where its binaries are 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -30,12 +28,11 @@ from hypothesis import strategies as st
 
 from gpupool.advise import checkpoint_interval as rule
 from gpupool.advise import interruptions
-from gpupool.advise.demo import promql
 from gpupool.advise.demo import server as demo_server
 from gpupool.cli import run
 from gpupool.spec.validate import validate_text
 from gpupool.usecases import advise
-from tests.advise.promserver import PROMETHEUS, PROMTOOL, Family, serving
+from tests.advise.promserver import PROMETHEUS, PROMTOOL, Family, demo_series, served
 from tests.advise.scenario import stack_head
 
 END = 1796218800.0
@@ -80,27 +77,6 @@ def families(gone: dict[str, int] = GONE, nodes: int = 10, hours: int = 24,
         free.add(device, [(t, L4_MIB - mib(t)) for t in times])
         labels.add({"node": node, "label_gpupool_io_pool": "spot-l4"}, [(t, 1) for t in times])
     return [used, free, labels]
-
-
-def _demo_series(found: list[Family]) -> list[promql.Series]:
-    out = []
-    for family in found:
-        for labels, points in family.series:
-            s = promql.Series(promql.labels_of(family.name, labels))
-            s.times.extend(t for t, _ in points)
-            s.values.extend(float(v) for _, v in points)
-            out.append(s)
-    return out
-
-
-@contextmanager
-def _served(kind: str, found: list[Family], tmp: Path) -> Iterator[str]:
-    if kind == "demo":
-        with demo_server.serving(_demo_series(found)) as url:
-            yield url
-    else:
-        with serving(found, tmp / "prometheus") as url:
-            yield url
 
 
 def _advise(url: str, tmp: Path, text: str = STACK, hours: int = 24) -> advise.AdviseResult:
@@ -166,7 +142,7 @@ SERVERS = ["demo", pytest.param("prometheus", marks=pytest.mark.skipif(
 
 @pytest.mark.parametrize("kind", SERVERS)
 def test_the_hand_worked_interval_from_a_server(kind: str, tmp_path: Path) -> None:
-    with _served(kind, families(), tmp_path) as url:
+    with served(kind, families(), tmp_path) as url:
         result = _advise(url, tmp_path)
     [rec] = [r for r in result.recommendations if r.kind == "checkpoint-interval"]
     assert rec.path_text == "pools[0].checkpoint.everySeconds" and rec.value == 5380
@@ -189,7 +165,7 @@ def test_the_hand_worked_interval_from_a_server(kind: str, tmp_path: Path) -> No
 
 
 def test_cannot_tell_without_an_interruption_or_enough_node_hours(tmp_path: Path) -> None:
-    with demo_server.serving(_demo_series(families(gone={}))) as url:
+    with demo_server.serving(demo_series(families(gone={}))) as url:
         none = _advise(url, tmp_path)
     assert not [r for r in none.recommendations if r.kind == "checkpoint-interval"]
     # 10 nodes x 24 h = 240 busy node-hours and no node vanished
@@ -197,7 +173,7 @@ def test_cannot_tell_without_an_interruption_or_enough_node_hours(tmp_path: Path
             "window's 240 busy node-hours, so the mean time between interruptions is only "
             "known to exceed 240 h") in none.gaps
     # six nodes for a day: 3 x 24 + 8 + 12 + 16 = 108 busy node-hours, under a node-week
-    with demo_server.serving(_demo_series(families(nodes=6, gone={
+    with demo_server.serving(demo_series(families(nodes=6, gone={
             "spot-3": 8, "spot-4": 12, "spot-5": 16}))) as url:
         few = _advise(url, tmp_path)
     assert not [r for r in few.recommendations if r.kind == "checkpoint-interval"]
@@ -209,7 +185,7 @@ def test_an_interval_near_the_optimum_is_left_and_nothing_is_read_without_a_chec
     tmp_path: Path,
 ) -> None:
     near = STACK.replace("everySeconds: 600", "everySeconds: 7200")  # 7,200 / 5,380 = 1.34
-    with demo_server.serving(_demo_series(families())) as url:
+    with demo_server.serving(demo_series(families())) as url:
         kept = _advise(url, tmp_path, near)
         plain = _advise(url, tmp_path, STACK.replace(
             "    checkpoint: {everySeconds: 600, writeSeconds: 60, restoreSeconds: 90}\n", ""))
@@ -233,7 +209,7 @@ tenants:
     pools: [spot-l4, spare]
     checkpoint: {everySeconds: 900, writeSeconds: 60, restoreSeconds: 60}
 """
-    with demo_server.serving(_demo_series(families())) as url:
+    with demo_server.serving(demo_series(families())) as url:
         result = _advise(url, tmp_path, two_pools)
     recs = {r.path_text: r for r in result.recommendations if r.kind == "checkpoint-interval"}
     # research: Daly for a 30 s write and 244,800 s, x = 30 / 489,600 = 6.1275e-5:
@@ -248,7 +224,7 @@ tenants:
 
 def test_the_written_edit_keeps_the_comments(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
-    with demo_server.serving(_demo_series(families())) as url:
+    with demo_server.serving(demo_series(families())) as url:
         (tmp_path / "stack.yaml").write_text(STACK, encoding="utf-8")
         code = run(["advise", str(tmp_path / "stack.yaml"), "--prometheus", url, "--since",
                     "1d", "--until", str(int(END)), "--write", str(tmp_path / "out.yaml")])

@@ -18,45 +18,21 @@ import json
 import math
 import tarfile
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from gpupool.advise.demo import promql
 from gpupool.advise.demo import server as demo_server
 from gpupool.advise.overcommit import largest_factor
 from gpupool.cli import run
 from gpupool.spec.validate import validate_text
 from gpupool.usecases import advise
 from tests.advise import overcommit_scenario as fixture
-from tests.advise.promserver import PROMETHEUS, PROMTOOL, Family, serving
+from tests.advise.promserver import PROMETHEUS, PROMTOOL, Family, demo_series, served, serving
 from tests.advise.scenario import stack_head
 from tests.paths import shared_upstream
 
 GENTD = "traces/alibaba-gentd26/pod_gpu_memory_used_bytes_anon.tar.gz"
-
-
-def _demo_series(families: list[Family]) -> list[promql.Series]:
-    out = []
-    for family in families:
-        for labels, points in family.series:
-            s = promql.Series(promql.labels_of(family.name, labels))
-            s.times.extend(t for t, _ in points)
-            s.values.extend(float(v) for _, v in points)
-            out.append(s)
-    return out
-
-
-@contextmanager
-def _served(kind: str, families: list[Family], tmp: Path) -> Iterator[str]:
-    if kind == "demo":
-        with demo_server.serving(_demo_series(families)) as url:
-            yield url
-    else:
-        with serving(families, tmp / "prometheus") as url:
-            yield url
 
 
 def _advise(url: str, stack_text: str, tmp: Path, end: float, since: float,
@@ -76,7 +52,7 @@ SERVERS = ["demo", pytest.param("prometheus", marks=pytest.mark.skipif(
 @pytest.mark.parametrize("kind", SERVERS)
 def test_the_fixture_gets_the_hand_worked_factor_from_a_server(kind: str, tmp_path: Path) -> None:
     families = fixture.series()
-    with _served(kind, families, tmp_path) as url:
+    with served(kind, families, tmp_path) as url:
         result = _advise(url, fixture.STACK, tmp_path, fixture.END, fixture.DAYS * 86400.0)
         wide = _advise(url, fixture.STACK, tmp_path, fixture.END, fixture.DAYS * 86400.0,
                        share=0.05)
@@ -99,7 +75,7 @@ def test_the_fixture_gets_the_hand_worked_factor_from_a_server(kind: str, tmp_pa
 def test_the_cli_takes_the_share_in_percent_and_refuses_what_is_not_one(
     capsys: pytest.CaptureFixture[str], tmp_path: Path,
 ) -> None:
-    with demo_server.serving(_demo_series(fixture.series())) as url:
+    with demo_server.serving(demo_series(fixture.series())) as url:
         (tmp_path / "stack.yaml").write_text(fixture.STACK, encoding="utf-8")
         code = run(["advise", str(tmp_path / "stack.yaml"), "--prometheus", url,
                     "--since", "2d", "--until", str(int(fixture.END)), "--overflow-share",
@@ -138,7 +114,7 @@ def test_an_exclusive_hami_pool_of_pre_allocating_servers_is_said_not_to_pay(
         used.add(device, [(t, 0.9 * fixture.L4_MIB) for t in times])
         free.add(device, [(t, 0.1 * fixture.L4_MIB) for t in times])
         labels.add({"node": node, "label_gpupool_io_pool": "serve"}, [(t, 1) for t in times])
-    with demo_server.serving(_demo_series([used, free, labels])) as url:
+    with demo_server.serving(demo_series([used, free, labels])) as url:
         result = _advise(url, stack, tmp_path, fixture.END, 86400.0)
     [gap] = [g for g in result.gaps if "flat at the GPU's" in g]
     assert gap.startswith("pool serve: 2 pods of 2 hold their GPU memory flat at the GPU's")
