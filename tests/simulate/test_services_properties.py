@@ -7,7 +7,8 @@ lowers the requests served in time, for every set of triggers validate neither r
 warns of (``service.cannot-wake``, ``service.zero-under-load``: the exception the standalone
 replay found, a pending-requests trigger with ``replicas.min`` 0 going to zero under load once
 its queue empties, kept in tests/simulate/test_service_replay.py and
-docs/services-simulation.md); more ``nodes.max`` never lowers it either (on requests per
+docs/services-simulation.md), with a trigger that follows the offered load (the queue-only
+case is kept below); more ``nodes.max`` never lowers it either (on requests per
 second); the same inputs and seed give the same bytes; the replicas holding a slot never pass
 ``replicas.max``, and the tenant's pods never pass its GPU limit
 (``gpupool/simulate/tenancy.py``); every offered request is counted once (in time, late, given
@@ -19,12 +20,11 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gpupool.model import Stack
-from gpupool.service_model import PENDING_REQUESTS, Trigger
+from gpupool.service_model import PENDING_REQUESTS, REQUESTS_PER_SECOND, Trigger
 from gpupool.simulate.engine import Settings, Simulation
 from gpupool.simulate.gang import Gang
 from gpupool.simulate.jobs import Job, Workload
@@ -33,7 +33,7 @@ from gpupool.simulate.requests import RateSeries
 from gpupool.simulate.services.actor import ServiceActor
 from gpupool.spec.checks.services import cannot_wake, zero_under_load
 from tests.paths import FIXTURES
-from tests.simulate.test_service_replay import _TRIGGERS, _trigger_sets
+from tests.simulate.test_service_replay import _TRIGGERS, _trigger_sets, follows_load
 from tests.stacks import load_stack
 
 STACK = FIXTURES / "simulate" / "services" / "stack.yaml"
@@ -103,20 +103,20 @@ def _run(stack: Stack, trace: RateSeries, workload: Workload, seed: int = 0,
     return service, held, json.dumps(document(report(outcome, {})), sort_keys=True)
 
 
-# derandomized: a fixed set of examples, since the open case below (a queue-driven trigger
-# alone) can fail a random draw; CI must not pass or fail by chance
-@settings(max_examples=20, deadline=None, derandomize=True)
+@settings(max_examples=20, deadline=None)
 @given(steps=_steps, jobs=_jobs, lo=st.integers(0, 2), hi=st.integers(1, 5),
        more=st.integers(1, 4), triggers=_trigger_sets)
 def test_more_replicas_max_never_lowers_the_requests_served_in_time(
         steps: list[tuple[float, float]], jobs: list[tuple[int, int, str]], lo: int, hi: int,
         more: int, triggers: tuple[Trigger, ...]) -> None:
     # every service validate neither refuses (service.cannot-wake) nor warns of going to zero
-    # under load (service.zero-under-load)
+    # under load (service.zero-under-load), with a trigger that follows the offered load
+    # (follows_load: on queue triggers alone, the case kept below)
     hi = max(hi, lo, 1)
     small_stack = _stack(lo, hi, triggers=triggers)
     assume(not cannot_wake(small_stack.services[0]))
     assume(not zero_under_load(small_stack.services[0]))
+    assume(follows_load(triggers))
     trace, workload = _trace(steps), _workload(jobs)
     small, _, _ = _run(small_stack, trace, workload)
     large, _, _ = _run(_stack(lo, hi + more, triggers=triggers), trace, workload)
@@ -134,18 +134,27 @@ def test_more_nodes_max_never_lowers_the_requests_served_in_time(
     assert large["served_in_slo"] >= small["served_in_slo"] - 1e-6
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="open: on pending-requests alone (replicas.min 1) "
-                   "the larger replicas.max serves 5 of 27,145 requests fewer in time; the "
-                   "replicas' ready times are the larger run's or earlier, so the loss is in "
-                   "the queue's accounting or the last instant, not yet explained")
-def test_more_replicas_max_on_pending_requests_alone_open_case() -> None:
-    # hypothesis's counterexample (2026-12-04), kept until it is understood: see the reason
+def test_pending_requests_alone_drop_to_min_under_load_in_the_simulation() -> None:
+    # hypothesis's counterexample to the property above, kept: on pending-requests alone at
+    # replicas.min 1, replicas.max 4 empties the queue where 3 does not, so the HPA asks for
+    # ceil(0 / 20) = 0 replicas, kept at minReplicas (kubernetes
+    # pkg/controller/podautoscaler/replica_calculator.go GetExternalPerPodMetricReplicas,
+    # horizontal.go normalizeDesiredReplicas) and drops to 1 under 45 rps, more than one
+    # replica's 40; the queue builds again and 35 requests still wait when the trace ends.
+    # That is the HPA holding a queue near its target, not the model's error; a rate trigger
+    # beside it serves no fewer with the larger max.
     trigger = (_TRIGGERS[PENDING_REQUESTS],)
     trace, workload = _trace([(420.0, 82.0), (60.0, 27.0), (600.0, 45.0)]), _workload([])
     small, _, _ = _run(_stack(1, 3, triggers=trigger), trace, workload)
     large, _, _ = _run(_stack(1, 4, triggers=trigger), trace, workload)
-    assert large["served_in_slo"] >= small["served_in_slo"] - 1e-6
+    assert large["served_in_slo"] < small["served_in_slo"]
+    late = [p for p in large["timeline"] if 900 <= p["seconds"] < 1080]
+    assert max(p["ready_replicas"] for p in late) == 4
+    assert late[-1]["ready_replicas"] < 4 or large["waiting_at_end"] > 0
+    both = (*trigger, _TRIGGERS[REQUESTS_PER_SECOND])
+    small, _, _ = _run(_stack(1, 3, triggers=both), trace, workload)
+    large, _, _ = _run(_stack(1, 4, triggers=both), trace, workload)
+    assert large["served_in_slo"] >= small["served_in_slo"]
 
 
 def test_a_replica_takes_a_freed_gpu_before_a_node_whose_gpus_are_not_advertised() -> None:
