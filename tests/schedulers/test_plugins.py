@@ -19,6 +19,7 @@ from gpupool.simulate import cluster
 from gpupool.simulate.cluster import pool_model
 from gpupool.simulate.engine import Simulation
 from gpupool.simulate.jobs import Workload
+from gpupool.simulate.placement import Node
 from gpupool.simulate.tenancy import Tenancy
 from gpupool.spec.validate import validate_text
 from tests.paths import EXAMPLES, FIXTURES, ROOT
@@ -131,12 +132,33 @@ def test_emulation_says_what_the_simulator_does(path: Path) -> None:
     assert sim.queue_reclaim == (emulation.victims == base.VICTIMS_QUEUE_RECLAIM)
     assert sim.below_quota_first == (emulation.order == base.ORDER_BELOW_QUOTA)
     assert Tenancy(stack).kai == emulation.queue_quotas
+    # the node index scores nodes by the plug-in's rules (placement.choose), none by name
+    assert cluster.cluster_of(stack).emulation is emulation
+    assert sim.emulation is emulation
 
 
-def test_emulation_device_kinds_are_the_simulators() -> None:
-    assert {base.DEVICES_UNITS, base.DEVICES_FRACTION, base.DEVICES_VGPU} == {
-        cluster.DEVICE_UNITS, cluster.DEVICE_KAI, cluster.DEVICE_HAMI
-    }
+@pytest.mark.parametrize(("name", "kind"), [("kai", base.DEVICES_FRACTION),
+                                            ("hami", base.DEVICES_VGPU)])
+def test_a_node_keeps_its_gpus_as_its_pools_device_kind_says(name: str, kind: str) -> None:
+    # one L4 (24 GiB) shared in 2 slots: KAI keeps a free share per GPU (1.0), HAMi vGPU slots
+    # (its split), memory (24 GiB at memory scaling 1) and cores (100 percent) per GPU
+    stack = load_stack_text(_FRACTIONAL.format(scheduler=name, policy="fair", extra=""))
+    pm = pool_model(stack, stack.pools[0])
+    assert pm.device_kind == kind
+    node = Node(0, pm, pm.groups[0], 0, 0.0)
+    per_gpu = {base.DEVICES_FRACTION: ([1.0], [], []),
+               base.DEVICES_VGPU: ([float(pm.slots_per_gpu)], [24.0], [100.0])}[kind]
+    assert (node.dev_free, node.dev_mem, node.dev_cores) == per_gpu
+
+
+def test_kube_scheduler_nodes_keep_counted_units_only() -> None:
+    stack = load_stack("aws-inference-l4")
+    for pool in stack.pools:
+        pm = pool_model(stack, pool)
+        assert pm.device_kind == base.DEVICES_UNITS
+        node = Node(0, pm, pm.groups[0], 0, 0.0)
+        assert (node.dev_free, node.dev_mem, node.dev_cores) == ([], [], [])
+        assert node.units == pm.units and sum(pm.units.values()) > 0
 
 
 def test_a_default_stack_names_no_scheduler_for_its_pods() -> None:
