@@ -1,8 +1,8 @@
 """The scheduler plug-ins: the registry, the traits the checks and builders ask, the emulation seam.
 
 Each trait is held to the behaviour that reads it (a stack with each scheduler, validated or
-rendered), and each ``Emulation`` field to the branch of ``gpupool/simulate/`` it is to replace,
-so the seam says what the simulator does today until the simulator reads it.
+rendered), and each ``Emulation`` field to what ``gpupool/simulate/`` does with it (the
+simulator reads the fields, never a scheduler's name).
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def test_builder_half_and_placement_follow_installs(path: Path) -> None:
 
 @pytest.mark.parametrize("path", STACKS, ids=lambda p: p.stem)
 def test_emulation_says_what_the_simulator_does(path: Path) -> None:
-    # each field against the simulate branch it is to replace (gpupool/schedulers/base.py)
+    # each field against the simulator part that reads it (gpupool/schedulers/base.py)
     stack = load_stack(path)
     emulation = schedulers.of(stack).emulation
     for pool in stack.pools:
