@@ -10,8 +10,7 @@
   (``gpupool/schedulers/``) and its builder (``gpupool/sharing/<name>.py``): no other module
   spells one as a literal, compares ``.scheduler`` with anything, or calls
   ``facts.uses_scheduler`` or reads ``SCHEDULER_*``/``DEVICE_*`` names; everything else asks
-  the plug-in's traits. ``SCHEDULER_ON_ITS_WAY_OUT`` lists the files still to move, each with
-  why;
+  the plug-in's traits (the simulator its ``Emulation``), with no file excepted;
 * no module imports gpupool inside a function (the way cycles used to be dodged), except the
   command line, which defers its imports so ``gpupool --help`` stays fast;
 * no module is over ``MAX_MODULE_LINES`` lines and no function or method over
@@ -89,18 +88,6 @@ def test_plugin_names_appear_only_in_their_plugins() -> None:
     assert not found, "plug-in names outside their plug-ins:\n" + "\n".join(found)
 
 
-# Files that still branch on a scheduler's name, each with why. Each goes once the simulator
-# reads the scheduler plug-in's ``Emulation`` (``gpupool/schedulers/base.py``), as the engine
-# and its parts do now (issue 36 item 1).
-SCHEDULER_ON_ITS_WAY_OUT = {
-    # The GPU facts define SCHEDULER_* and uses_scheduler for the simulator files below.
-    "gpupool/facts/__init__.py": "keeps SCHEDULER_* and uses_scheduler for gpupool/simulate/",
-    # placement: choose() scores by name (Emulation.score); Node reads DEVICE_* kinds.
-    "gpupool/simulate/placement.py": "node score and device kinds by name",
-    # cluster: pool_model picks DEVICE_* by name (Emulation.device_kind), DEVICE_HAMI = "hami".
-    "gpupool/simulate/cluster.py": "device kind by name",
-}
-
 _SCHEDULER_IDENTIFIERS = ("SCHEDULER_DEFAULT", "SCHEDULER_HAMI", "SCHEDULER_KAI",
                           "DEVICE_KAI", "DEVICE_HAMI", "uses_scheduler")
 
@@ -151,8 +138,6 @@ def test_scheduler_names_appear_only_in_their_plugins() -> None:
     found = []
     for path in _modules():
         rel = _rel(path)
-        if rel in SCHEDULER_ON_ITS_WAY_OUT:
-            continue
         found += _scheduler_names_in(rel, ast.parse(path.read_text(), rel))
     assert not found, "scheduler names outside their plug-ins:\n" + "\n".join(found)
 
@@ -165,15 +150,6 @@ def test_scheduler_scan_catches_each_way_of_naming_one() -> None:
         assert _scheduler_names_in("gpupool/views/x.py", ast.parse(line)), line
     assert not _scheduler_names_in("gpupool/sharing/kai.py", ast.parse('chart = "kai"'))
     assert _scheduler_names_in("gpupool/sharing/kai.py", ast.parse('chart = "hami"'))
-
-
-def test_scheduler_allow_list_is_still_needed() -> None:
-    # a file that no longer names a scheduler leaves the allow-list
-    for rel in SCHEDULER_ON_ITS_WAY_OUT:
-        path = ROOT / rel
-        assert path.is_file(), rel
-        found = [f for f in _scheduler_names_in("gpupool/x.py", ast.parse(path.read_text()))]
-        assert found, f"{rel} names no scheduler now: drop it from SCHEDULER_ON_ITS_WAY_OUT"
 
 
 def test_every_scheduler_has_its_modules() -> None:

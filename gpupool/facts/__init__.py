@@ -49,13 +49,6 @@ from gpupool.facts.names import (
 )
 from gpupool.model import Pool, Stack, Taint
 
-# The scheduler names gpupool/simulate/ still compares (placement, cluster, tenancy: see
-# the allow-list in tests/test_architecture.py); they go when the simulator reads
-# ``gpupool.schedulers``' ``Emulation``. Everything else asks the scheduler plug-in's traits.
-SCHEDULER_DEFAULT = schedulers.default().name
-SCHEDULER_HAMI = schedulers.hami.SCHEDULER.name
-SCHEDULER_KAI = schedulers.kai.SCHEDULER.name
-
 MIG_SINGLE = "single"
 MIG_MIXED = "mixed"
 
@@ -209,14 +202,6 @@ def mig_strategy(stack: Stack) -> str:
 def node_labels(stack: Stack, pool: Pool) -> dict[str, str]:
     """Return the labels every node of ``pool`` must carry for the sharing configuration."""
     return dict(of(stack).pool(pool).node_labels)
-
-
-def uses_scheduler(stack: Stack, name: str) -> bool:
-    """Return True when the stack's GPU scheduler is ``name`` (for gpupool/simulate/ only).
-
-    Everything else asks the plug-in's traits (``gpupool.schedulers.of(stack)``).
-    """
-    return stack.cluster.scheduler == name
 
 
 def open_spot_pools(stack: Stack) -> list[Pool]:

@@ -7,9 +7,10 @@ and drift ask these traits instead of comparing ``cluster.scheduler`` with a nam
 
 ``Emulation`` is the simulate-facing half: the rules ``gpupool simulate`` follows for the
 scheduler, each a named choice among the rules the simulator implements (filter, score, queue
-order, victim selection; see ``Emulation``). It is the seam the simulator adopts (the engine,
-``tenancy``, ``demand`` and ``metered`` read it); until ``placement`` and ``cluster`` do too they
-still compare names, and ``tests/schedulers`` holds both to agree.
+order, victim selection; see ``Emulation``). The simulator reads it and no scheduler's name:
+``cluster`` sets each pool's device model from it once, ``placement`` scores nodes by its
+``score`` and keeps a node's GPUs by its pool's device model, and the engine, ``tenancy``,
+``demand`` and ``metered`` read the rest.
 """
 
 from __future__ import annotations

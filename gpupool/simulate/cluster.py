@@ -12,8 +12,9 @@ capacity at rest equals the plan's:
 * counted GPU resources (``units``): what the device plugin advertises and kube-scheduler
   counts as integers: whole GPUs, time-slicing and MPS replicas, MIG instances per profile
   (strategy mixed) or as ``nvidia.com/gpu`` (strategy single);
-* devices (``Device``), where a scheduler places pods on individual GPUs: KAI fractions (a
-  share of each GPU) and HAMi vGPUs (slots, memory and cores of each GPU).
+* devices, where a scheduler places pods on individual GPUs, as the scheduler plug-in's
+  ``Emulation.device_kind`` says: shares of each GPU (``DEVICES_FRACTION``, KAI's fractions)
+  or vGPU slots, memory and cores of each GPU (``DEVICES_VGPU``, HAMi's).
 
 Prices per node and hour come from ``providers.common.facts``, the figures the plan's cost reads
 off every node-pool resource, so a pool costs here what the plan says it costs.
@@ -24,16 +25,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from gpupool import facts
+from gpupool import facts, schedulers
 from gpupool.facts.groups import capacity_groups
 from gpupool.model import Pool, Stack
 from gpupool.providers.common import facts as node_pool_facts
+from gpupool.schedulers.base import DEVICES_FRACTION, DEVICES_VGPU, Emulation
 
 UNBOUNDED = float("inf")
-
-DEVICE_UNITS = "units"  # counted resources only (kube-scheduler with the device plugin)
-DEVICE_KAI = "kai-fraction"  # KAI fractions: a share of each GPU, pods placed on one GPU
-DEVICE_HAMI = "hami"  # HAMi vGPUs: slots, memory and cores of each GPU
 
 
 @dataclass(frozen=True)
@@ -87,7 +85,8 @@ class PoolModel:
         units: counted GPU resources per node, resource name -> count.
         unit_share: resource name -> the share of one GPU one unit is.
         unit_kai_gpus: resource name -> how many GPUs KAI counts one unit as.
-        device_kind: ``DEVICE_UNITS``, ``DEVICE_KAI`` or ``DEVICE_HAMI``.
+        device_kind: how its GPUs are modelled, ``schedulers.base.DEVICES_UNITS``,
+            ``DEVICES_FRACTION`` or ``DEVICES_VGPU`` (the scheduler's ``Emulation``).
         slots_per_gpu: slots one GPU offers (KAI fractions' slots, HAMi's split).
         slot_memory_gib: memory of one slot, or None.
         slot_cores: cores (percent of a GPU) one HAMi slot may use, or None.
@@ -140,10 +139,14 @@ class PoolModel:
 
 @dataclass(frozen=True)
 class ClusterModel:
-    """The simulated cluster: one ``PoolModel`` per pool, in stack order."""
+    """The simulated cluster: one ``PoolModel`` per pool, in stack order.
+
+    ``emulation``: the rules its scheduler's plug-in says ``gpupool simulate`` follows.
+    """
 
     pools: tuple[PoolModel, ...]
     scheduler: str
+    emulation: Emulation
     autoscales: bool  # the cloud provisions nodes (an autoscaler adds and removes them)
 
     def pool(self, name: str) -> PoolModel | None:
@@ -204,19 +207,12 @@ def pool_model(stack: Stack, pool: Pool, number: int = 0) -> PoolModel:
         units[u.resource] = units.get(u.resource, 0) + u.per_gpu * per_node
         kai[u.resource] = u.kai_gpus
         share[u.resource] = mig_share.get(u.slot, 1.0 / u.per_gpu)
-    hami = facts.uses_scheduler(stack, facts.SCHEDULER_HAMI)
-    kai_fraction = facts.uses_scheduler(stack, facts.SCHEDULER_KAI) and kind.scheduler_slots
+    # how the scheduler's devices model the pool's GPUs (its plug-in's ``Emulation``)
+    device = schedulers.of(stack).emulation.device_kind(kind.scheduler_slots)
     slot = pf.slot_kinds[0] if pf.slot_kinds else None
     frac = pool.sharing.fractional if kind.scheduler_slots else None
-    if hami:
-        device = DEVICE_HAMI
-        slots = pf.hami_split or 1
-    elif kai_fraction:
-        device = DEVICE_KAI
-        slots = pf.slots_per_gpu
-    else:
-        device = DEVICE_UNITS
-        slots = pf.slots_per_gpu
+    # vGPUs: the device plugin's split of each GPU; otherwise the sharing mode's slots
+    slots = (pf.hami_split or 1) if device == DEVICES_VGPU else pf.slots_per_gpu
     scaling = pf.hami_memory_scaling or 1.0
     return PoolModel(
         pool=pool,
@@ -249,6 +245,7 @@ def cluster_of(stack: Stack) -> ClusterModel:
     return stack.memo("gpupool.simulate.cluster", lambda: ClusterModel(
         pools=tuple(pool_model(stack, p, i) for i, p in enumerate(stack.pools)),
         scheduler=stack.cluster.scheduler,
+        emulation=schedulers.of(stack).emulation,
         autoscales=stack.cloud.provisions,
     ))
 
@@ -267,8 +264,8 @@ def fraction_given(pm: PoolModel) -> str | None:
     warning (``simulate.fit``) and the report's statement (``simulate.report``) both say this.
     """
     kind = pm.pool.sharing.kind
-    if (pm.device_kind == DEVICE_KAI or kind.partitioned
-            or (pm.device_kind == DEVICE_HAMI and pm.slots_per_gpu > 1)):
+    if (pm.device_kind == DEVICES_FRACTION or kind.partitioned
+            or (pm.device_kind == DEVICES_VGPU and pm.slots_per_gpu > 1)):
         return None
     replicas = pm.pool.sharing.replicas if kind.replicated else None
     return f"one replica, 1/{replicas} of a GPU" if replicas else "a whole GPU"

@@ -24,6 +24,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Iterator, Sequence
 
+from gpupool.schedulers import Emulation
 from gpupool.simulate.cluster import ClusterModel
 from gpupool.simulate.demand import Demand
 from gpupool.simulate.placement import (
@@ -40,12 +41,13 @@ class NodeIndex:
     """The part of a run that indexes its nodes (state set by ``_init_index``)."""
 
     cluster: ClusterModel
-    scheduler: str
     now: float
 
     def _init_index(self, packed: bool) -> None:
         """Empty indexes per pool; ``packed``: keep the binpack walk's free indexes too."""
         pools = self.cluster.pools
+        # the scheduler's rules (its plug-in's), which ``choose`` scores nodes by
+        self.emulation: Emulation = self.cluster.emulation
         self.nodes: dict[str, list[Node]] = {p.name: [] for p in pools}
         # per pool, the nodes holding pods, and the ids of the empty schedulable ones (sorted);
         # empty nodes of a pool are alike, so only the first counts
@@ -156,7 +158,7 @@ class NodeIndex:
                     best_key = None
             scanned = plan.scanned
         for d in scanned:
-            node, key = choose(self.scheduler, self._candidates(d.pool.name), d)
+            node, key = choose(self.emulation, self._candidates(d.pool.name), d)
             if node is not None and (best_key is None or key > best_key):
                 best, best_d, best_key = node, d, key
         return best, best_d

@@ -3,27 +3,31 @@
 This module owns a node's free state (CPU, memory, counted GPU units, and per-GPU state where a
 scheduler places pods on single GPUs), taking and giving back a pod's request, and the three
 schedulers' choice of node and GPUs, each emulated from its source at the version gpupool pins
-(``gpupool/sharing/charts.json``):
+(``gpupool/sharing/charts.json``), as the scheduler plug-in's ``Emulation`` says: its ``score``
+picks ``choose``'s score, the pool's ``device_kind`` (set once per pool) how GPUs are kept:
 
-* **kube-scheduler** with the device plugin (``default``): the filter is NodeResourcesFit (every
-  requested resource within the node's free allocatable); the score is the default plugins'
-  NodeResourcesFit LeastAllocated over cpu and memory (weight 1 each: ``(free - request) /
-  allocatable``, 0..100) plus NodeResourcesBalancedAllocation (``(1 - std(cpu, memory
-  fractions)) x 100``); GPUs are not scored (kubernetes ``pkg/scheduler/framework/plugins/
-  noderesources/least_allocated.go``, ``balanced_allocation.go``). The device plugin hands out
-  counted units, so a node's GPUs are one integer per resource.
-* **KAI** (v0.17.0, ``placementStrategy: binpack`` in its chart's values): ``pkg/scheduler/
-  plugins/nodeplacement/pack.go`` scores a fitting node ``9 x (1 - (nonAllocated - min) / (max -
-  min))`` over the fitting nodes, so the node with the fewest non-allocated GPUs wins;
-  ``spread.go`` scores ``nonAllocated / GPUs``; CPU-only pods are placed by the cpu strategy
-  (also binpack) on non-allocated CPU. ``gpusharingorder/gpusharingorder.go`` adds 1000 to a node
-  with a shared GPU the fraction fits on (binpack only), and ``gpupack/gpupack.go`` puts a
-  fraction on the fullest shared GPU it fits (an empty GPU last).
-* **HAMi** (v2.10.0 scheduler extender, chart defaults ``nodeSchedulerPolicy: binpack``,
-  ``gpuSchedulerPolicy: spread``): ``pkg/scheduler/policy/node_policy.go`` scores a node
-  ``10 x (used/count + usedCores/totalCores + usedMem/totalMem)`` over its GPUs;
-  ``pkg/scheduler/scheduler.go`` Filter sorts ascending for binpack and takes the last (the
-  highest score). ``policy/gpu_policy.go`` scores a GPU ``10 x ((req + used)/count + (cores +
+* **kube-scheduler** with the device plugin (``SCORE_LEAST_ALLOCATED``, counted units): the
+  filter is NodeResourcesFit (every requested resource within the node's free allocatable); the
+  score is the default plugins' NodeResourcesFit LeastAllocated over cpu and memory (weight 1
+  each: ``(free - request) / allocatable``, 0..100) plus NodeResourcesBalancedAllocation (``(1 -
+  std(cpu, memory fractions)) x 100``); GPUs are not scored (kubernetes
+  ``pkg/scheduler/framework/plugins/noderesources/least_allocated.go``,
+  ``balanced_allocation.go``). The device plugin hands out counted units, so a node's GPUs are
+  one integer per resource.
+* **KAI** (``SCORE_GPU_BINPACK``, ``DEVICES_FRACTION``; v0.17.0, ``placementStrategy: binpack``
+  in its chart's values): ``pkg/scheduler/plugins/nodeplacement/pack.go`` scores a fitting node
+  ``9 x (1 - (nonAllocated - min) / (max - min))`` over the fitting nodes, so the node with the
+  fewest non-allocated GPUs wins; ``spread.go`` scores ``nonAllocated / GPUs``; CPU-only pods
+  are placed by the cpu strategy (also binpack) on non-allocated CPU.
+  ``gpusharingorder/gpusharingorder.go`` adds 1000 to a node with a shared GPU the fraction fits
+  on (binpack only), and ``gpupack/gpupack.go`` puts a fraction on the fullest shared GPU it
+  fits (an empty GPU last).
+* **HAMi** (``SCORE_NODE_BINPACK``, ``DEVICES_VGPU``; v2.10.0 scheduler extender, chart defaults
+  ``nodeSchedulerPolicy: binpack``, ``gpuSchedulerPolicy: spread``):
+  ``pkg/scheduler/policy/node_policy.go`` scores a node ``10 x (used/count +
+  usedCores/totalCores + usedMem/totalMem)`` over its GPUs; ``pkg/scheduler/scheduler.go``
+  Filter sorts ascending for binpack and takes the last (the highest score).
+  ``policy/gpu_policy.go`` scores a GPU ``10 x ((req + used)/count + (cores +
   usedCores)/totalCores + (mem + usedMem)/totalMem)`` and ``pkg/device/nvidia/device.go`` Fit
   takes GPUs from the end of the sorted list: spread sorts descending, so the least used GPUs go
   first. Pods asking no HAMi resource are kube-scheduler's.
@@ -37,8 +41,14 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 
-from gpupool.facts import SCHEDULER_HAMI, SCHEDULER_KAI
-from gpupool.simulate.cluster import DEVICE_HAMI, DEVICE_KAI, GroupModel, PoolModel
+from gpupool.schedulers import Emulation
+from gpupool.schedulers.base import (
+    DEVICES_FRACTION,
+    DEVICES_VGPU,
+    SCORE_GPU_BINPACK,
+    SCORE_NODE_BINPACK,
+)
+from gpupool.simulate.cluster import GroupModel, PoolModel
 from gpupool.simulate.demand import Demand
 
 _EPS = 1e-9
@@ -72,17 +82,17 @@ class Node:
         self.mem_free = pm.memory_gib
         self.units = dict(pm.units)
         n = pm.gpus_per_node
-        if pm.device_kind == DEVICE_KAI:
+        if pm.device_kind == DEVICES_FRACTION:
             self.dev_free = [1.0] * n
-        elif pm.device_kind == DEVICE_HAMI:
+        elif pm.device_kind == DEVICES_VGPU:
             self.dev_free = [float(pm.slots_per_gpu)] * n
         else:
             self.dev_free = []
-        self.dev_mem = [pm.hami_memory_gib or 0.0] * n if pm.device_kind == DEVICE_HAMI else []
+        self.dev_mem = [pm.hami_memory_gib or 0.0] * n if pm.device_kind == DEVICES_VGPU else []
         self.whole = 0  # GPUs wholly free, the largest free share, and that of a shared GPU
         self.fmax = self.pmax = float("-inf")
         self.summarise()
-        self.dev_cores = [100.0] * n if pm.device_kind == DEVICE_HAMI else []
+        self.dev_cores = [100.0] * n if pm.device_kind == DEVICES_VGPU else []
         # entry key -> (request, the GPUs its pod is on, pods): pods of one gang taken one
         # after another on the node with no GPUs of their own are one entry
         self.allocs: dict[int, tuple[Demand, tuple[int, ...], int]] = {}
@@ -127,7 +137,7 @@ class Node:
             if self.units.get(res, 0) < count:
                 return False
         if d.devices:
-            if self.pm.device_kind == DEVICE_KAI:
+            if self.pm.device_kind == DEVICES_FRACTION:
                 # what _kai_devices would find, without building it: enough whole free GPUs,
                 # or one GPU with the fraction free (``summarise`` keeps both)
                 if not self.dev_free:
@@ -140,7 +150,7 @@ class Node:
 
     def _devices(self, d: Demand) -> tuple[int, ...]:
         """Return the GPUs the pod would go on (fewer than asked: it does not fit)."""
-        if self.pm.device_kind == DEVICE_KAI:
+        if self.pm.device_kind == DEVICES_FRACTION:
             return _kai_devices(self.dev_free, d)
         return _hami_devices(self, d)
 
@@ -160,10 +170,10 @@ class Node:
         self.mem_free -= d.memory_gib
         for res, count in d.units:
             self.units[res] -= count
-        if self.pm.device_kind == DEVICE_KAI:
+        if self.pm.device_kind == DEVICES_FRACTION:
             for i in devices:
                 self.dev_free[i] -= d.share
-        elif self.pm.device_kind == DEVICE_HAMI:
+        elif self.pm.device_kind == DEVICES_VGPU:
             for i in devices:
                 self.dev_free[i] -= 1
                 self.dev_mem[i] -= d.device_memory_gib
@@ -186,10 +196,10 @@ class Node:
         self.mem_free += d.memory_gib
         for res, count in d.units:
             self.units[res] += count
-        if self.pm.device_kind == DEVICE_KAI:
+        if self.pm.device_kind == DEVICES_FRACTION:
             for i in devices:
                 self.dev_free[i] = min(1.0, self.dev_free[i] + d.share)
-        elif self.pm.device_kind == DEVICE_HAMI:
+        elif self.pm.device_kind == DEVICES_VGPU:
             for i in devices:
                 self.dev_free[i] += 1
                 self.dev_mem[i] += d.device_memory_gib
@@ -269,23 +279,26 @@ def _hami_node_score(node: Node) -> float:
 
 
 def choose(
-    scheduler: str, nodes: Iterable[Node], d: Demand
+    emulation: Emulation, nodes: Iterable[Node], d: Demand
 ) -> tuple[Node | None, tuple[float, float, int]]:
-    """Return the node ``scheduler`` puts a pod with request ``d`` on, and its score.
+    """Return the node a scheduler puts a pod with request ``d`` on, and its score.
 
-    The node is None when none fits; a higher score is better, and scores of one scheduler and
-    request compare across calls (a job that may use several pools).
+    ``emulation``: the scheduler plug-in's rules, whose ``score`` picks the node score
+    (``SCORE_*``). The node is None when none fits; a higher score is better, and scores of
+    one scheduler and request compare across calls (a job that may use several pools).
     """
     best: Node | None = None
     best_key: tuple[float, float, int] | None = None
-    kai = scheduler == SCHEDULER_KAI
-    hami = scheduler == SCHEDULER_HAMI and d.devices > 0
+    # the score, chosen once per call (plain comparisons in the loop over nodes)
+    gpu_binpack = emulation.score == SCORE_GPU_BINPACK
+    node_binpack = emulation.score == SCORE_NODE_BINPACK and not emulation.scores_as_default(
+        d.devices)
     for node in nodes:
         if not node.schedulable or not node.fits(d):
             continue
-        if kai:
+        if gpu_binpack:
             k0, k1 = _kai_key(node, d)
-        elif hami:
+        elif node_binpack:
             score = _hami_node_score(node)
             k0, k1 = (score if HAMI_NODE_POLICY == BINPACK else -score, 0.0)
         else:
@@ -350,7 +363,7 @@ def _start_key(d: Demand) -> tuple[float, int] | None:
         # the cpu strategy: the least non-allocated CPU that fits, so the walk is over the
         # nodes by free CPU instead, and a node with less free CPU than asked cannot fit
         return (d.cpu - _EPS - 1e-6, -1)
-    if pm.device_kind == DEVICE_KAI and d.devices and (
+    if pm.device_kind == DEVICES_FRACTION and d.devices and (
             pm.gpu_equivalents_per_node == pm.gpus_per_node):
         need = d.devices * (1.0 - _EPS) if d.share >= 1.0 - _EPS else min(d.share, 1.0) - _EPS
         return (need - 1e-6, -1)

@@ -1,8 +1,8 @@
 """The scheduler plug-ins: the registry, the traits the checks and builders ask, the emulation seam.
 
 Each trait is held to the behaviour that reads it (a stack with each scheduler, validated or
-rendered), and each ``Emulation`` field to the branch of ``gpupool/simulate/`` it is to replace,
-so the seam says what the simulator does today until the simulator reads it.
+rendered), and each ``Emulation`` field to what ``gpupool/simulate/`` does with it (the
+simulator reads the fields, never a scheduler's name).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from gpupool.simulate import cluster
 from gpupool.simulate.cluster import pool_model
 from gpupool.simulate.engine import Simulation
 from gpupool.simulate.jobs import Workload
+from gpupool.simulate.placement import Node
 from gpupool.simulate.tenancy import Tenancy
 from gpupool.spec.validate import validate_text
 from tests.paths import EXAMPLES, FIXTURES, ROOT
@@ -120,7 +121,7 @@ def test_builder_half_and_placement_follow_installs(path: Path) -> None:
 
 @pytest.mark.parametrize("path", STACKS, ids=lambda p: p.stem)
 def test_emulation_says_what_the_simulator_does(path: Path) -> None:
-    # each field against the simulate branch it is to replace (gpupool/schedulers/base.py)
+    # each field against the simulator part that reads it (gpupool/schedulers/base.py)
     stack = load_stack(path)
     emulation = schedulers.of(stack).emulation
     for pool in stack.pools:
@@ -131,12 +132,33 @@ def test_emulation_says_what_the_simulator_does(path: Path) -> None:
     assert sim.queue_reclaim == (emulation.victims == base.VICTIMS_QUEUE_RECLAIM)
     assert sim.below_quota_first == (emulation.order == base.ORDER_BELOW_QUOTA)
     assert Tenancy(stack).kai == emulation.queue_quotas
+    # the node index scores nodes by the plug-in's rules (placement.choose), none by name
+    assert cluster.cluster_of(stack).emulation is emulation
+    assert sim.emulation is emulation
 
 
-def test_emulation_device_kinds_are_the_simulators() -> None:
-    assert {base.DEVICES_UNITS, base.DEVICES_FRACTION, base.DEVICES_VGPU} == {
-        cluster.DEVICE_UNITS, cluster.DEVICE_KAI, cluster.DEVICE_HAMI
-    }
+@pytest.mark.parametrize(("name", "kind"), [("kai", base.DEVICES_FRACTION),
+                                            ("hami", base.DEVICES_VGPU)])
+def test_a_node_keeps_its_gpus_as_its_pools_device_kind_says(name: str, kind: str) -> None:
+    # one L4 (24 GiB) shared in 2 slots: KAI keeps a free share per GPU (1.0), HAMi vGPU slots
+    # (its split), memory (24 GiB at memory scaling 1) and cores (100 percent) per GPU
+    stack = load_stack_text(_FRACTIONAL.format(scheduler=name, policy="fair", extra=""))
+    pm = pool_model(stack, stack.pools[0])
+    assert pm.device_kind == kind
+    node = Node(0, pm, pm.groups[0], 0, 0.0)
+    per_gpu = {base.DEVICES_FRACTION: ([1.0], [], []),
+               base.DEVICES_VGPU: ([float(pm.slots_per_gpu)], [24.0], [100.0])}[kind]
+    assert (node.dev_free, node.dev_mem, node.dev_cores) == per_gpu
+
+
+def test_kube_scheduler_nodes_keep_counted_units_only() -> None:
+    stack = load_stack("aws-inference-l4")
+    for pool in stack.pools:
+        pm = pool_model(stack, pool)
+        assert pm.device_kind == base.DEVICES_UNITS
+        node = Node(0, pm, pm.groups[0], 0, 0.0)
+        assert (node.dev_free, node.dev_mem, node.dev_cores) == ([], [], [])
+        assert node.units == pm.units and sum(pm.units.values()) > 0
 
 
 def test_a_default_stack_names_no_scheduler_for_its_pods() -> None:

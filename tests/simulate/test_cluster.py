@@ -5,14 +5,10 @@ from __future__ import annotations
 import pytest
 
 from gpupool.plan.capacity import capacity
-from gpupool.simulate.cluster import (
-    DEVICE_HAMI,
-    DEVICE_KAI,
-    DEVICE_UNITS,
-    UNBOUNDED,
-    cluster_of,
-    gpus_at,
-)
+from gpupool.schedulers.base import DEVICES_FRACTION as DEVICE_KAI
+from gpupool.schedulers.base import DEVICES_UNITS as DEVICE_UNITS
+from gpupool.schedulers.base import DEVICES_VGPU as DEVICE_HAMI
+from gpupool.simulate.cluster import UNBOUNDED, cluster_of, gpus_at
 from tests.paths import EXAMPLES
 from tests.stacks import load_stack, load_stack_text
 
