@@ -84,7 +84,6 @@ class Simulation(Loop, Queues, Scheduling, Preempting, NodeIndex, NodeAutoscaler
         self.settings = settings or Settings()
         self.cluster = cluster_of(stack)
         self.tenancy = Tenancy(stack)
-        self.scheduler = stack.cluster.scheduler
         # the scheduler's rules, as its plug-in states them (gpupool/schedulers/base.py)
         emulation = schedulers.of(stack).emulation
         self.below_quota_first = emulation.order == ORDER_BELOW_QUOTA  # queues._order
