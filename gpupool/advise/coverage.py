@@ -71,10 +71,13 @@ def of_pool(stack: Stack, name: str, use: PoolUse, window_seconds: float) -> Cov
             declared_nodes = len(p.node_names)
     nodes = max((present for present, _ in use.hourly_nodes), default=0)
     nodes = max(nodes, declared_nodes)
+    seen = len({(g.node, g.gpu) for g in use.gpus})
+    # at least every GPU seen existed: a pool whose nodes were replaced (spot) saw more GPUs
+    # over the window than it had at once
     return Coverage(
         pool=name,
-        gpus_seen=len({(g.node, g.gpu) for g in use.gpus}),
-        gpus_expected=nodes * per_node if per_node and nodes else None,
+        gpus_seen=seen,
+        gpus_expected=max(nodes * per_node, seen) if per_node and nodes else None,
         instances_seen=len(use.gpus),
         samples=use.samples,
         hours_seen=use.hours,

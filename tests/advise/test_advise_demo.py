@@ -81,6 +81,10 @@ def test_advise_demo_advises_the_bundled_stack(capsys: pytest.CaptureFixture[str
     assert ckpt["pool"] == "spot-l4" and ckpt["edit"]["value"] == 16986
     assert ckpt["evidence"]["busy_node_hours"] == 2684 and ckpt["evidence"]["mtbi_hours"] == 671
     assert ckpt["evidence"]["vanished"].startswith("spot-02 gone by 2026-11-20 10:00, spot-05")
+    # 8 nodes at once, 4 of them replaced after their reclaim: 12 nodes' GPUs seen, all of
+    # those that existed (not 12 of the 8 present at once)
+    spot = doc["coverage"]["spot-l4"]
+    assert (spot["gpus_seen"], spot["gpus_expected"]) == (12, 12)
     assert "serving 14 generated days of metrics of the bundled stack advise-demo" in out.err
     assert "warning" not in out.err  # the bundled stack validates cleanly
 
