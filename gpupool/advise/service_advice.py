@@ -101,6 +101,11 @@ def target(cap: float, r: float) -> float:
     return max(0.1, down_tenth(cap / (r * (1 + TOLERANCE))))
 
 
+def target_at(service: Service, use: ServiceUse, cap: float) -> float:
+    """Return the target the window's demand calls for at capacity ``cap`` (``target``)."""
+    return target(cap, rise(use.demand_or_zero, lag_steps(service, use.step)))
+
+
 def _changed(new: float, old: float | None) -> bool:
     return old is None or abs(new - old) > CHANGE * old
 
@@ -239,7 +244,7 @@ class ServiceReplicasMax(_ServiceRule):
         """Propose ceil(peak / target) above ``replicas.max``, or a max with room below it."""
         s = case.service
         demand = use.demand_or_zero
-        t = target(cap, rise(demand, lag_steps(s, use.step)))
+        t = target_at(s, use, cap)
         peak = max(demand, default=0.0)
         need = math.ceil(peak / t - 1e-9)
         figures = {"capacity": cap, "capacity_from": source, "peak_rps": round(peak, 2),
@@ -292,7 +297,7 @@ class ServiceReplicasMin(_ServiceRule):
         """Propose 0 over long idle stretches, else ceil(p5 / target), at least 1, if lower."""
         s = case.service
         demand = use.demand_or_zero
-        t = target(cap, rise(demand, lag_steps(s, use.step)))
+        t = target_at(s, use, cap)
         at_min = sum(1 for c in use.current if c <= s.replicas_min)
         idle = zero_stretch(demand, use.step)
         if (s.replicas_min > 0 and case.stack.environment != "production"
